@@ -1,0 +1,22 @@
+/**
+ * Compiles the hub into one self-contained executable, dist/hub: the server,
+ * the migrations and every static asset. Pass --target bun-linux-arm64 (or
+ * another Bun target) to cross-compile, --outfile PATH to write elsewhere.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+
+const root = join(import.meta.dir, "..");
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { target: { type: "string" }, outfile: { type: "string", default: join(root, "dist", "hub") } },
+});
+const outfile = values.outfile ?? join(root, "dist", "hub");
+mkdirSync(dirname(outfile), { recursive: true });
+const args = [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "src", "main.ts"), "--outfile", outfile];
+if (values.target) args.push(`--target=${values.target}`);
+const started = performance.now();
+const result = Bun.spawnSync(args, { cwd: root, stdout: "inherit", stderr: "inherit" });
+if (result.exitCode !== 0) process.exit(result.exitCode ?? 1);
+console.log(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);

@@ -1,0 +1,23 @@
+/** The shape of one CLI command: its flags, its help, and what it does. */
+import type { CommandFlag, Config, ParsedArgs } from "../config/load.ts";
+
+export interface CommandInput {
+  readonly config: Config;
+  readonly args: ParsedArgs;
+  /** Standard input, for --password-stdin. */
+  readonly stdin: () => Promise<string>;
+  readonly out: (line: string) => void;
+}
+
+export interface Command {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+  readonly flags: readonly CommandFlag[];
+  run(input: CommandInput): Promise<number>;
+}
+
+/** A failure the CLI reports as one line and exit code 1. */
+export class CommandError extends Error {
+  override readonly name = "CommandError";
+}

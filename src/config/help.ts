@@ -1,0 +1,73 @@
+/** `hub --help` and the README's settings table, both generated from the options table. */
+import { CONFIG_OPTION, OPTIONS, OPTION_KEYS } from "./options.ts";
+
+export interface CommandSummary {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+}
+
+interface Row {
+  readonly flag: string;
+  readonly env: string;
+  readonly key: string;
+  readonly help: string;
+  readonly defaultText: string;
+  readonly allowed: string;
+}
+
+function rows(): Row[] {
+  const config: Row = {
+    flag: `${CONFIG_OPTION.flag} ${CONFIG_OPTION.arg}`,
+    env: CONFIG_OPTION.env,
+    key: "—",
+    help: CONFIG_OPTION.help,
+    defaultText: CONFIG_OPTION.defaultText,
+    allowed: "a file path",
+  };
+  return [
+    config,
+    ...OPTION_KEYS.map((key) => {
+      const option = OPTIONS[key];
+      return {
+        flag: option.arg ? `${option.flag} ${option.arg}` : option.flag,
+        env: key === "provision" ? `${option.env}, AGENTn_*` : option.env,
+        key,
+        help: option.help,
+        defaultText: option.defaultText,
+        allowed: option.allowed,
+      };
+    }),
+  ];
+}
+
+export function renderHelp(title: string, commands: readonly CommandSummary[]): string {
+  const lines = [title, "", "Usage: hub [command] [flags]", "", "Commands:"];
+  const nameWidth = Math.max(...commands.map((c) => c.usage.length));
+  for (const command of commands) lines.push(`  ${command.usage.padEnd(nameWidth)}  ${command.summary}`);
+  lines.push("", "Settings (flag, environment variable, what it does, default):");
+  const all = rows();
+  const flagWidth = Math.max(...all.map((r) => r.flag.length));
+  const envWidth = Math.max(...all.map((r) => r.env.length));
+  for (const row of all) {
+    lines.push(`  ${row.flag.padEnd(flagWidth)}  ${row.env.padEnd(envWidth)}  ${row.help} (default: ${row.defaultText})`);
+  }
+  lines.push(
+    "",
+    "Precedence: flag, then environment variable, then config file, then default.",
+    "Switches such as --require-auth take an optional true/false. Bad values stop the hub with exit code 2.",
+  );
+  return lines.join("\n");
+}
+
+function cell(text: string): string {
+  return text.replaceAll("|", "\\|");
+}
+
+export function renderSettingsTable(): string {
+  const lines = ["| Setting | Environment | Flag | Config key | Default | Allowed |", "|---|---|---|---|---|---|"];
+  for (const row of rows()) {
+    lines.push(`| ${cell(row.help)} | \`${row.env}\` | \`${row.flag}\` | ${row.key === "—" ? "—" : `\`${row.key}\``} | ${cell(row.defaultText)} | ${cell(row.allowed)} |`);
+  }
+  return lines.join("\n");
+}

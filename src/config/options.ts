@@ -1,0 +1,394 @@
+/**
+ * Every setting of the hub, declared once. The environment, flag and
+ * config-file parsers, `hub --help` and the README's settings table are all
+ * generated from this table.
+ */
+import { cadenceProblem } from "../domain/cadence-expression.ts";
+import { parseProvider, type Provider } from "../domain/catalogue.ts";
+import { parseTrustedProxies, type TrustedProxies } from "../domain/net.ts";
+
+export const ROLES = ["admin", "user"] as const;
+export type Role = (typeof ROLES)[number];
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ProvisionEntry {
+  readonly id: string;
+  readonly token: string;
+  readonly region: string;
+  readonly provider: Provider;
+  readonly label: string | null;
+}
+
+export type CorsOrigins = { readonly kind: "none" } | { readonly kind: "any" } | { readonly kind: "list"; readonly origins: readonly string[] };
+
+export interface Settings {
+  host: string;
+  port: number;
+  db: string;
+  staleAfter: number;
+  retentionDays: number;
+  forecastWindowDays: number;
+  pageSize: number;
+  pollMin: string;
+  pollMax: string | null;
+  requireAuth: boolean;
+  enableApiKeys: boolean;
+  mfaEnforcedRoles: readonly Role[];
+  sessionSecret: string | null;
+  origin: string | null;
+  rpId: string | null;
+  rpName: string;
+  cookieSecure: boolean | null;
+  sessionTtlHours: number;
+  adminUser: string | null;
+  adminPassword: string | null;
+  adminEmail: string | null;
+  adminName: string | null;
+  provision: readonly ProvisionEntry[];
+  trustedProxies: TrustedProxies;
+  corsOrigins: CorsOrigins;
+  contactEmail: string | null;
+  discordUrl: string | null;
+  matrixUrl: string | null;
+  contribute: boolean;
+  agentSetupUrl: string | null;
+  maxStreams: number;
+  logLevel: LogLevel;
+  metricsToken: string | null;
+}
+
+/** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
+export class InvalidValue extends Error {
+  override readonly name = "InvalidValue";
+}
+
+export interface OptionSpec<T> {
+  readonly flag: string;
+  readonly env: string;
+  /** Placeholder shown after the flag in `--help`; absent for on/off switches. */
+  readonly arg?: string;
+  readonly help: string;
+  readonly defaultText: string;
+  readonly allowed: string;
+  readonly secret?: boolean;
+  readonly default: T;
+  parse(value: unknown): T;
+}
+
+export type OptionTable = { readonly [K in keyof Settings]: OptionSpec<Settings[K]> };
+
+function text(value: unknown): string {
+  if (typeof value === "string") return value.trim();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  throw new InvalidValue("not a single value");
+}
+
+function integer(min: number, max: number): (value: unknown) => number {
+  return (value) => {
+    const raw = text(value);
+    if (!/^-?\d+$/.test(raw)) throw new InvalidValue();
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidValue();
+    return n;
+  };
+}
+
+const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
+const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+
+export function parseBoolean(value: unknown): boolean {
+  const raw = text(value).toLowerCase();
+  if (TRUE_WORDS.has(raw)) return true;
+  if (FALSE_WORDS.has(raw)) return false;
+  throw new InvalidValue();
+}
+
+function optionalText(maxLength: number): (value: unknown) => string | null {
+  return (value) => {
+    const raw = text(value);
+    if (raw.length > maxLength) throw new InvalidValue();
+    return raw === "" ? null : raw;
+  };
+}
+
+function requiredText(maxLength: number): (value: unknown) => string {
+  return (value) => {
+    const raw = text(value);
+    if (raw === "" || raw.length > maxLength) throw new InvalidValue();
+    return raw;
+  };
+}
+
+function httpUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidValue();
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidValue();
+  return url;
+}
+
+function optionalUrl(value: unknown): string | null {
+  const raw = text(value);
+  return raw === "" ? null : httpUrl(raw).toString();
+}
+
+/** An origin is scheme://host[:port] with nothing after it. */
+export function parseOrigin(value: unknown): string {
+  const raw = text(value);
+  const url = httpUrl(raw);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "" || raw.replace(/\/$/, "") !== url.origin) {
+    throw new InvalidValue();
+  }
+  return url.origin;
+}
+
+function optionalEmail(value: unknown): string | null {
+  const raw = text(value);
+  if (raw === "") return null;
+  if (raw.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(raw)) throw new InvalidValue();
+  return raw;
+}
+
+/** A list setting: a YAML list or a comma-separated string. */
+function list(value: unknown): string[] {
+  const items = Array.isArray(value) ? value.map(text) : text(value).split(",");
+  return items.map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function cadence(value: unknown): string {
+  const raw = text(value);
+  const problem = cadenceProblem(raw);
+  if (problem) throw new InvalidValue(problem);
+  return raw;
+}
+
+const PROVISION_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const TOKEN = /^[\x21-\x7e]{16,512}$/;
+
+/** Checks one provisioned agent; the region is checked against the catalogue later, once extra regions are known. */
+export function provisionEntry(fields: { id: unknown; token: unknown; region: unknown; provider: unknown; label?: unknown }): ProvisionEntry {
+  const id = typeof fields.id === "string" || typeof fields.id === "number" ? String(fields.id).trim() : "";
+  if (!PROVISION_ID.test(id)) throw new InvalidValue(`agent id "${id}" must be 1 to 64 letters, digits, ".", "_" or "-"`);
+  const token = typeof fields.token === "string" ? fields.token.trim() : "";
+  if (!TOKEN.test(token)) throw new InvalidValue(`agent "${id}" needs a token of 16 to 512 visible ASCII characters without spaces`);
+  const region = typeof fields.region === "string" ? fields.region.trim() : "";
+  if (region === "") throw new InvalidValue(`agent "${id}" needs a region`);
+  const provider = typeof fields.provider === "string" ? parseProvider(fields.provider) : null;
+  if (!provider) throw new InvalidValue(`agent "${id}" needs a provider of steam, epic or grdk`);
+  const label = fields.label === undefined || fields.label === null ? null : String(fields.label).trim();
+  if (label !== null && label.length > 120) throw new InvalidValue(`agent "${id}" has a label longer than 120 characters`);
+  return { id, token, region, provider, label: label === "" ? null : label };
+}
+
+/** `id:token:region:provider` entries separated by commas, or a YAML list of objects. */
+export function parseProvisionList(value: unknown): ProvisionEntry[] {
+  if (Array.isArray(value)) {
+    return value.flatMap((item) => {
+      if (typeof item === "string") return parseProvisionList(item);
+      if (item === null || typeof item !== "object") throw new InvalidValue("each entry needs id, token, region and provider");
+      const record = item as Record<string, unknown>;
+      return [provisionEntry({ id: record.id, token: record.token, region: record.region, provider: record.provider, label: record.label })];
+    });
+  }
+  return list(value).map((entry) => {
+    const parts = entry.split(":");
+    if (parts.length !== 4) throw new InvalidValue(`entry "${entry.split(":")[0]}:…" must be id:token:region:provider`);
+    const [id, token, region, provider] = parts;
+    return provisionEntry({ id, token, region, provider });
+  });
+}
+
+export function parseRoles(value: unknown): Role[] {
+  const roles = list(value).map((r) => r.toLowerCase());
+  for (const role of roles) if (!(ROLES as readonly string[]).includes(role)) throw new InvalidValue(`unknown role "${role}"`);
+  return [...new Set(roles)] as Role[];
+}
+
+function parseCors(value: unknown): CorsOrigins {
+  const items = list(value);
+  if (items.length === 0) return { kind: "none" };
+  if (items.length === 1 && items[0] === "*") return { kind: "any" };
+  return { kind: "list", origins: items.map((o) => parseOrigin(o)) };
+}
+
+export const OPTIONS: OptionTable = {
+  host: {
+    flag: "--host", env: "HOST", arg: "ADDR", help: "Listen address", defaultText: "0.0.0.0",
+    allowed: "an IP address or host name", default: "0.0.0.0", parse: requiredText(253),
+  },
+  port: {
+    flag: "--port", env: "PORT", arg: "N", help: "Listen port", defaultText: "3000",
+    allowed: "an integer from 1 to 65535", default: 3000, parse: integer(1, 65535),
+  },
+  db: {
+    flag: "--db", env: "DB_PATH", arg: "FILE", help: "SQLite database file (its directory is created)", defaultText: "./data/hub.db",
+    allowed: "a file path", default: "./data/hub.db", parse: requiredText(4096),
+  },
+  staleAfter: {
+    flag: "--stale-after", env: "STALE_AFTER_SECONDS", arg: "SECONDS", help: "A live reading older than this is stale", defaultText: "900",
+    allowed: "an integer number of seconds, at least 60", default: 900, parse: integer(60, 31_536_000),
+  },
+  retentionDays: {
+    flag: "--retention-days", env: "DATA_RETENTION_DAYS", arg: "DAYS", help: "Readings older than this are pruned", defaultText: "31",
+    allowed: "an integer number of days, at least 1", default: 31, parse: integer(1, 36_500),
+  },
+  forecastWindowDays: {
+    flag: "--forecast-window-days", env: "FORECAST_WINDOW_DAYS", arg: "DAYS", help: "Days of readings the forecast learns from", defaultText: "84",
+    allowed: "an integer number of days, at least 1", default: 84, parse: integer(1, 3650),
+  },
+  pageSize: {
+    flag: "--page-size", env: "PAGE_SIZE", arg: "N", help: "Page size for region lists in clients", defaultText: "20",
+    allowed: "an integer from 1 to 1000", default: 20, parse: integer(1, 1000),
+  },
+  pollMin: {
+    flag: "--poll-min", env: "POLL_MIN_SECONDS", arg: "EXPR", help: "Default agent poll minimum: seconds or a cadence expression", defaultText: "%refreshTime%",
+    allowed: "seconds or an expression over numbers, + - * / ( ) and %refreshTime% / %auto%", default: "%refreshTime%", parse: cadence,
+  },
+  pollMax: {
+    flag: "--poll-max", env: "POLL_MAX_SECONDS", arg: "EXPR", help: "Default agent poll maximum: seconds or a cadence expression", defaultText: "min × 1.33",
+    allowed: "seconds or an expression over numbers, + - * / ( ) and %refreshTime% / %auto%", default: null,
+    parse: (value) => (text(value) === "" ? null : cadence(value)),
+  },
+  requireAuth: {
+    flag: "--require-auth", env: "REQUIRE_AUTH", help: "Require login (session or API key) for reads", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  enableApiKeys: {
+    flag: "--enable-api-keys", env: "ENABLE_API_KEYS", help: "Allow users to mint and use API keys", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  mfaEnforcedRoles: {
+    flag: "--mfa-enforced-roles", env: "MFA_ENFORCED_ROLES", arg: "ROLES", help: "Roles that must use a second factor (comma list; empty for none)", defaultText: "admin",
+    allowed: "a comma list of admin, user (or empty)", default: ["admin"], parse: parseRoles,
+  },
+  sessionSecret: {
+    flag: "--session-secret", env: "SESSION_SECRET", arg: "SECRET", help: "Secret mixed into session and device token hashes", defaultText: "random per boot (logged as a warning)",
+    allowed: "at least 32 characters", secret: true, default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw.length < 32 || raw.length > 1024) throw new InvalidValue();
+      return raw;
+    },
+  },
+  origin: {
+    flag: "--origin", env: "ORIGIN", arg: "URL", help: "Public origin of the hub (scheme://host[:port])", defaultText: "http://localhost:<port>",
+    allowed: "an http or https origin such as https://hub.example.org", default: null, parse: parseOrigin,
+  },
+  rpId: {
+    flag: "--rp-id", env: "RP_ID", arg: "HOST", help: "WebAuthn relying-party id", defaultText: "the origin's host",
+    allowed: "a host name", default: null, parse: requiredText(253),
+  },
+  rpName: {
+    flag: "--rp-name", env: "RP_NAME", arg: "NAME", help: "WebAuthn relying-party name shown by authenticators", defaultText: "Incentives Hub",
+    allowed: "1 to 100 characters", default: "Incentives Hub", parse: requiredText(100),
+  },
+  cookieSecure: {
+    flag: "--cookie-secure", env: "COOKIE_SECURE", help: "Mark cookies Secure", defaultText: "true when the origin is https",
+    allowed: "true or false", default: null, parse: parseBoolean,
+  },
+  sessionTtlHours: {
+    flag: "--session-ttl-hours", env: "SESSION_TTL_HOURS", arg: "HOURS", help: "Session lifetime, sliding", defaultText: "168",
+    allowed: "an integer number of hours, at least 1", default: 168, parse: integer(1, 87_600),
+  },
+  adminUser: {
+    flag: "--admin-user", env: "ADMIN_BOOTSTRAP_USER", arg: "NAME", help: "First admin's username, created when no admin exists", defaultText: "none",
+    allowed: "1 to 64 letters, digits, '.', '_' or '-'", default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw !== "" && !/^[\p{L}\p{N}._-]{1,64}$/u.test(raw)) throw new InvalidValue();
+      return raw === "" ? null : raw;
+    },
+  },
+  adminPassword: {
+    flag: "--admin-password", env: "ADMIN_BOOTSTRAP_PASSWORD", arg: "PASSWORD", help: "First admin's password", defaultText: "none",
+    allowed: "10 to 1024 characters", secret: true, default: null,
+    parse: (value) => {
+      const raw = typeof value === "string" ? value : text(value);
+      if (raw !== "" && (raw.length < 10 || raw.length > 1024)) throw new InvalidValue();
+      return raw === "" ? null : raw;
+    },
+  },
+  adminEmail: {
+    flag: "--admin-email", env: "ADMIN_BOOTSTRAP_EMAIL", arg: "EMAIL", help: "First admin's e-mail", defaultText: "none",
+    allowed: "an e-mail address", default: null, parse: optionalEmail,
+  },
+  adminName: {
+    flag: "--admin-name", env: "ADMIN_BOOTSTRAP_NAME", arg: "NAME", help: "First admin's display name", defaultText: "none",
+    allowed: "up to 120 characters", default: null, parse: optionalText(120),
+  },
+  provision: {
+    flag: "--provision", env: "PROVISION_AGENTS", arg: "LIST", help: "Agents to provision at boot: id:token:region:provider,… (also AGENTn_* variables)", defaultText: "none",
+    allowed: "id:token:region:provider entries separated by commas", secret: true, default: [], parse: parseProvisionList,
+  },
+  trustedProxies: {
+    flag: "--trusted-proxies", env: "TRUSTED_PROXIES", arg: "RULE", help: "Proxies whose X-Forwarded-For is believed", defaultText: "false",
+    allowed: "false, true, a hop count or a comma list of IPs/CIDRs", default: { kind: "none" },
+    parse: (value) => {
+      const rule = parseTrustedProxies(Array.isArray(value) ? list(value).join(",") : text(value));
+      if (!rule) throw new InvalidValue();
+      return rule;
+    },
+  },
+  corsOrigins: {
+    flag: "--cors-origins", env: "CORS_ALLOWED_ORIGINS", arg: "ORIGINS", help: "Origins allowed to call the API from a browser", defaultText: "none (same origin only)",
+    allowed: "* or a comma list of origins such as https://app.example.org", default: { kind: "none" }, parse: parseCors,
+  },
+  contactEmail: {
+    flag: "--contact-email", env: "CONTACT_EMAIL", arg: "EMAIL", help: "Contact e-mail shown to visitors", defaultText: "none",
+    allowed: "an e-mail address", default: null, parse: optionalEmail,
+  },
+  discordUrl: {
+    flag: "--discord-url", env: "DISCORD_URL", arg: "URL", help: "Discord invite shown to visitors", defaultText: "none",
+    allowed: "an http or https URL", default: null, parse: optionalUrl,
+  },
+  matrixUrl: {
+    flag: "--matrix-url", env: "MATRIX_URL", arg: "URL", help: "Matrix room shown to visitors", defaultText: "none",
+    allowed: "an http or https URL", default: null, parse: optionalUrl,
+  },
+  contribute: {
+    flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  agentSetupUrl: {
+    flag: "--agent-setup-url", env: "AGENT_SETUP_URL", arg: "URL", help: "Where volunteers learn to run an agent", defaultText: "<origin>/docs#/agent",
+    allowed: "an http or https URL", default: null, parse: optionalUrl,
+  },
+  maxStreams: {
+    flag: "--max-streams", env: "MAX_STREAMS", arg: "N", help: "Most concurrent event streams before 503", defaultText: "10000",
+    allowed: "an integer from 1 to 1000000", default: 10_000, parse: integer(1, 1_000_000),
+  },
+  logLevel: {
+    flag: "--log-level", env: "LOG_LEVEL", arg: "LEVEL", help: "Log level", defaultText: "info",
+    allowed: "debug, info, warn or error", default: "info",
+    parse: (value) => {
+      const raw = text(value).toLowerCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new InvalidValue();
+      return raw as LogLevel;
+    },
+  },
+  metricsToken: {
+    flag: "--metrics-token", env: "METRICS_TOKEN", arg: "TOKEN", help: "Bearer token that may read /metrics", defaultText: "none (admins only)",
+    allowed: "16 to 512 visible ASCII characters", secret: true, default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!TOKEN.test(raw)) throw new InvalidValue();
+      return raw;
+    },
+  },
+};
+
+export const OPTION_KEYS = Object.keys(OPTIONS) as (keyof Settings)[];
+
+/** The config-file path option, which cannot itself live in a config file. */
+export const CONFIG_OPTION = {
+  flag: "--config",
+  env: "HUB_CONFIG",
+  arg: "FILE",
+  help: "YAML or JSON config file (keys are the flag names in camelCase)",
+  defaultText: "none",
+} as const;

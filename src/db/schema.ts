@@ -1,0 +1,207 @@
+/**
+ * Drizzle's view of the tables created by migrations/. The SQL files are the
+ * source of truth; test/api/schema.test.ts checks that both agree.
+ */
+import { sql } from "drizzle-orm";
+import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const agents = sqliteTable(
+  "agents",
+  {
+    id: integer("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    provider: text("provider", { enum: ["steam", "epic", "grdk"] }).notNull(),
+    platform: text("platform", { enum: ["Windows", "EGS", "GRDK"] }).notNull(),
+    region: text("region").notNull(),
+    label: text("label"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    source: text("source", { enum: ["manual", "provisioned", "imported"] }).notNull().default("manual"),
+    provisionId: text("provision_id").unique(),
+    pollMin: text("poll_min"),
+    pollMax: text("poll_max"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("agents_slot").on(t.platform, t.region)],
+);
+
+export const readings = sqliteTable(
+  "readings",
+  {
+    id: integer("id").primaryKey(),
+    platform: text("platform").notNull(),
+    region: text("region").notNull(),
+    survivor: integer("survivor").notNull(),
+    killer: integer("killer").notNull(),
+    ratio: real("ratio").notNull(),
+    version: text("version"),
+    category: text("category"),
+    refreshTimeSeconds: real("refresh_time_seconds"),
+    measuredAt: integer("measured_at").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    agentId: integer("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    activeEvent: text("active_event"),
+  },
+  (t) => [
+    index("readings_slot_time").on(t.platform, t.region, t.measuredAt),
+    index("readings_time").on(t.measuredAt),
+    index("readings_agent").on(t.agentId, t.measuredAt),
+  ],
+);
+
+export const slotState = sqliteTable(
+  "slot_state",
+  {
+    platform: text("platform").notNull(),
+    region: text("region").notNull(),
+    refreshTimeSeconds: real("refresh_time_seconds").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.region] })],
+);
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey(),
+  username: text("username").notNull(),
+  usernameKey: text("username_key").notNull().unique(),
+  name: text("name"),
+  email: text("email"),
+  role: text("role", { enum: ["admin", "user"] }).notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  passwordHash: text("password_hash"),
+  totpSecret: text("totp_secret"),
+  totpEnabled: integer("totp_enabled", { mode: "boolean" }).notNull().default(false),
+  totpLastStep: integer("totp_last_step"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+  lastLoginAt: integer("last_login_at"),
+});
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    authLevel: text("auth_level", { enum: ["password", "mfa"] }).notNull(),
+    csrfToken: text("csrf_token").notNull(),
+    challenge: text("challenge"),
+    challengeKind: text("challenge_kind"),
+    challengeExpiresAt: integer("challenge_expires_at"),
+    createdAt: integer("created_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId), index("sessions_expiry").on(t.expiresAt)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash").notNull().unique(),
+    prefix: text("prefix").notNull(),
+    label: text("label"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    expiresAt: integer("expires_at"),
+  },
+  (t) => [index("api_keys_user").on(t.userId)],
+);
+
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: integer("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialId: text("credential_id").notNull().unique(),
+    publicKey: blob("public_key", { mode: "buffer" }).notNull(),
+    counter: integer("counter").notNull().default(0),
+    transports: text("transports"),
+    label: text("label"),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+  },
+  (t) => [index("passkeys_user").on(t.userId)],
+);
+
+export const trustedDevices = sqliteTable(
+  "trusted_devices",
+  {
+    id: integer("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+  },
+  (t) => [index("trusted_devices_user").on(t.userId)],
+);
+
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey(),
+    key: text("key").notNull(),
+    label: text("label").notNull(),
+    multiplier: real("multiplier").notNull(),
+    startsAt: integer("starts_at").notNull(),
+    endsAt: integer("ends_at").notNull(),
+    platforms: text("platforms"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("events_window").on(t.endsAt, t.startsAt)],
+);
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey(),
+    at: integer("at").notNull(),
+    actorUserId: integer("actor_user_id"),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target"),
+    detail: text("detail"),
+  },
+  (t) => [index("audit_log_at").on(t.at)],
+);
+
+export const schemaMigrations = sqliteTable("schema_migrations", {
+  version: integer("version").primaryKey(),
+  name: text("name").notNull(),
+  appliedAt: integer("applied_at")
+    .notNull()
+    .default(sql`(unixepoch() * 1000)`),
+});
+
+export const schema = {
+  agents,
+  readings,
+  slotState,
+  users,
+  sessions,
+  apiKeys,
+  passkeys,
+  trustedDevices,
+  settings,
+  events,
+  auditLog,
+  schemaMigrations,
+};

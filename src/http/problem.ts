@@ -1,0 +1,86 @@
+/** RFC 9457 problem details: the one shape of every error the hub returns. */
+import { t } from "elysia";
+
+export interface ProblemField {
+  readonly location: string;
+  readonly message: string;
+  readonly value?: unknown;
+}
+
+export interface ProblemBody {
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors?: readonly ProblemField[];
+}
+
+export const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** Throw from anywhere in a request; the error plugin turns it into a problem response. */
+export class HttpProblem extends Error {
+  override readonly name = "HttpProblem";
+  readonly status: number;
+  readonly title: string;
+  readonly errors: readonly ProblemField[] | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    detail: string,
+    options: { title?: string; errors?: readonly ProblemField[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.status = status;
+    this.title = options.title ?? STATUS_TITLES[status] ?? "Error";
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  body(): ProblemBody {
+    const body: ProblemBody = { title: this.title, status: this.status, detail: this.message };
+    return this.errors && this.errors.length > 0 ? { ...body, errors: this.errors } : body;
+  }
+
+  toResponse(): Response {
+    return new Response(JSON.stringify(this.body()), {
+      status: this.status,
+      headers: { "content-type": PROBLEM_CONTENT_TYPE, "cache-control": "no-store", ...this.headers },
+    });
+  }
+}
+
+export const ProblemSchema = t.Object(
+  {
+    title: t.String({ description: "Short summary of the kind of problem" }),
+    status: t.Integer({ description: "The HTTP status code" }),
+    detail: t.String({ description: "What went wrong, in a sentence a user can act on" }),
+    errors: t.Optional(
+      t.Array(
+        t.Object({
+          location: t.String({ description: "Where the problem is, e.g. body.survivor or query.limit" }),
+          message: t.String(),
+          value: t.Optional(t.Unknown()),
+        }),
+      ),
+    ),
+  },
+  {
+    title: "Problem",
+    description: "An RFC 9457 problem detail (application/problem+json)",
+    examples: [{ title: "Not Found", status: 404, detail: "Unknown platform \"PS5\"; use Windows, EGS or GRDK." }],
+  },
+);

@@ -1,0 +1,25 @@
+/** One JSON line per request at debug level: method, path (never the query), status, duration, client. */
+import { Elysia } from "elysia";
+import type { TrustedProxies } from "../domain/net.ts";
+import type { Logger } from "../log.ts";
+import { clientIp } from "./client-ip.ts";
+
+export function requestLog(log: Logger, trust: TrustedProxies) {
+  const plugin = new Elysia({ name: "hub/request-log" });
+  if (!log.enabled("debug")) return plugin;
+  const started = new WeakMap<Request, number>();
+  return plugin
+    .onRequest(({ request }) => {
+      started.set(request, performance.now());
+    })
+    .onAfterResponse({ as: "global" }, ({ request, path, set }) => {
+      const begin = started.get(request);
+      log.debug("request", {
+        method: request.method,
+        path,
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: begin === undefined ? null : Math.round((performance.now() - begin) * 100) / 100,
+        ip: clientIp(request, trust),
+      });
+    });
+}

@@ -1,0 +1,57 @@
+/** The hub's command line: find the command, parse its flags and settings, run it. */
+import { backup } from "./cli/backup.ts";
+import { CommandError, type Command } from "./cli/command.ts";
+import { migrate } from "./cli/migrate.ts";
+import { openapi } from "./cli/openapi.ts";
+import { serve } from "./cli/serve.ts";
+import { version, versionLine } from "./cli/version.ts";
+import { renderHelp } from "./config/help.ts";
+import { ConfigError, configFrom } from "./config/load.ts";
+import { DatabaseError } from "./db/open.ts";
+import { HUB_NAME, HUB_VERSION } from "./version.ts";
+
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, version];
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function readStdin(): Promise<string> {
+  return await new Response(Bun.stdin.stream()).text();
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const first = argv[0];
+  if (first === "--help" || first === "-h" || first === "help" || argv.includes("--help")) {
+    print(renderHelp(`${HUB_NAME} ${HUB_VERSION}`, [...COMMANDS, { name: "help", usage: "hub --help", summary: "Show this help" }]));
+    return 0;
+  }
+  if (first === "--version") {
+    print(versionLine());
+    return 0;
+  }
+  const named = first !== undefined && !first.startsWith("-");
+  const command = named ? COMMANDS.find((c) => c.name === first) : serve;
+  if (!command) {
+    process.stderr.write(`hub: unknown command "${first}"; run "hub --help" for the list\n`);
+    return 2;
+  }
+  try {
+    const { config, args } = configFrom(named ? argv.slice(1) : argv, process.env, command.flags);
+    return await command.run({ config, args, stdin: readStdin, out: print });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`hub: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof CommandError || error instanceof DatabaseError) {
+      process.stderr.write(`hub: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+if (import.meta.main) {
+  process.exit(await main(process.argv.slice(2)));
+}

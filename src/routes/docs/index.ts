@@ -1,0 +1,83 @@
+/**
+ * The OpenAPI description (/openapi.json, /openapi.yaml) and the interactive
+ * reference at /docs. Swagger UI and every asset it needs are embedded in the
+ * binary; the page loads nothing from anywhere but the hub.
+ */
+import type { AnyElysia } from "elysia";
+import { Elysia, t } from "elysia";
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
+import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
+import { accessControl } from "../../http/access.ts";
+import { openApiDocument } from "../../http/openapi.ts";
+import { HttpProblem } from "../../http/problem.ts";
+import { HTML_CSP } from "../../http/security.ts";
+import { HUB_NAME } from "../../version.ts";
+import initScript from "./init.js" with { type: "text" };
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${HUB_NAME} API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`;
+
+interface Asset {
+  readonly type: string;
+  readonly body: string;
+  gzipped?: Uint8Array<ArrayBuffer>;
+}
+
+const ASSETS: Readonly<Record<string, Asset>> = {
+  "swagger-ui-bundle.js": { type: "text/javascript; charset=utf-8", body: swaggerBundle },
+  "swagger-ui.css": { type: "text/css; charset=utf-8", body: swaggerCss },
+  "init.js": { type: "text/javascript; charset=utf-8", body: initScript },
+};
+
+function serveAsset(asset: Asset, request: Request): Response {
+  const headers: Record<string, string> = { "content-type": asset.type, "cache-control": "public, max-age=3600", vary: "Accept-Encoding" };
+  if ((request.headers.get("accept-encoding") ?? "").includes("gzip")) {
+    asset.gzipped ??= Bun.gzipSync(new TextEncoder().encode(asset.body));
+    return new Response(asset.gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
+  }
+  return new Response(asset.body, { headers });
+}
+
+export function docsRoutes(app: () => AnyElysia) {
+  const document = openApiDocument(app);
+  return new Elysia({ name: "routes/docs" })
+    .use(accessControl())
+    .get("/openapi.json", () => new Response(document().json, { headers: { "content-type": "application/json; charset=utf-8" } }), {
+      access: "public",
+      response: { 200: t.Record(t.String(), t.Unknown(), { description: "An OpenAPI 3.1 document" }) },
+      detail: { tags: ["system"], summary: "OpenAPI description (JSON)", description: "This description, as OpenAPI 3.1 JSON." },
+    })
+    .get("/openapi.yaml", () => new Response(document().yaml, { headers: { "content-type": "application/yaml; charset=utf-8" } }), {
+      access: "public",
+      response: { 200: t.String({ description: "An OpenAPI 3.1 document in YAML" }) },
+      detail: { tags: ["system"], summary: "OpenAPI description (YAML)", description: "This description, as OpenAPI 3.1 YAML." },
+    })
+    .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": HTML_CSP } }), {
+      access: "public",
+      response: { 200: t.String({ description: "An HTML page" }) },
+      detail: { tags: ["system"], summary: "Interactive reference", description: "This description as an interactive page, served entirely by the hub." },
+    })
+    .get(
+      "/docs/assets/:name",
+      ({ params, request }) => {
+        const asset = ASSETS[params.name];
+        if (!asset) throw new HttpProblem(404, `There is no documentation asset "${params.name}".`);
+        return serveAsset(asset, request);
+      },
+      { access: "public", params: t.Object({ name: t.String() }), detail: { hide: true } },
+    );
+}

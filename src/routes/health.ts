@@ -1,0 +1,53 @@
+/** GET /healthz: liveness and a short status summary, never gated, never cached. */
+import { Elysia, t } from "elysia";
+import type { HubContext } from "../context.ts";
+import { accessControl } from "../http/access.ts";
+import { HUB_VERSION } from "../version.ts";
+
+export const HealthSchema = t.Object(
+  {
+    status: t.Union([t.Literal("ok"), t.Literal("unhealthy")]),
+    version: t.String(),
+    uptimeSeconds: t.Integer({ minimum: 0 }),
+    agentsConfigured: t.Nullable(t.Integer({ minimum: 0, description: "Enabled agents; null when the database does not answer" })),
+    regionsReporting: t.Nullable(t.Integer({ minimum: 0, description: "(platform, region) pairs whose live reading is fresh" })),
+    db: t.Union([t.Literal("ok"), t.Literal("error")]),
+  },
+  {
+    title: "Health",
+    examples: [{ status: "ok", version: HUB_VERSION, uptimeSeconds: 3600, agentsConfigured: 12, regionsReporting: 9, db: "ok" }],
+  },
+);
+
+export function healthRoutes(ctx: HubContext) {
+  const agentCount = ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM agents WHERE enabled = 1");
+  const freshSlots = ctx.db.sqlite.query<{ n: number }, [number]>(
+    "SELECT COUNT(*) AS n FROM (SELECT DISTINCT platform, region FROM readings WHERE measured_at > ?)",
+  );
+  return new Elysia({ name: "routes/health" }).use(accessControl()).get(
+    "/healthz",
+    ({ set }) => {
+      set.headers["cache-control"] = "no-store";
+      const now = ctx.now();
+      const uptimeSeconds = Math.max(0, Math.floor((now - ctx.startedAt) / 1000));
+      try {
+        const agentsConfigured = agentCount.get()?.n ?? 0;
+        const regionsReporting = freshSlots.get(now - ctx.config.staleAfter * 1000)?.n ?? 0;
+        return { status: "ok" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured, regionsReporting, db: "ok" as const };
+      } catch (error) {
+        ctx.log.error("health check: the database does not answer", { error });
+        set.status = 503;
+        return { status: "unhealthy" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured: null, regionsReporting: null, db: "error" as const };
+      }
+    },
+    {
+      access: "public",
+      response: { 200: HealthSchema, 503: HealthSchema },
+      detail: {
+        tags: ["system"],
+        summary: "Health",
+        description: "Liveness and a short status summary. Answers 503 with `status: \"unhealthy\"` when the database does not answer.",
+      },
+    },
+  );
+}

@@ -1,0 +1,84 @@
+import { describe, expect, test } from "bun:test";
+import { HUB_NAME, HUB_VERSION } from "../../src/version.ts";
+import { call, json, testHub } from "../helpers.ts";
+
+interface Operation {
+  readonly "x-access"?: string;
+  readonly security?: unknown[];
+  readonly tags?: string[];
+  readonly summary?: string;
+  readonly responses?: Record<string, unknown>;
+}
+type Doc = {
+  openapi: string;
+  info: { title: string; version: string };
+  tags: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }>; schemas: Record<string, unknown> };
+};
+
+describe("OpenAPI description", () => {
+  test("JSON: OpenAPI 3.1 with the hub's name, version, tags and security schemes", async () => {
+    const hub = testHub();
+    const response = await call(hub, "GET", "/openapi.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    const doc = await json<Doc>(response);
+    expect(doc.openapi).toStartWith("3.1");
+    expect(doc.info.title).toBe(HUB_NAME);
+    expect(doc.info.version).toBe(HUB_VERSION);
+    expect(doc.tags.map((t) => t.name)).toContain("system");
+    const schemes = doc.components.securitySchemes;
+    expect(schemes.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "hub_session" });
+    expect(schemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(schemes.apiKeyHeader).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
+    expect(schemes.agentToken).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.schemas.Problem).toBeDefined();
+    expect(doc.paths["/healthz"]?.get?.responses?.["503"]).toBeDefined();
+    expect(doc.paths["/docs/assets/{name}"]).toBeUndefined();
+  });
+
+  test("YAML says the same as JSON", async () => {
+    const hub = testHub();
+    const yamlResponse = await call(hub, "GET", "/openapi.yaml");
+    expect(yamlResponse.headers.get("content-type")).toStartWith("application/yaml");
+    const fromYaml = Bun.YAML.parse(await yamlResponse.text());
+    const fromJson = await json(await call(hub, "GET", "/openapi.json"));
+    expect(fromYaml).toEqual(fromJson);
+  });
+
+  test("every operation states its access rule, tag and summary", async () => {
+    const hub = testHub();
+    const doc = await json<Doc>(await call(hub, "GET", "/openapi.json"));
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+    expect(operations.length).toBeGreaterThan(3);
+    for (const { path, method, op } of operations) {
+      expect({ path, method, access: typeof op["x-access"] }).toEqual({ path, method, access: "string" });
+      expect(op.tags?.length ?? 0).toBeGreaterThan(0);
+      expect(op.summary?.length ?? 0).toBeGreaterThan(0);
+      expect(Array.isArray(op.security)).toBe(true);
+    }
+  });
+});
+
+describe("/docs", () => {
+  test("serves the page and every asset it references from the hub itself", async () => {
+    const hub = testHub();
+    const page = await call(hub, "GET", "/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toStartWith("text/html");
+    const html = await page.text();
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? "").filter((ref) => !ref.startsWith("data:"));
+    expect(refs.length).toBe(3);
+    for (const ref of refs) {
+      expect(ref).toStartWith("/docs/assets/");
+      const asset = await call(hub, "GET", ref);
+      expect(asset.status).toBe(200);
+      expect((await asset.text()).length).toBeGreaterThan(100);
+    }
+    const zipped = await call(hub, "GET", "/docs/assets/swagger-ui-bundle.js", { headers: { "accept-encoding": "gzip, br" } });
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    expect((await call(hub, "GET", "/docs/assets/nothing.js")).status).toBe(404);
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+});

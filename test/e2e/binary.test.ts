@@ -1,0 +1,47 @@
+/** The compiled executable, alone in an empty directory, is the whole hub. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { ROOT, runCli, startHub } from "./harness.ts";
+
+const build = tempDir("hub-build-");
+const run = tempDir("hub-alone-");
+const binary = join(run.path, "hub");
+
+beforeAll(() => {
+  const outfile = join(build.path, "hub");
+  const result = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", outfile], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`build failed: ${result.stderr.toString()}`);
+  copyFileSync(outfile, binary);
+  Bun.spawnSync(["chmod", "+x", binary]);
+}, 120_000);
+
+afterAll(() => {
+  build.cleanup();
+  run.cleanup();
+});
+
+describe("dist/hub", () => {
+  test("starts from an empty directory with no node_modules and serves health, description and docs", async () => {
+    expect(readdirSync(run.path)).toEqual(["hub"]);
+    const hub = await startHub({ cmd: [binary], cwd: run.path, env: { PATH: "/usr/bin:/bin" } });
+    for (const path of ["/healthz", "/openapi.json", "/openapi.yaml", "/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/docs/assets/init.js"]) {
+      const response = await fetch(`${hub.url}${path}`);
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+    }
+    const doc = (await (await fetch(`${hub.url}/openapi.json`)).json()) as { info: { title: string } };
+    expect(doc.info.title).toBe("Incentives Hub");
+    expect(await hub.stop()).toBe(0);
+    expect(existsSync(join(run.path, "data", "hub.db"))).toBe(true);
+  });
+
+  test("is the CLI too", async () => {
+    const version = await runCli(["version"], { cmd: [binary], cwd: run.path });
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout).toContain("Incentives Hub");
+    const migrate = await runCli(["migrate", "--db", join(run.path, "other.db")], { cmd: [binary], cwd: run.path });
+    expect(migrate.exitCode).toBe(0);
+    expect(migrate.stdout).toContain("0001_init");
+  });
+});

@@ -1,0 +1,121 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
+import { HUB_VERSION } from "../../src/version.ts";
+import { tempDir } from "../helpers.ts";
+import { runCli, startHub } from "./harness.ts";
+
+const dirs: (() => void)[] = [];
+afterAll(() => dirs.forEach((d) => d()));
+function scratch(): string {
+  const dir = tempDir();
+  dirs.push(dir.cleanup);
+  return dir.path;
+}
+
+describe("hub CLI", () => {
+  test("--help lists every flag with its variable and default", async () => {
+    const { exitCode, stdout } = await runCli(["--help"]);
+    expect(exitCode).toBe(0);
+    for (const key of OPTION_KEYS) {
+      const option = OPTIONS[key];
+      const line = stdout.split("\n").find((l) => l.trimStart().startsWith(option.flag));
+      expect(line ?? `missing ${option.flag}`).toContain(option.env);
+      expect(line ?? "").toContain(`default: ${option.defaultText}`);
+    }
+    for (const command of ["migrate", "openapi", "backup", "version"]) expect(stdout).toContain(`hub ${command}`);
+  });
+
+  test("version", async () => {
+    const { exitCode, stdout } = await runCli(["version"]);
+    expect(exitCode).toBe(0);
+    expect(stdout).toContain(HUB_VERSION);
+  });
+
+  test("openapi prints the description as JSON, or YAML with --yaml", async () => {
+    const asJson = await runCli(["openapi"]);
+    expect(asJson.exitCode).toBe(0);
+    const doc = JSON.parse(asJson.stdout) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toStartWith("3.1");
+    expect(doc.paths["/healthz"]).toBeDefined();
+    const asYaml = await runCli(["openapi", "--yaml"]);
+    expect(asYaml.exitCode).toBe(0);
+    expect(Bun.YAML.parse(asYaml.stdout)).toEqual(doc);
+  });
+
+  test("a bad setting exits 2 with one line naming it, its value and what is allowed", async () => {
+    const { exitCode, stderr } = await runCli(["serve"], { env: { PORT: "http" } });
+    expect(exitCode).toBe(2);
+    expect(stderr.trim().split("\n").length).toBe(1);
+    expect(stderr).toContain("PORT");
+    expect(stderr).toContain('"http"');
+    expect(stderr).toContain("1 to 65535");
+    const flag = await runCli(["--stale-after", "5"]);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain("--stale-after");
+  });
+
+  test("unknown commands and flags exit 2", async () => {
+    expect((await runCli(["frobnicate"])).exitCode).toBe(2);
+    expect((await runCli(["migrate", "--frob"])).exitCode).toBe(2);
+  });
+
+  test("migrate applies the migrations once and exits", async () => {
+    const db = join(scratch(), "m", "hub.db");
+    const first = await runCli(["migrate", "--db", db]);
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toContain("applied 0001_init");
+    const second = await runCli(["migrate"], { env: { DB_PATH: db } });
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toContain("up to date");
+    const sqlite = new Database(db, { readonly: true });
+    expect(sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM schema_migrations").get()?.n).toBe(1);
+    sqlite.close();
+  });
+});
+
+describe("hub backup", () => {
+  test("a consistent copy while the database is being written, and never over an existing file", async () => {
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    const hub = await startHub({ args: ["--db", db] });
+    const writer = new Database(db);
+    writer.exec("PRAGMA busy_timeout = 5000");
+    const insert = writer.query(
+      "INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', ?, 0, 1, ?, ?)",
+    );
+    let written = 0;
+    let writing = true;
+    const loop = (async () => {
+      while (writing) {
+        writer.transaction(() => {
+          for (let i = 0; i < 200; i++) insert.run(written % 1000, written, written++);
+        })();
+        await Bun.sleep(1);
+      }
+    })();
+    await Bun.sleep(100);
+    const target = join(dir, "copy.db");
+    const result = await runCli(["backup", target, "--db", db]);
+    writing = false;
+    await loop;
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(target);
+    const copy = new Database(target, { readonly: true });
+    expect(copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
+    const copied = copy.query<{ n: number; max: number }, []>("SELECT COUNT(*) AS n, MAX(measured_at) AS max FROM readings").get();
+    expect(copied?.n).toBeGreaterThan(0);
+    expect(copied?.n).toBeLessThanOrEqual(written);
+    expect(copied?.n).toBe((copied?.max ?? -1) + 1);
+    expect((copied?.n ?? 1) % 200).toBe(0);
+    copy.close();
+    writer.close();
+    const again = await runCli(["backup", target, "--db", db]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain("already exists");
+    expect(await hub.stop()).toBe(0);
+    expect(existsSync(target)).toBe(true);
+  });
+});

@@ -1,0 +1,56 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { runCli, startHub } from "./harness.ts";
+
+const dirs: (() => void)[] = [];
+afterAll(() => dirs.forEach((d) => d()));
+function dbPath(): string {
+  const dir = tempDir();
+  dirs.push(dir.cleanup);
+  return join(dir.path, "hub.db");
+}
+
+function walSize(db: string): number {
+  return existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
+}
+
+describe("hub serve", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    test(`${signal} shuts down gracefully: exit 0 and the WAL folded back`, async () => {
+      const db = dbPath();
+      const hub = await startHub({ args: ["--db", db] });
+      const health = await fetch(`${hub.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(walSize(db)).toBeGreaterThan(0);
+      expect(await hub.stop(signal)).toBe(0);
+      expect(walSize(db)).toBe(0);
+      const lines = hub.output().trim().split("\n").map((l) => JSON.parse(l) as { msg: string });
+      expect(lines.map((l) => l.msg)).toContain("shutting down");
+      expect(lines.at(-1)?.msg).toBe("stopped");
+    });
+  }
+
+  test("a second server on the same database exits with a clear message", async () => {
+    const db = dbPath();
+    const first = await startHub({ args: ["--db", db] });
+    const second = await runCli(["serve", "--db", db, "--port", "1"]);
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toContain("another hub is already serving");
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    expect(await first.stop()).toBe(0);
+    const third = await startHub({ args: ["--db", db] });
+    expect(await third.stop()).toBe(0);
+  });
+
+  test("a port already in use is one clear line and exit 1", async () => {
+    const db = dbPath();
+    const first = await startHub({ args: ["--db", dbPath()] });
+    const port = new URL(first.url).port;
+    const clash = await runCli(["serve", "--db", db, "--host", "127.0.0.1", "--port", port]);
+    expect(clash.exitCode).toBe(1);
+    expect(clash.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+    await first.stop();
+  });
+});

@@ -1,0 +1,51 @@
+/** hub.service is the hardened unit the spec asks for, and systemd accepts it. */
+import { describe, expect, test } from "bun:test";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { ROOT } from "./harness.ts";
+
+const unit = readFileSync(join(ROOT, "hub.service"), "utf8");
+const analyze = Bun.which("systemd-analyze");
+
+function directives(name: string): string[] {
+  return unit
+    .split("\n")
+    .filter((line) => line.startsWith(`${name}=`))
+    .map((line) => line.slice(name.length + 1));
+}
+
+describe("hub.service", () => {
+  test("runs the binary unprivileged, sandboxed, with its state in /var/lib/hub", () => {
+    expect(directives("ExecStart")).toEqual(["/usr/local/bin/hub serve --db /var/lib/hub/hub.db"]);
+    expect(directives("StateDirectory")).toEqual(["hub"]);
+    expect(directives("EnvironmentFile")).toEqual(["-/etc/hub/hub.env"]);
+    expect(directives("Restart")).toEqual(["on-failure"]);
+    expect(directives("DynamicUser")).toEqual(["yes"]);
+    for (const on of ["NoNewPrivileges", "ProtectHome", "PrivateTmp", "PrivateDevices"]) expect(directives(on)).toEqual(["yes"]);
+    expect(directives("ProtectSystem")).toEqual(["strict"]);
+    expect(directives("RestrictAddressFamilies")).toEqual(["AF_INET AF_INET6 AF_UNIX"]);
+    expect(directives("SystemCallFilter")).toContain("@system-service");
+    expect(directives("MemoryDenyWriteExecute")).toEqual([]);
+  });
+
+  test.skipIf(!analyze)("systemd-analyze verify accepts it", () => {
+    const dir = tempDir();
+    try {
+      const fakeBinary = join(dir.path, "hub");
+      writeFileSync(fakeBinary, "#!/bin/sh\nexit 0\n");
+      chmodSync(fakeBinary, 0o755);
+      const copy = join(dir.path, "hub.service");
+      writeFileSync(copy, unit.replace("ExecStart=/usr/local/bin/hub", `ExecStart=${fakeBinary}`));
+      const result = Bun.spawnSync([analyze ?? "systemd-analyze", "verify", copy], { stdout: "pipe", stderr: "pipe" });
+      const complaints = result.stderr
+        .toString()
+        .split("\n")
+        .filter((line) => line.includes("hub.service"));
+      expect(complaints).toEqual([]);
+      expect(result.exitCode).toBe(0);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
