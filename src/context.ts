@@ -1,7 +1,13 @@
-/** What every part of a running hub shares: configuration, database, log and clock. */
+/** What every part of a running hub shares: configuration, database, log, clock and the live services. */
 import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
+import type { AgentDirectory } from "./live/agents.ts";
+import type { EventBook } from "./live/events.ts";
+import type { Ingest } from "./live/ingest.ts";
+import type { LiveStore } from "./live/store.ts";
+import type { StreamHub } from "./live/streams.ts";
 import type { Logger } from "./log.ts";
+import type { RuntimeSettings } from "./settings.ts";
 
 export interface HubContext {
   readonly config: Config;
@@ -10,4 +16,10 @@ export interface HubContext {
   /** Epoch milliseconds; tests replace it to move time. */
   readonly now: () => number;
   readonly startedAt: number;
+  readonly settings: RuntimeSettings;
+  readonly agents: AgentDirectory;
+  readonly events: EventBook;
+  readonly live: LiveStore;
+  readonly streams: StreamHub;
+  readonly ingest: Ingest;
 }

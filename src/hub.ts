@@ -1,15 +1,30 @@
 /** Builds a hub's shared context and app from a Config: the same path for the server and the tests. */
 import { createApp, type HubApp } from "./app.ts";
 import type { Config } from "./config/load.ts";
+import { ConfigError } from "./config/load.ts";
 import type { HubContext } from "./context.ts";
+import { provisionAgents, ProvisionError } from "./db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "./db/open.ts";
+import { AgentDirectory } from "./live/agents.ts";
+import { EventBook } from "./live/events.ts";
+import { Ingest } from "./live/ingest.ts";
+import { LiveStore } from "./live/store.ts";
+import { StreamHub } from "./live/streams.ts";
+import { ExternalChanges } from "./live/watch.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { RuntimeSettings } from "./settings.ts";
 
 export interface Hub {
   readonly ctx: HubContext;
   readonly app: HubApp;
   /** Migrations applied while opening. */
   readonly applied: readonly string[];
+  /** Starts the timers: stale transitions, stream pings, changes made by other processes. */
+  start(): void;
+  /** Stops the timers and ends every stream. */
+  stop(): void;
+  /** Re-reads everything another process may have changed. */
+  reloadExternal(): void;
 }
 
 export interface HubOptions {
@@ -23,6 +38,48 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const db = options.db ?? openDatabase(config.db);
   const applied = migrate(db);
   const now = options.now ?? Date.now;
-  const ctx: HubContext = { config, db, log, now, startedAt: now() };
-  return { ctx, app: createApp(ctx), applied };
+  const startedAt = now();
+
+  if (config.provision.length > 0) {
+    try {
+      const { created, updated } = provisionAgents(db.orm, config.provision, startedAt);
+      log.info("agents provisioned", { created, updated });
+    } catch (error) {
+      if (error instanceof ProvisionError) throw new ConfigError(error.message);
+      throw error;
+    }
+  }
+
+  const settings = new RuntimeSettings(db, config, now);
+  const agents = new AgentDirectory(db, config.catalogue, { pollMin: config.pollMin, pollMax: config.pollMax });
+  const events = new EventBook(db);
+  const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
+  const streams = new StreamHub(live, config.maxStreams);
+  const ingest = new Ingest(db, agents, live, now, log);
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest };
+
+  const reloadExternal = (): void => {
+    settings.reload();
+    agents.reload();
+    events.reload();
+    live.invalidate();
+  };
+  const watcher = new ExternalChanges(db, reloadExternal);
+
+  return {
+    ctx,
+    app: createApp(ctx),
+    applied,
+    reloadExternal,
+    start() {
+      live.start();
+      streams.start();
+      watcher.start();
+    },
+    stop() {
+      watcher.stop();
+      live.stop();
+      streams.closeAll();
+    },
+  };
 }

@@ -1,4 +1,5 @@
 /** The hub's command line: find the command, parse its flags and settings, run it. */
+import { agent } from "./cli/agent.ts";
 import { backup } from "./cli/backup.ts";
 import { CommandError, type Command } from "./cli/command.ts";
 import { migrate } from "./cli/migrate.ts";
@@ -10,7 +11,7 @@ import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, agent, version];
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);

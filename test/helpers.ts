@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFrom, type Config, type Env } from "../src/config/load.ts";
-import { openDatabase } from "../src/db/open.ts";
+import { migrate, openDatabase, type HubDb } from "../src/db/open.ts";
 import { createHub, type Hub } from "../src/hub.ts";
 import { createLogger, type Logger } from "../src/log.ts";
 
@@ -12,6 +12,7 @@ export function testConfig(argv: readonly string[] = [], env: Env = {}): Config 
 }
 
 export interface TestHubOptions {
+  readonly db?: HubDb;
   readonly argv?: readonly string[];
   readonly env?: Env;
   readonly now?: () => number;
@@ -22,7 +23,7 @@ export interface TestHubOptions {
 export function testHub(options: TestHubOptions = {}): Hub {
   const config = testConfig(options.argv ?? [], options.env ?? {});
   return createHub(config, {
-    db: openDatabase(":memory:"),
+    db: options.db ?? openDatabase(":memory:"),
     log: options.log ?? createLogger("error", () => {}),
     now: options.now ?? Date.now,
   });
@@ -46,6 +47,13 @@ export async function call(hub: Hub, method: string, path: string, options: Call
 
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
   return (await response.json()) as T;
+}
+
+/** An in-memory database with the schema, for filling before a hub starts on it. */
+export function memoryDb(): HubDb {
+  const db = openDatabase(":memory:");
+  migrate(db);
+  return db;
 }
 
 /** A fresh temporary directory, removed by the returned cleanup. */

@@ -1,4 +1,4 @@
-import { closeDatabase, migrate as applyMigrations, openDatabase } from "../db/open.ts";
+import { migrate as applyMigrations, openDatabase } from "../db/open.ts";
 import type { Command } from "./command.ts";
 
 export const migrate: Command = {
@@ -12,7 +12,7 @@ export const migrate: Command = {
       const applied = applyMigrations(db);
       out(applied.length === 0 ? `${config.db} is up to date` : `applied ${applied.join(", ")} to ${config.db}`);
     } finally {
-      closeDatabase(db);
+      db.sqlite.close();
     }
     return 0;
   },

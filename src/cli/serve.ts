@@ -26,7 +26,8 @@ export const serve: Command = {
     const log = createLogger(config.logLevel);
     const lock = acquireServerLock(config.db);
     const db = openDatabase(config.db);
-    const { ctx, app, applied } = createHub(config, { db, log });
+    const hub = createHub(config, { db, log });
+    const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     if (config.sessionSecretGenerated) {
       log.warn("SESSION_SECRET is not set: a random secret is used for this boot only, so remember-device tokens stop working at restart");
@@ -40,9 +41,11 @@ export const serve: Command = {
       lock.release();
       throw new CommandError(`cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    hub.start();
     log.info("hub listening", { url: `http://${config.host}:${server.port}`, origin: config.origin, db: config.db, version: HUB_VERSION });
     const received = await signal;
     log.info("shutting down", { signal: received });
+    hub.stop();
     await drain(server);
     closeDatabase(db);
     lock.release();

@@ -11,6 +11,12 @@ import { ProblemSchema } from "./problem.ts";
 export const TAGS = [
   { name: "system", description: "Health, this description and the interactive reference." },
   {
+    name: "incentives",
+    description:
+      "The live incentives per platform and region, as JSON and as a Server-Sent Events stream, with coverage, history, activity and forecast. " +
+      "Public unless the hub requires sign-in (requireAuth).",
+  },
+  {
     name: "agent",
     description: [
       "How volunteer agents report readings.",
@@ -55,8 +61,31 @@ export interface OpenApiDocument {
   readonly yaml: string;
 }
 
+type Operation = Record<string, unknown> & { requestBody?: { required?: boolean; content?: Record<string, unknown> } };
+
+/**
+ * Request bodies are JSON only (Elysia's generator also lists form encodings),
+ * and a route whose rules are checked in the domain rather than by schema
+ * documents its body through `x-request-body`.
+ */
+function tidyOperations(paths: Record<string, Record<string, Operation>>): void {
+  for (const methods of Object.values(paths)) {
+    for (const operation of Object.values(methods)) {
+      const documented = operation["x-request-body"];
+      if (documented !== undefined) {
+        operation.requestBody = { required: true, content: { "application/json": { schema: documented } } };
+        delete operation["x-request-body"];
+      } else if (operation.requestBody?.content) {
+        const json = operation.requestBody.content["application/json"];
+        operation.requestBody.content = json === undefined ? {} : { "application/json": json };
+      }
+    }
+  }
+}
+
 export function buildOpenApiDocument(app: AnyElysia): Record<string, unknown> {
   const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.1");
+  tidyOperations(generated.paths as Record<string, Record<string, Operation>>);
   return {
     openapi: "3.1.1",
     info: {

@@ -1,7 +1,7 @@
 /** GET /healthz: liveness and a short status summary, never gated, never cached. */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
-import { accessControl } from "../http/access.ts";
+import type { Access } from "../http/access.ts";
 import { HUB_VERSION } from "../version.ts";
 
 export const HealthSchema = t.Object(
@@ -19,20 +19,18 @@ export const HealthSchema = t.Object(
   },
 );
 
-export function healthRoutes(ctx: HubContext) {
-  const agentCount = ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM agents WHERE enabled = 1");
-  const freshSlots = ctx.db.sqlite.query<{ n: number }, [number]>(
-    "SELECT COUNT(*) AS n FROM (SELECT DISTINCT platform, region FROM readings WHERE measured_at > ?)",
-  );
-  return new Elysia({ name: "routes/health" }).use(accessControl()).get(
+export function healthRoutes(ctx: HubContext, access: Access) {
+  const ping = ctx.db.sqlite.query<{ ok: number }, []>("SELECT 1 AS ok");
+  return new Elysia({ name: "routes/health" }).use(access.plugin).get(
     "/healthz",
     ({ set }) => {
       set.headers["cache-control"] = "no-store";
       const now = ctx.now();
       const uptimeSeconds = Math.max(0, Math.floor((now - ctx.startedAt) / 1000));
       try {
-        const agentsConfigured = agentCount.get()?.n ?? 0;
-        const regionsReporting = freshSlots.get(now - ctx.config.staleAfter * 1000)?.n ?? 0;
+        ping.get();
+        const agentsConfigured = ctx.agents.enabledCount();
+        const regionsReporting = ctx.live.freshSlotCount();
         return { status: "ok" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured, regionsReporting, db: "ok" as const };
       } catch (error) {
         ctx.log.error("health check: the database does not answer", { error });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HUB_VERSION } from "../../src/version.ts";
-import { call, json, testHub } from "../helpers.ts";
+import { call, json, memoryDb, testHub } from "../helpers.ts";
 
 describe("GET /healthz", () => {
   test("200 with the summary, never cached", async () => {
@@ -22,8 +22,8 @@ describe("GET /healthz", () => {
 
   test("counts enabled agents and fresh (platform, region) pairs", async () => {
     const now = 1_800_000_000_000;
-    const hub = testHub({ now: () => now });
-    const { sqlite } = hub.ctx.db;
+    const db = memoryDb();
+    const { sqlite } = db;
     const agent = sqlite.query(
       "INSERT INTO agents (token_hash, provider, platform, region, enabled, created_at, updated_at) VALUES (?, 'steam', 'Windows', ?, ?, 0, 0)",
     );
@@ -37,6 +37,7 @@ describe("GET /healthz", () => {
     reading.run("Windows", "eu-west-1", now - 30_000, now);
     reading.run("EGS", "eu-west-1", now - 120_000, now);
     reading.run("Windows", "eu-west-2", now - 901_000, now);
+    const hub = testHub({ db, now: () => now });
     const body = await json(await call(hub, "GET", "/healthz"));
     expect(body.agentsConfigured).toBe(2);
     expect(body.regionsReporting).toBe(2);

@@ -38,6 +38,23 @@ describe("OpenAPI description", () => {
     expect(doc.paths["/docs/assets/{name}"]).toBeUndefined();
   });
 
+  test("request bodies are JSON only, and the readings body is the full documented schema", async () => {
+    const hub = testHub();
+    const doc = await json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; title?: string } }> } }>> }>(
+      await call(hub, "GET", "/openapi.json"),
+    );
+    for (const methods of Object.values(doc.paths)) {
+      for (const op of Object.values(methods)) {
+        if (op.requestBody) expect(Object.keys(op.requestBody.content)).toEqual(["application/json"]);
+      }
+    }
+    const readings = doc.paths["/api/v1/agent/readings"]?.post?.requestBody?.content["application/json"]?.schema;
+    expect(readings?.title).toBe("ReadingSubmission");
+    expect(Object.keys(readings?.properties ?? {})).toEqual(
+      expect.arrayContaining(["region", "platform", "survivor", "killer", "ratio", "isReal", "measuredAt", "version", "category", "refreshTimeSeconds", "activeEvent"]),
+    );
+  });
+
   test("YAML says the same as JSON", async () => {
     const hub = testHub();
     const yamlResponse = await call(hub, "GET", "/openapi.yaml");

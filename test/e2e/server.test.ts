@@ -32,6 +32,25 @@ describe("hub serve", () => {
     });
   }
 
+  test("open streams are ended at shutdown, which stays quick", async () => {
+    const hub = await startHub({ args: ["--db", dbPath()] });
+    const stream = await fetch(`${hub.url}/api/v1/platforms/Windows/incentives/stream`);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    const started = Date.now();
+    expect(await hub.stop()).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3000);
+    let ended = false;
+    for (;;) {
+      const chunk = await reader.read().catch(() => ({ done: true }));
+      if (chunk.done) {
+        ended = true;
+        break;
+      }
+    }
+    expect(ended).toBe(true);
+  });
+
   test("a second server on the same database exits with a clear message", async () => {
     const db = dbPath();
     const first = await startHub({ args: ["--db", db] });

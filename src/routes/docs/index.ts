@@ -7,7 +7,7 @@ import type { AnyElysia } from "elysia";
 import { Elysia, t } from "elysia";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
-import { accessControl } from "../../http/access.ts";
+import type { Access } from "../../http/access.ts";
 import { openApiDocument } from "../../http/openapi.ts";
 import { HttpProblem } from "../../http/problem.ts";
 import { HTML_CSP } from "../../http/security.ts";
@@ -52,10 +52,10 @@ function serveAsset(asset: Asset, request: Request): Response {
   return new Response(asset.body, { headers });
 }
 
-export function docsRoutes(app: () => AnyElysia) {
+export function docsRoutes(app: () => AnyElysia, access: Access) {
   const document = openApiDocument(app);
   return new Elysia({ name: "routes/docs" })
-    .use(accessControl())
+    .use(access.plugin)
     .get("/openapi.json", () => new Response(document().json, { headers: { "content-type": "application/json; charset=utf-8" } }), {
       access: "public",
       response: { 200: t.Record(t.String(), t.Unknown(), { description: "An OpenAPI 3.1 document" }) },

@@ -1,0 +1,68 @@
+/** `hub agent create` and `hub agent list`: agents from the command line, beside a running server. */
+import { insertAgent, listAgents } from "../db/agents.ts";
+import { migrate, openDatabase } from "../db/open.ts";
+import { parseProvider, PROVIDERS } from "../domain/catalogue.ts";
+import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
+import { CommandError, type Command } from "./command.ts";
+
+function readingStats(db: ReturnType<typeof openDatabase>): Map<number, { readings: number; last: number | null }> {
+  const rows = db.sqlite
+    .query<{ agent_id: number; n: number; last: number | null }, []>("SELECT agent_id, COUNT(*) AS n, MAX(measured_at) AS last FROM readings WHERE agent_id IS NOT NULL GROUP BY agent_id")
+    .all();
+  return new Map(rows.map((r) => [r.agent_id, { readings: r.n, last: r.last }]));
+}
+
+export const agent: Command = {
+  name: "agent",
+  usage: "hub agent create --region R --provider P [--label L] | hub agent list",
+  summary: "Create an agent (prints its token once) or list agents",
+  flags: [
+    { name: "region", takesValue: true },
+    { name: "provider", takesValue: true },
+    { name: "label", takesValue: true },
+  ],
+  async run({ config, args, out }) {
+    const action = args.positionals[0];
+    if (action !== "create" && action !== "list") throw new CommandError('use "hub agent create --region R --provider P [--label L]" or "hub agent list"');
+    const db = openDatabase(config.db);
+    try {
+      migrate(db);
+      if (action === "list") {
+        const stats = readingStats(db);
+        const rows = listAgents(db.orm).map((a) => {
+          const s = stats.get(a.id);
+          return [
+            String(a.id),
+            a.enabled ? "yes" : "no",
+            a.platform,
+            a.region,
+            a.provider,
+            a.source,
+            a.label ?? "",
+            String(s?.readings ?? 0),
+            s?.last ? new Date(s.last).toISOString() : "",
+          ];
+        });
+        const header = ["ID", "ENABLED", "PLATFORM", "REGION", "PROVIDER", "SOURCE", "LABEL", "READINGS", "LAST READING"];
+        const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+        for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
+        return 0;
+      }
+      const region = args.command.get("region");
+      const providerText = args.command.get("provider");
+      if (!region || !providerText) throw new CommandError("agent create needs --region and --provider");
+      if (!config.catalogue.hasRegion(region)) throw new CommandError(`unknown region "${region}"; known: ${config.catalogue.regions.map((r) => r.id).join(", ")}`);
+      const provider = parseProvider(providerText);
+      if (!provider) throw new CommandError(`unknown provider "${providerText}"; use ${PROVIDERS.join(", ")}`);
+      const label = args.command.get("label")?.trim() || null;
+      if (label !== null && label.length > 120) throw new CommandError("--label is longer than 120 characters");
+      const token = newAgentToken();
+      const created = insertAgent(db.orm, { tokenHash: sha256Hex(token), provider, region, label, source: "manual" }, Date.now());
+      out(`created agent ${created.id}: ${created.provider} on ${created.platform}, ${created.region}${label ? ` (${label})` : ""}`);
+      out(`token (shown only now): ${token}`);
+      return 0;
+    } finally {
+      db.sqlite.close();
+    }
+  },
+};

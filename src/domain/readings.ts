@@ -1,0 +1,159 @@
+/**
+ * The acceptance rules for an agent's reading (SPEC §9), checked in order so
+ * that a refusal names the first rule broken. Pure: the caller supplies the
+ * agent's assignment, the clock and when the agent's previous reading arrived.
+ */
+
+export const MAX_FUTURE_MS = 60_000;
+export const MAX_PAST_MS = 10 * 60_000;
+export const MAX_BONUS = 1000;
+export const MAX_RATIO = 100_000;
+export const MAX_LABEL_LENGTH = 64;
+export const REFRESH_TIME_RANGE = [1, 21_600] as const;
+export const RATE_FACTOR = 0.8;
+
+export interface ReportedEvent {
+  readonly key: string;
+  readonly label: string;
+  readonly multiplier: number;
+  readonly startsAt: number;
+  readonly endsAt: number;
+}
+
+export interface AcceptedReading {
+  readonly region: string;
+  readonly platform: string;
+  readonly survivor: number;
+  readonly killer: number;
+  readonly ratio: number;
+  readonly measuredAt: number;
+  readonly version: string | null;
+  readonly category: string | null;
+  /** Null when absent or outside 1–21600 (such values are ignored, not refused). */
+  readonly refreshTimeSeconds: number | null;
+  /** Null when absent or not a well-formed event (ignored, not refused). */
+  readonly activeEvent: ReportedEvent | null;
+}
+
+export interface Refusal {
+  readonly status: 400 | 429;
+  readonly rule: number;
+  readonly detail: string;
+  readonly location: string;
+  readonly retryAfterSeconds?: number;
+}
+
+export type Verdict = { readonly ok: true; readonly reading: AcceptedReading } | { readonly ok: false; readonly refusal: Refusal };
+
+export interface ReadingContext {
+  readonly region: string;
+  readonly platform: string;
+  readonly now: number;
+  readonly pollMinSeconds: number;
+  /** When the agent's previous accepted reading arrived (epoch ms), or null. */
+  readonly previousAcceptedAt: number | null;
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+
+/** Epoch ms of a strict ISO-8601 date-time with a zone, or null. */
+export function parseIsoTime(value: unknown): number | null {
+  if (typeof value !== "string" || !ISO_8601.test(value)) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+function refuse(rule: number, location: string, detail: string): Verdict {
+  return { ok: false, refusal: { status: 400, rule, location, detail: `Rule ${rule}: ${detail}` } };
+}
+
+function isBonus(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_BONUS;
+}
+
+function optionalLabel(value: unknown): { ok: boolean; value: string | null } {
+  if (value === undefined || value === null) return { ok: true, value: null };
+  if (typeof value === "string" && value.length <= MAX_LABEL_LENGTH) return { ok: true, value };
+  return { ok: false, value: null };
+}
+
+/** A well-formed reported event, or null. */
+export function parseReportedEvent(value: unknown): ReportedEvent | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const event = value as Record<string, unknown>;
+  const { key, label, multiplier } = event;
+  const startsAt = parseIsoTime(event.startsAt);
+  const endsAt = parseIsoTime(event.endsAt);
+  if (typeof key !== "string" || key.length < 1 || key.length > 64) return null;
+  if (typeof label !== "string" || label.length > 120) return null;
+  if (typeof multiplier !== "number" || !Number.isFinite(multiplier) || multiplier <= 0) return null;
+  if (startsAt === null || endsAt === null || endsAt <= startsAt) return null;
+  return { key, label, multiplier, startsAt, endsAt };
+}
+
+export function checkReading(body: unknown, context: ReadingContext): Verdict {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return refuse(1, "body", "the reading must be a JSON object with region, platform, survivor, killer, ratio, isReal and measuredAt.");
+  }
+  const input = body as Record<string, unknown>;
+
+  if (input.region !== context.region || input.platform !== context.platform) {
+    const location = input.region !== context.region ? "body.region" : "body.platform";
+    return refuse(1, location, `region and platform must equal this agent's assignment (${context.region} on ${context.platform}).`);
+  }
+  if (input.isReal !== true) return refuse(2, "body.isReal", "isReal must be true; the hub stores only real readings.");
+
+  const measuredAt = parseIsoTime(input.measuredAt);
+  if (measuredAt === null) return refuse(3, "body.measuredAt", "measuredAt must be an ISO-8601 time with a zone, such as 2026-11-21T18:04:05.123Z.");
+  if (measuredAt > context.now + MAX_FUTURE_MS) return refuse(3, "body.measuredAt", "measuredAt is more than 60 s in the future; check the agent's clock.");
+  if (measuredAt < context.now - MAX_PAST_MS) return refuse(3, "body.measuredAt", "measuredAt is more than 10 minutes in the past.");
+
+  if (!isBonus(input.survivor)) return refuse(4, "body.survivor", `survivor must be an integer from 0 to ${MAX_BONUS}.`);
+  if (!isBonus(input.killer)) return refuse(4, "body.killer", `killer must be an integer from 0 to ${MAX_BONUS}.`);
+  const ratio = input.ratio;
+  if (typeof ratio !== "number" || !Number.isFinite(ratio) || ratio <= 0 || ratio > MAX_RATIO) {
+    return refuse(4, "body.ratio", `ratio must be a finite number greater than 0 and at most ${MAX_RATIO}.`);
+  }
+
+  if (context.previousAcceptedAt !== null) {
+    const spacingMs = RATE_FACTOR * context.pollMinSeconds * 1000;
+    const waitMs = context.previousAcceptedAt + spacingMs - context.now;
+    if (waitMs > 0) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+      return {
+        ok: false,
+        refusal: {
+          status: 429,
+          rule: 5,
+          location: "body",
+          retryAfterSeconds,
+          detail: `Rule 5: readings must be at least ${Math.round(spacingMs / 1000)} s apart (0.8 × pollMinSeconds); retry in ${retryAfterSeconds} s.`,
+        },
+      };
+    }
+  }
+
+  const version = optionalLabel(input.version);
+  if (!version.ok) return refuse(6, "body.version", `version must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
+  const category = optionalLabel(input.category);
+  if (!category.ok) return refuse(6, "body.category", `category must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
+  const refresh = input.refreshTimeSeconds;
+  const refreshTimeSeconds =
+    typeof refresh === "number" && Number.isFinite(refresh) && refresh >= REFRESH_TIME_RANGE[0] && refresh <= REFRESH_TIME_RANGE[1] ? refresh : null;
+
+  return {
+    ok: true,
+    reading: {
+      region: context.region,
+      platform: context.platform,
+      survivor: input.survivor,
+      killer: input.killer,
+      ratio,
+      measuredAt,
+      version: version.value,
+      category: category.value,
+      refreshTimeSeconds,
+      activeEvent: parseReportedEvent(input.activeEvent),
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/** TypeBox schemas shared by several route groups, and small HTTP helpers for reads. */
+import { t } from "elysia";
+import type { Catalogue, Platform } from "../domain/catalogue.ts";
+import { PLATFORMS, isPlatform } from "../domain/catalogue.ts";
+import { HttpProblem, ProblemSchema } from "./problem.ts";
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+
+const isoTime = (description: string) => t.String({ format: "date-time", description });
+const nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
+
+export const PlatformParams = t.Object({
+  platform: t.String({ enum: [...PLATFORMS], description: "Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store)" }),
+});
+
+export const PlatformRegionParams = t.Object({
+  platform: PlatformParams.properties.platform,
+  region: t.String({ description: "A region id from the catalogue, such as eu-west-1", examples: ["eu-west-1"] }),
+});
+
+export const ActiveEventSchema = t.Object(
+  {
+    key: t.String(),
+    label: t.String(),
+    multiplier: t.Number({ exclusiveMinimum: 0 }),
+    startsAt: isoTime("When the event starts"),
+    endsAt: isoTime("When the event ends"),
+  },
+  { title: "ActiveEvent" },
+);
+
+export const RegionIncentiveSchema = t.Object(
+  {
+    region: t.String(),
+    displayName: t.String(),
+    flag: t.String({ description: "Flag emoji" }),
+    survivor: t.Integer({ description: "Survivor bonus in percent (75 means +75 %)" }),
+    killer: t.Integer({ description: "Killer bonus in percent" }),
+    ratio: t.Number({ description: "Killer:survivor queue ratio from the reading; 0 without a reading" }),
+    isReal: t.Boolean({ description: "True once a real reading exists; a fallback is never shown as real" }),
+    stale: t.Boolean({ description: "True without a reading or when it is older than the stale threshold" }),
+    lastUpdated: nullable(isoTime("Time of the live reading")),
+  },
+  { title: "RegionIncentive" },
+);
+
+const EXAMPLE_TIME = "2026-11-21T18:04:05.123Z";
+
+export const IncentivesPayloadSchema = t.Object(
+  {
+    platform: t.String(),
+    status: t.Union([t.Literal("error"), t.Literal("initializing"), t.Literal("ok"), t.Literal("degraded")], {
+      description: "error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale",
+    }),
+    statusReason: nullable(t.String()),
+    updatedAt: nullable(isoTime("Time of the newest live reading")),
+    version: nullable(t.String({ description: "Game version from the newest live reading" })),
+    category: nullable(t.String({ description: "Category from the newest live reading" })),
+    activeEvent: nullable(ActiveEventSchema),
+    regions: t.Array(RegionIncentiveSchema),
+    generatedAt: isoTime("When this payload was built"),
+  },
+  {
+    title: "IncentivesPayload",
+    examples: [
+      {
+        platform: "Windows",
+        status: "ok",
+        statusReason: null,
+        updatedAt: EXAMPLE_TIME,
+        version: "9.3.0",
+        category: "default",
+        activeEvent: null,
+        regions: [
+          { region: "eu-west-1", displayName: "EU West (Ireland)", flag: "🇮🇪", survivor: 0, killer: 75, ratio: 2.4, isReal: true, stale: false, lastUpdated: EXAMPLE_TIME },
+        ],
+        generatedAt: EXAMPLE_TIME,
+      },
+    ],
+  },
+);
+
+export const AssignmentSchema = t.Object(
+  {
+    region: t.String(),
+    platform: t.String(),
+    pollMinSeconds: t.Integer({ minimum: 300 }),
+    pollMaxSeconds: t.Integer({ minimum: 300 }),
+    phaseOffsetSeconds: t.Integer({ minimum: 0, description: "Where in the period this agent polls, so a group's agents spread out" }),
+    probeImmediately: t.Boolean({ description: "True for the group's first agent while the game's refresh time is unknown" }),
+  },
+  {
+    title: "Assignment",
+    examples: [{ region: "eu-west-1", platform: "Windows", pollMinSeconds: 300, pollMaxSeconds: 399, phaseOffsetSeconds: 0, probeImmediately: true }],
+  },
+);
+
+/** Common error responses, for the OpenAPI description of each route. */
+export function problems<const S extends readonly number[]>(...statuses: S): { [K in S[number]]: typeof ProblemSchema } {
+  return Object.fromEntries(statuses.map((status) => [status, ProblemSchema])) as { [K in S[number]]: typeof ProblemSchema };
+}
+
+export function requirePlatform(value: string): Platform {
+  if (!isPlatform(value)) throw new HttpProblem(404, `Unknown platform "${value}"; use ${PLATFORMS.join(", ")}.`);
+  return value;
+}
+
+export function requireRegion(catalogue: Catalogue, value: string): string {
+  if (!catalogue.hasRegion(value)) throw new HttpProblem(404, `Unknown region "${value}".`);
+  return value;
+}
+
+/** Cache-Control for public reads: shared caching unless the hub requires sign-in. */
+export function readCacheControl(requireAuth: boolean, maxAgeSeconds: number): string {
+  return requireAuth ? "no-store" : `public, max-age=${maxAgeSeconds}, stale-while-revalidate=${4 * maxAgeSeconds}`;
+}
+
+/** Whether an If-None-Match header matches this ETag (weak comparison, lists and * allowed). */
+export function etagMatches(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === etag);
+}

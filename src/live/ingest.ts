@@ -1,0 +1,135 @@
+/**
+ * The path of one reading: the acceptance rules, one transaction that stores
+ * it, then the live update that every viewer sees.
+ */
+import type { Agent } from "../db/agents.ts";
+import type { HubDb } from "../db/open.ts";
+import type { Assignment } from "../domain/cadence.ts";
+import type { Platform } from "../domain/catalogue.ts";
+import { checkReading } from "../domain/readings.ts";
+import { HttpProblem } from "../http/problem.ts";
+import type { Logger } from "../log.ts";
+import type { AgentDirectory } from "./agents.ts";
+import type { LiveStore } from "./store.ts";
+
+export interface IngestResult {
+  readonly assignment: Assignment;
+  readonly live: boolean;
+}
+
+export interface IngestCounters {
+  accepted: number;
+  readonly rejected: Map<string, number>;
+}
+
+type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null];
+
+export class Ingest {
+  /** When each agent's previous accepted reading arrived; null when it has none. */
+  private readonly lastAccepted = new Map<number, number | null>();
+  private readonly insert;
+  private readonly lastReceived;
+  readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
+
+  constructor(
+    private readonly db: HubDb,
+    private readonly agents: AgentDirectory,
+    private readonly live: LiveStore,
+    private readonly now: () => number,
+    private readonly log: Logger,
+  ) {
+    this.insert = db.sqlite.query<{ id: number }, InsertParams>(
+      "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    );
+    this.lastReceived = db.sqlite.query<{ at: number | null }, [number]>("SELECT MAX(received_at) AS at FROM readings WHERE agent_id = ?");
+  }
+
+  /** Forgets what is known about agents' previous readings (after readings were deleted). */
+  forget(agentId?: number): void {
+    if (agentId === undefined) this.lastAccepted.clear();
+    else this.lastAccepted.delete(agentId);
+  }
+
+  private previousAcceptedAt(agentId: number): number | null {
+    let previous = this.lastAccepted.get(agentId);
+    if (previous === undefined) {
+      previous = this.lastReceived.get(agentId)?.at ?? null;
+      this.lastAccepted.set(agentId, previous);
+    }
+    return previous;
+  }
+
+  private reject(reason: string): void {
+    this.counters.rejected.set(reason, (this.counters.rejected.get(reason) ?? 0) + 1);
+  }
+
+  submit(agent: Agent, body: unknown): IngestResult {
+    const now = this.now();
+    const assignment = this.agents.assignment(agent);
+    const verdict = checkReading(body, {
+      region: agent.region,
+      platform: agent.platform,
+      now,
+      pollMinSeconds: assignment.pollMinSeconds,
+      previousAcceptedAt: this.previousAcceptedAt(agent.id),
+    });
+    if (!verdict.ok) {
+      const { refusal } = verdict;
+      this.reject(`rule${refusal.rule}`);
+      throw new HttpProblem(refusal.status, refusal.detail, {
+        errors: [{ location: refusal.location, message: refusal.detail }],
+        headers: refusal.retryAfterSeconds === undefined ? {} : { "retry-after": String(refusal.retryAfterSeconds) },
+      });
+    }
+    const reading = verdict.reading;
+    const platform = agent.platform as Platform;
+    let id: number;
+    try {
+      const row = this.insert.get(
+        platform,
+        reading.region,
+        reading.survivor,
+        reading.killer,
+        reading.ratio,
+        reading.version,
+        reading.category,
+        reading.refreshTimeSeconds,
+        reading.measuredAt,
+        now,
+        agent.id,
+        reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
+      );
+      if (!row) throw new Error("the insert returned no row");
+      id = row.id;
+    } catch (error) {
+      this.reject("storage");
+      this.log.error("a reading could not be stored", { agentId: agent.id, error });
+      throw new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", {
+        headers: { "retry-after": "30" },
+      });
+    }
+    this.lastAccepted.set(agent.id, now);
+    this.counters.accepted++;
+    const becameLive = this.live.offer(platform, reading.region, {
+      id,
+      survivor: reading.survivor,
+      killer: reading.killer,
+      ratio: reading.ratio,
+      measuredAt: reading.measuredAt,
+      version: reading.version,
+      category: reading.category,
+      agentId: agent.id,
+      activeEvent: reading.activeEvent,
+    });
+    let current = assignment;
+    if (reading.refreshTimeSeconds !== null) {
+      try {
+        if (this.agents.learnRefreshTime(platform, reading.region, reading.refreshTimeSeconds, now)) current = this.agents.assignment(agent);
+      } catch (error) {
+        this.log.warn("the reported refresh time could not be stored", { error });
+      }
+    }
+    return { assignment: current, live: becameLive };
+  }
+}

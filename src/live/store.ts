@@ -1,0 +1,287 @@
+/**
+ * The live values: the newest accepted reading per (platform, region), and
+ * per platform the IncentivesPayload built from them. Each payload is
+ * serialised once per content change, with its revision, ETag and
+ * Server-Sent Events frame, and handed to every listener as the same bytes.
+ */
+import type { HubDb } from "../db/open.ts";
+import { PLATFORMS, type Catalogue, type Platform } from "../domain/catalogue.ts";
+import { nextEventBoundary, selectActiveEvent, type AdminEvent } from "../domain/events.ts";
+import { deriveIncentives, isFresh, type IncentivesContent, type LiveValue } from "../domain/incentives.ts";
+import type { ReportedEvent } from "../domain/readings.ts";
+import type { AgentDirectory } from "./agents.ts";
+
+export interface LiveReading extends LiveValue {
+  readonly id: number;
+  readonly agentId: number | null;
+  readonly activeEvent: ReportedEvent | null;
+}
+
+/** One serialised state of a platform's payload. */
+export interface Published {
+  readonly platform: Platform;
+  readonly revision: number;
+  readonly content: IncentivesContent;
+  /** The IncentivesPayload as JSON, generatedAt included. */
+  readonly json: string;
+  readonly etag: string;
+  /** The complete `event: message` frame of the stream. */
+  readonly frame: Uint8Array;
+}
+
+export type ChangeListener = (published: Published) => void;
+
+/** Stale transitions are re-checked at least this often, whatever the deadlines say. */
+export const MAX_TICK_MS = 30_000;
+
+/**
+ * Revisions follow the clock (max(previous + 1, now)) but may run ahead of it
+ * under bursts of changes. Before a revision passes the stored floor, the
+ * floor is moved this far ahead, so a restart (however abrupt) starts above
+ * every revision ever published.
+ */
+export const REVISION_RESERVE = 10_000;
+const FLOOR_KEY = "revisionFloor";
+
+interface PlatformState {
+  published: Published | null;
+  contentJson: string;
+  validUntil: number;
+  dirty: boolean;
+}
+
+interface ReadingRow {
+  id: number;
+  survivor: number;
+  killer: number;
+  ratio: number;
+  measured_at: number;
+  version: string | null;
+  category: string | null;
+  agent_id: number | null;
+  active_event: string | null;
+}
+
+const encoder = new TextEncoder();
+
+/** Reads back an event stored by the ingest path (epoch-ms times). */
+export function storedEvent(json: string | null): ReportedEvent | null {
+  if (!json) return null;
+  const value = JSON.parse(json) as Partial<ReportedEvent>;
+  const { key, label, multiplier, startsAt, endsAt } = value;
+  if (typeof key !== "string" || typeof label !== "string" || typeof multiplier !== "number") return null;
+  if (typeof startsAt !== "number" || typeof endsAt !== "number") return null;
+  return { key, label, multiplier, startsAt, endsAt };
+}
+
+function toLive(row: ReadingRow): LiveReading {
+  return {
+    id: row.id,
+    survivor: row.survivor,
+    killer: row.killer,
+    ratio: row.ratio,
+    measuredAt: row.measured_at,
+    version: row.version,
+    category: row.category,
+    agentId: row.agent_id,
+    activeEvent: storedEvent(row.active_event),
+  };
+}
+
+export class LiveStore {
+  private readonly slots = new Map<Platform, Map<string, LiveReading>>();
+  private readonly states = new Map<Platform, PlatformState>();
+  private readonly newestByAgent = new Map<number, number>();
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly newestQuery;
+  private readonly recentByAgentQuery;
+  private readonly saveFloor;
+  private revisionFloor: number;
+  private readonly bootRevision: number;
+  private flushQueued = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running = false;
+
+  constructor(
+    private readonly db: HubDb,
+    private readonly catalogue: Catalogue,
+    private readonly agents: AgentDirectory,
+    private readonly adminEvents: () => readonly AdminEvent[],
+    private readonly staleAfterMs: number,
+    private readonly now: () => number,
+  ) {
+    this.newestQuery = db.sqlite.query<ReadingRow, [string, string]>(
+      "SELECT id, survivor, killer, ratio, measured_at, version, category, agent_id, active_event FROM readings " +
+        "WHERE platform = ? AND region = ? ORDER BY measured_at DESC, id ASC LIMIT 1",
+    );
+    this.recentByAgentQuery = db.sqlite.query<{ agent_id: number; newest: number }, [number]>(
+      "SELECT agent_id, MAX(measured_at) AS newest FROM readings WHERE measured_at > ? AND agent_id IS NOT NULL GROUP BY agent_id",
+    );
+    this.saveFloor = db.sqlite.query<unknown, [string, string, number]>(
+      "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    );
+    const stored = db.sqlite.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(FLOOR_KEY);
+    this.revisionFloor = stored ? Number(JSON.parse(stored.value)) : 0;
+    this.bootRevision = Math.max(now(), this.revisionFloor + 1);
+    for (const platform of PLATFORMS) {
+      this.slots.set(platform, new Map());
+      this.states.set(platform, { published: null, contentJson: "", validUntil: 0, dirty: true });
+    }
+    this.rebuildAll();
+    for (const platform of PLATFORMS) this.refresh(platform, now());
+  }
+
+  /** Rebuilds every live value and the per-agent freshness from the stored readings. */
+  rebuildAll(): void {
+    for (const platform of PLATFORMS) for (const region of this.catalogue.regions) this.rebuildSlot(platform, region.id);
+    this.newestByAgent.clear();
+    for (const row of this.recentByAgentQuery.all(this.now() - this.staleAfterMs)) this.newestByAgent.set(row.agent_id, row.newest);
+  }
+
+  /** Re-reads the newest stored reading of one slot (after deletions). */
+  rebuildSlot(platform: Platform, region: string): void {
+    const row = this.newestQuery.get(platform, region);
+    const slots = this.slots.get(platform);
+    if (!slots) return;
+    if (row) slots.set(region, toLive(row));
+    else slots.delete(region);
+    this.invalidate(platform);
+  }
+
+  /** Offers an accepted reading; it becomes live only if newer than the current live value. */
+  offer(platform: Platform, region: string, reading: LiveReading): boolean {
+    if (reading.agentId !== null) {
+      const newest = this.newestByAgent.get(reading.agentId);
+      if (newest === undefined || reading.measuredAt > newest) this.newestByAgent.set(reading.agentId, reading.measuredAt);
+    }
+    const slots = this.slots.get(platform);
+    if (!slots) return false;
+    const current = slots.get(region);
+    if (current && reading.measuredAt <= current.measuredAt) return false;
+    slots.set(region, reading);
+    this.invalidate(platform);
+    return true;
+  }
+
+  live(platform: Platform, region: string): LiveReading | undefined {
+    return this.slots.get(platform)?.get(region);
+  }
+
+  /** Marks payloads as possibly changed (all platforms when none is given) and schedules a push. */
+  invalidate(platform?: Platform): void {
+    for (const p of platform ? [platform] : PLATFORMS) {
+      const state = this.states.get(p);
+      if (state) state.dirty = true;
+    }
+    this.scheduleFlush();
+  }
+
+  /** The current payload of a platform, rebuilt first if anything it depends on changed. */
+  current(platform: Platform): Published {
+    const now = this.now();
+    const state = this.states.get(platform);
+    if (state && (state.dirty || now >= state.validUntil || !state.published)) this.refresh(platform, now);
+    const published = this.states.get(platform)?.published;
+    if (!published) throw new Error(`no payload for ${platform}`);
+    return published;
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Rebuilds what is dirty or due and tells listeners about every real change. */
+  flush(): void {
+    const now = this.now();
+    for (const platform of PLATFORMS) {
+      const state = this.states.get(platform);
+      if (state && (state.dirty || now >= state.validUntil)) this.refresh(platform, now);
+    }
+    this.arm();
+  }
+
+  /** Agents whose newest reading is fresh. */
+  isAgentFresh(agentId: number): boolean {
+    const newest = this.newestByAgent.get(agentId);
+    return newest !== undefined && isFresh(newest, this.now(), this.staleAfterMs);
+  }
+
+  /** (platform, region) pairs whose live reading is fresh. */
+  freshSlotCount(): number {
+    const now = this.now();
+    let n = 0;
+    for (const slots of this.slots.values()) for (const value of slots.values()) if (isFresh(value.measuredAt, now, this.staleAfterMs)) n++;
+    return n;
+  }
+
+  /** Starts the timer that pushes stale transitions and event boundaries on time. */
+  start(): void {
+    this.running = true;
+    this.arm();
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
+  }
+
+  private arm(): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const now = this.now();
+    let next = now + MAX_TICK_MS;
+    for (const state of this.states.values()) next = Math.min(next, state.validUntil);
+    this.timer = setTimeout(() => this.flush(), Math.max(0, next - now));
+    this.timer.unref?.();
+  }
+
+  private refresh(platform: Platform, now: number): void {
+    const state = this.states.get(platform);
+    const slots = this.slots.get(platform);
+    if (!state || !slots) return;
+    const admin = this.adminEvents();
+    const reported: ReportedEvent[] = [];
+    for (const value of slots.values()) if (value.activeEvent) reported.push(value.activeEvent);
+    const { content, staleAt } = deriveIncentives({
+      platform,
+      catalogue: this.catalogue,
+      live: slots,
+      covered: this.agents.coveredRegions(platform),
+      staleAfterMs: this.staleAfterMs,
+      now,
+      activeEvent: selectActiveEvent(platform, now, admin, reported),
+    });
+    const boundary = nextEventBoundary(now, [...admin.filter((e) => e.platforms === null || e.platforms.includes(platform)), ...reported]);
+    state.validUntil = Math.min(staleAt ?? Number.POSITIVE_INFINITY, boundary ?? Number.POSITIVE_INFINITY);
+    state.dirty = false;
+    const contentJson = JSON.stringify(content);
+    if (state.published && contentJson === state.contentJson) return;
+    const revision = state.published ? Math.max(state.published.revision + 1, now) : Math.max(now, this.bootRevision);
+    if (revision > this.revisionFloor) {
+      this.revisionFloor = revision + REVISION_RESERVE;
+      this.saveFloor.run(FLOOR_KEY, String(this.revisionFloor), now);
+    }
+    const json = JSON.stringify({ ...content, generatedAt: new Date(now).toISOString() });
+    state.contentJson = contentJson;
+    state.published = {
+      platform,
+      revision,
+      content,
+      json,
+      etag: `"${revision}"`,
+      frame: encoder.encode(`event: message\nid: ${revision}\nretry: 3000\ndata: ${json}\n\n`),
+    };
+    for (const listener of this.listeners) listener(state.published);
+  }
+}

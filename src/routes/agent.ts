@@ -1,0 +1,74 @@
+/** The agent protocol: assignment and readings, authenticated by the agent's bearer token. */
+import { Elysia, t } from "elysia";
+import type { HubContext } from "../context.ts";
+import type { Access } from "../http/access.ts";
+import { ActiveEventSchema, AssignmentSchema, problems } from "../http/schemas.ts";
+
+export const ReadingSubmissionSchema = t.Object(
+  {
+    region: t.String({ description: "Must equal the agent's assigned region (rule 1)" }),
+    platform: t.String({ description: "Must equal the agent's assigned platform (rule 1)" }),
+    isReal: t.Boolean({ description: "Must be true (rule 2)" }),
+    measuredAt: t.String({ format: "date-time", description: "ISO-8601, at most 60 s in the future and 10 minutes in the past (rule 3)" }),
+    survivor: t.Integer({ minimum: 0, maximum: 1000, description: "Survivor bonus percent (rule 4)" }),
+    killer: t.Integer({ minimum: 0, maximum: 1000, description: "Killer bonus percent (rule 4)" }),
+    ratio: t.Number({ exclusiveMinimum: 0, maximum: 100000, description: "Killer:survivor queue ratio (rule 4)" }),
+    version: t.Optional(t.String({ maxLength: 64, description: "Game version (rule 6)" })),
+    category: t.Optional(t.String({ maxLength: 64, description: "Category (rule 6)" })),
+    refreshTimeSeconds: t.Optional(t.Number({ minimum: 1, maximum: 21600, description: "The game's refresh interval; outside 1–21600 it is ignored" })),
+    activeEvent: t.Optional(t.Composite([ActiveEventSchema], { description: "The bloodpoint event the agent sees; ignored when malformed" })),
+  },
+  {
+    title: "ReadingSubmission",
+    description:
+      "A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time " +
+      "at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's " +
+      "previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings " +
+      "of at most 64 characters. A refusal's detail names the first rule broken.",
+    examples: [{ region: "eu-west-1", platform: "Windows", isReal: true, measuredAt: "2026-11-21T18:04:05.123Z", survivor: 0, killer: 75, ratio: 2.4, version: "9.3.0", refreshTimeSeconds: 300 }],
+  },
+);
+
+const ReadingAcceptedSchema = t.Object(
+  {
+    assignment: AssignmentSchema,
+    live: t.Boolean({ description: "Whether the reading became the live value of its (platform, region)" }),
+  },
+  { title: "ReadingAccepted" },
+);
+
+export function agentRoutes(ctx: HubContext, access: Access) {
+  return new Elysia({ name: "routes/agent", prefix: "/api/v1/agent" })
+    .use(access.plugin)
+    .get(
+      "/assignment",
+      ({ request, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return ctx.agents.assignment(access.agentOf(request));
+      },
+      {
+        access: "agent",
+        response: { 200: AssignmentSchema, ...problems(401, 403) },
+        detail: { tags: ["agent"], summary: "What to watch and how often", description: "The agent's region, platform and cadence." },
+      },
+    )
+    .post(
+      "/readings",
+      ({ request, body, set }) => {
+        const result = ctx.ingest.submit(access.agentOf(request), body);
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return result;
+      },
+      {
+        access: "agent",
+        response: { 201: ReadingAcceptedSchema, ...problems(400, 401, 403, 413, 415, 429, 503) },
+        detail: {
+          tags: ["agent"],
+          summary: "Post a reading",
+          description: "Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment.",
+          "x-request-body": ReadingSubmissionSchema,
+        },
+      },
+    );
+}

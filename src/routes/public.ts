@@ -1,0 +1,119 @@
+/** Public reads of the live data: site meta, incentives and coverage (under the read gate). */
+import { Elysia, t } from "elysia";
+import type { HubContext } from "../context.ts";
+import { PLATFORMS } from "../domain/catalogue.ts";
+import type { Access } from "../http/access.ts";
+import {
+  IncentivesPayloadSchema,
+  JSON_TYPE,
+  PlatformParams,
+  etagMatches,
+  problems,
+  readCacheControl,
+  requirePlatform,
+} from "../http/schemas.ts";
+
+const SiteMetaSchema = t.Object(
+  {
+    platforms: t.Array(t.String(), { description: "Platforms with at least one enabled agent, in display order" }),
+    contactEmail: t.Nullable(t.String()),
+    discordUrl: t.Nullable(t.String()),
+    matrixUrl: t.Nullable(t.String()),
+    agentSetupUrl: t.String(),
+    contributeEnabled: t.Boolean(),
+    pageSize: t.Integer(),
+  },
+  {
+    title: "SiteMeta",
+    examples: [
+      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/docs#/agent", contributeEnabled: false, pageSize: 20 },
+    ],
+  },
+);
+
+const CoverageSchema = t.Object(
+  {
+    platform: t.String(),
+    regions: t.Array(
+      t.Object({
+        region: t.String(),
+        displayName: t.String(),
+        flag: t.String(),
+        agents: t.Integer({ description: "Enabled agents covering the region" }),
+        freshAgents: t.Integer({ description: "Of those, agents whose newest reading is younger than the stale threshold" }),
+      }),
+    ),
+  },
+  { title: "CoveragePayload" },
+);
+
+export function publicRoutes(ctx: HubContext, access: Access) {
+  const { config, live, agents, settings } = ctx;
+  return new Elysia({ name: "routes/public", prefix: "/api/v1" })
+    .use(access.plugin)
+    .get(
+      "/meta",
+      ({ set }) => {
+        set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 120);
+        return {
+          platforms: PLATFORMS.filter((p) => agents.coveredRegions(p).size > 0),
+          contactEmail: config.contactEmail,
+          discordUrl: config.discordUrl,
+          matrixUrl: config.matrixUrl,
+          agentSetupUrl: config.agentSetupUrl,
+          contributeEnabled: config.contribute,
+          pageSize: config.pageSize,
+        };
+      },
+      {
+        access: "public-read",
+        response: { 200: SiteMetaSchema, ...problems(401) },
+        detail: { tags: ["incentives"], summary: "Site meta", description: "What a dashboard needs to know about this hub." },
+      },
+    )
+    .get(
+      "/platforms/:platform/incentives",
+      ({ params, request }) => {
+        const published = live.current(requirePlatform(params.platform));
+        const headers = { etag: published.etag, "cache-control": readCacheControl(settings.get().requireAuth, 15) };
+        if (etagMatches(request.headers.get("if-none-match"), published.etag)) return new Response(null, { status: 304, headers });
+        return new Response(published.json, { headers: { ...headers, "content-type": JSON_TYPE } });
+      },
+      {
+        access: "public-read",
+        params: PlatformParams,
+        response: { 200: IncentivesPayloadSchema, 304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }), ...problems(401, 404) },
+        detail: {
+          tags: ["incentives"],
+          summary: "Current incentives",
+          description: "The live incentives of one platform: the same payload as each message of the stream. Carries an ETag; send If-None-Match to get 304.",
+        },
+      },
+    )
+    .get(
+      "/platforms/:platform/coverage",
+      ({ params, set }) => {
+        const platform = requirePlatform(params.platform);
+        set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 30);
+        return {
+          platform,
+          regions: config.catalogue.regions.map((region) => {
+            const group = agents.group(platform, region.id);
+            return {
+              region: region.id,
+              displayName: region.name,
+              flag: region.flag,
+              agents: group.length,
+              freshAgents: group.filter((agent) => live.isAgentFresh(agent.id)).length,
+            };
+          }),
+        };
+      },
+      {
+        access: "public-read",
+        params: PlatformParams,
+        response: { 200: CoverageSchema, ...problems(401, 404) },
+        detail: { tags: ["incentives"], summary: "Agent coverage", description: "How many agents cover each catalogue region, and how many of them are fresh." },
+      },
+    );
+}

@@ -1,0 +1,33 @@
+/** GET …/incentives/stream: the live payload as Server-Sent Events. */
+import { Elysia, t } from "elysia";
+import type { HubContext } from "../context.ts";
+import type { Access } from "../http/access.ts";
+import { clientIp } from "../http/client-ip.ts";
+import { PlatformParams, problems, requirePlatform } from "../http/schemas.ts";
+
+export function streamRoutes(ctx: HubContext, access: Access) {
+  return new Elysia({ name: "routes/stream", prefix: "/api/v1" }).use(access.plugin).get(
+    "/platforms/:platform/incentives/stream",
+    ({ params, request }) =>
+      ctx.streams.connect(requirePlatform(params.platform), request.headers.get("last-event-id"), clientIp(request, ctx.config.trustedProxies), request.signal),
+    {
+      access: "public-read",
+      params: PlatformParams,
+      response: {
+        200: t.String({
+          description:
+            "text/event-stream. Each message: `event: message`, `id: <revision>`, `retry: 3000`, `data: <IncentivesPayload on one line>`. " +
+            "The current payload comes first (unless Last-Event-ID equals the current revision), then one message per content change; `: ping` every 15 s.",
+        }),
+        ...problems(401, 404, 503),
+      },
+      detail: {
+        tags: ["incentives"],
+        summary: "Live incentives stream",
+        description:
+          "Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, " +
+          "even across restarts. Beyond MAX_STREAMS open streams the hub answers 503 with Retry-After.",
+      },
+    },
+  );
+}

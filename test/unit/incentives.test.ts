@@ -1,0 +1,118 @@
+import { describe, expect, test } from "bun:test";
+import { Catalogue } from "../../src/domain/catalogue.ts";
+import { selectActiveEvent, nextEventBoundary, type AdminEvent } from "../../src/domain/events.ts";
+import { deriveIncentives, type LiveValue } from "../../src/domain/incentives.ts";
+
+const NOW = Date.parse("2026-11-21T18:00:00.000Z");
+const STALE = 900_000;
+const catalogue = new Catalogue();
+const value = (minutesAgo: number, extra: Partial<LiveValue> = {}): LiveValue => ({
+  survivor: 0,
+  killer: 50,
+  ratio: 1.8,
+  measuredAt: NOW - minutesAgo * 60_000,
+  version: null,
+  category: null,
+  ...extra,
+});
+const derive = (live: Record<string, LiveValue>, covered: string[]) =>
+  deriveIncentives({ platform: "Windows", catalogue, live: new Map(Object.entries(live)), covered: new Set(covered), staleAfterMs: STALE, now: NOW, activeEvent: null });
+
+describe("IncentivesPayload content", () => {
+  test("error: no enabled agent, whatever readings remain", () => {
+    const { content } = derive({ "eu-west-1": value(1) }, []);
+    expect(content.status).toBe("error");
+    expect(content.statusReason).toBe("no agents are configured for this platform");
+    expect(content.regions.map((r) => r.region)).toEqual(["eu-west-1"]);
+  });
+
+  test("initializing: agents but no reading; fallbacks are never real", () => {
+    const { content, staleAt } = derive({}, ["eu-central-1", "eu-west-2"]);
+    expect(content.status).toBe("initializing");
+    expect(content.statusReason).toBeNull();
+    expect(content.updatedAt).toBeNull();
+    expect(content.regions).toEqual([
+      { region: "eu-west-2", displayName: "EU West (London)", flag: "🇬🇧", survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null },
+      { region: "eu-central-1", displayName: "EU Central (Frankfurt)", flag: "🇩🇪", survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null },
+    ]);
+    expect(staleAt).toBeNull();
+  });
+
+  test("ok: at least one fresh reading; regions in catalogue order; version and category from the newest", () => {
+    const { content, staleAt } = derive(
+      {
+        "ap-south-1": value(20, { version: "old", category: "a" }),
+        "eu-west-1": value(2, { version: "9.3.0", category: "live", survivor: 25, killer: 0, ratio: 0.5 }),
+      },
+      ["ap-south-1", "eu-west-1", "us-east-1"],
+    );
+    expect(content.status).toBe("ok");
+    expect(content.regions.map((r) => [r.region, r.stale, r.isReal])).toEqual([
+      ["eu-west-1", false, true],
+      ["us-east-1", true, false],
+      ["ap-south-1", true, true],
+    ]);
+    expect(content.regions[0]).toMatchObject({ survivor: 25, killer: 0, ratio: 0.5, lastUpdated: "2026-11-21T17:58:00.000Z" });
+    expect(content.updatedAt).toBe("2026-11-21T17:58:00.000Z");
+    expect(content.version).toBe("9.3.0");
+    expect(content.category).toBe("live");
+    expect(staleAt).toBe(NOW - 2 * 60_000 + STALE + 1);
+  });
+
+  test("degraded: readings exist, all stale", () => {
+    const { content } = derive({ "eu-west-1": value(16) }, ["eu-west-1"]);
+    expect(content.status).toBe("degraded");
+    expect(content.statusReason).toBe("agents have not reported fresh data recently");
+    expect(content.regions[0]?.stale).toBe(true);
+  });
+
+  test("stale exactly at the threshold plus one millisecond", () => {
+    expect(derive({ "eu-west-1": value(15) }, ["eu-west-1"]).content.regions[0]?.stale).toBe(false);
+    expect(
+      deriveIncentives({ platform: "Windows", catalogue, live: new Map([["eu-west-1", value(15)]]), covered: new Set(["eu-west-1"]), staleAfterMs: STALE, now: NOW + 1, activeEvent: null }).content.regions[0]?.stale,
+    ).toBe(true);
+  });
+});
+
+describe("active event", () => {
+  const at = (h: number) => NOW + h * 3_600_000;
+  const admin = (id: number, multiplier: number, platforms: string[] | null = null, from = -1, to = 1): AdminEvent => ({
+    id,
+    key: `admin-${id}`,
+    label: `Admin ${id}`,
+    multiplier,
+    startsAt: at(from),
+    endsAt: at(to),
+    platforms,
+  });
+  const reported = (key: string, multiplier: number, from = -1, to = 1) => ({ key, label: key, multiplier, startsAt: at(from), endsAt: at(to) });
+
+  test("none in force: null", () => {
+    expect(selectActiveEvent("Windows", NOW, [admin(1, 2, null, 1, 2)], [reported("r", 2, -3, -2)])).toBeNull();
+  });
+
+  test("the highest multiplier wins, across admin and reported", () => {
+    expect(selectActiveEvent("Windows", NOW, [admin(1, 1.5)], [reported("agent-2x", 2)])?.key).toBe("agent-2x");
+    expect(selectActiveEvent("Windows", NOW, [admin(1, 3)], [reported("agent-2x", 2)])?.key).toBe("admin-1");
+  });
+
+  test("an admin event wins a tie", () => {
+    expect(selectActiveEvent("Windows", NOW, [admin(1, 2)], [reported("agent-2x", 2)])?.key).toBe("admin-1");
+  });
+
+  test("admin events apply to their platforms only", () => {
+    expect(selectActiveEvent("Windows", NOW, [admin(1, 2, ["EGS"])], [])).toBeNull();
+    expect(selectActiveEvent("EGS", NOW, [admin(1, 2, ["EGS"])], [])?.key).toBe("admin-1");
+  });
+
+  test("the window is [startsAt, endsAt) and times are ISO strings", () => {
+    const event = admin(1, 2, null, 0, 1);
+    expect(selectActiveEvent("Windows", NOW, [event], [])).toEqual({ key: "admin-1", label: "Admin 1", multiplier: 2, startsAt: "2026-11-21T18:00:00.000Z", endsAt: "2026-11-21T19:00:00.000Z" });
+    expect(selectActiveEvent("Windows", at(1), [event], [])).toBeNull();
+  });
+
+  test("the next boundary is the earliest future start or end", () => {
+    expect(nextEventBoundary(NOW, [admin(1, 2, null, -1, 3), reported("r", 2, 2, 5)])).toBe(at(2));
+    expect(nextEventBoundary(NOW, [admin(1, 2, null, -2, -1)])).toBeNull();
+  });
+});

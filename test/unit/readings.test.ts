@@ -1,0 +1,160 @@
+import { describe, expect, test } from "bun:test";
+import { checkReading, parseIsoTime, parseReportedEvent, type ReadingContext, type Verdict } from "../../src/domain/readings.ts";
+
+const NOW = Date.parse("2026-11-21T18:00:00.000Z");
+const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, previousAcceptedAt: null };
+const VALID = { region: "eu-west-1", platform: "Windows", survivor: 0, killer: 75, ratio: 2.5, isReal: true, measuredAt: "2026-11-21T17:59:30.000Z" };
+
+function verdict(overrides: Record<string, unknown> = {}, context: Partial<ReadingContext> = {}): Verdict {
+  return checkReading({ ...VALID, ...overrides }, { ...CONTEXT, ...context });
+}
+
+function refusedBy(v: Verdict): number | null {
+  return v.ok ? null : v.refusal.rule;
+}
+
+describe("a valid reading", () => {
+  test("is accepted with its values", () => {
+    const v = verdict({ version: "9.3.0", category: "default", refreshTimeSeconds: 240 });
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.reading).toEqual({
+      region: "eu-west-1",
+      platform: "Windows",
+      survivor: 0,
+      killer: 75,
+      ratio: 2.5,
+      measuredAt: Date.parse(VALID.measuredAt),
+      version: "9.3.0",
+      category: "default",
+      refreshTimeSeconds: 240,
+      activeEvent: null,
+    });
+  });
+});
+
+describe("rule 1: region and platform equal the assignment", () => {
+  test("refused", () => {
+    expect(refusedBy(verdict({ region: "eu-west-2" }))).toBe(1);
+    expect(refusedBy(verdict({ platform: "EGS" }))).toBe(1);
+    expect(refusedBy(verdict({ region: undefined }))).toBe(1);
+    expect(refusedBy(checkReading(null, CONTEXT))).toBe(1);
+    expect(refusedBy(checkReading([VALID], CONTEXT))).toBe(1);
+    const v = verdict({ platform: "windows" });
+    expect(v.ok ? "" : v.refusal.detail).toStartWith("Rule 1:");
+    expect(v.ok ? "" : v.refusal.location).toBe("body.platform");
+  });
+  test("accepted", () => expect(verdict().ok).toBe(true));
+});
+
+describe("rule 2: isReal is true", () => {
+  test("refused", () => {
+    for (const isReal of [false, "true", 1, null, undefined]) expect(refusedBy(verdict({ isReal }))).toBe(2);
+  });
+  test("accepted", () => expect(verdict({ isReal: true }).ok).toBe(true));
+});
+
+describe("rule 3: measuredAt is ISO-8601, at most 60 s ahead and 10 min behind", () => {
+  test("refused", () => {
+    for (const measuredAt of [Date.parse(VALID.measuredAt), "yesterday", "2026-11-21", "2026-11-21T17:59:30", "2026-13-40T99:00:00Z", null]) {
+      expect(refusedBy(verdict({ measuredAt }))).toBe(3);
+    }
+    expect(refusedBy(verdict({ measuredAt: "2026-11-21T18:01:00.001Z" }))).toBe(3);
+    expect(refusedBy(verdict({ measuredAt: "2026-11-21T17:49:59.999Z" }))).toBe(3);
+  });
+  test("accepted at the edges and with offsets", () => {
+    expect(verdict({ measuredAt: "2026-11-21T18:01:00.000Z" }).ok).toBe(true);
+    expect(verdict({ measuredAt: "2026-11-21T17:50:00.000Z" }).ok).toBe(true);
+    expect(verdict({ measuredAt: "2026-11-21T19:00:00+01:00" }).ok).toBe(true);
+    expect(verdict({ measuredAt: "2026-11-21T17:59Z" }).ok).toBe(true);
+  });
+});
+
+describe("rule 4: bonuses are integers 0–1000, ratio finite in (0, 100000]", () => {
+  test("refused", () => {
+    for (const survivor of [-1, 1001, 1.5, "75", null, Number.NaN]) expect(refusedBy(verdict({ survivor }))).toBe(4);
+    for (const killer of [-25, 2000, 0.1, "0", undefined]) expect(refusedBy(verdict({ killer }))).toBe(4);
+    for (const ratio of [0, -1, 100000.5, Number.POSITIVE_INFINITY, "2", null]) expect(refusedBy(verdict({ ratio }))).toBe(4);
+  });
+  test("accepted at the edges", () => {
+    expect(verdict({ survivor: 0, killer: 1000 }).ok).toBe(true);
+    expect(verdict({ survivor: 1000, killer: 0, ratio: 100000 }).ok).toBe(true);
+    expect(verdict({ ratio: 0.0001 }).ok).toBe(true);
+  });
+});
+
+describe("rule 5: at least 0.8 × pollMinSeconds since the previous accepted reading", () => {
+  test("refused with 429 and Retry-After in whole seconds", () => {
+    const v = verdict({}, { previousAcceptedAt: NOW - 100_000 });
+    expect(refusedBy(v)).toBe(5);
+    if (v.ok) return;
+    expect(v.refusal.status).toBe(429);
+    expect(v.refusal.retryAfterSeconds).toBe(140);
+    const almost = verdict({}, { previousAcceptedAt: NOW - 239_999 });
+    expect(almost.ok ? 0 : almost.refusal.retryAfterSeconds).toBe(1);
+  });
+  test("accepted once the spacing has passed, or with no previous reading", () => {
+    expect(verdict({}, { previousAcceptedAt: NOW - 240_000 }).ok).toBe(true);
+    expect(verdict({}, { previousAcceptedAt: null }).ok).toBe(true);
+    expect(verdict({}, { previousAcceptedAt: NOW - 400_000, pollMinSeconds: 600 }).ok).toBe(false);
+  });
+});
+
+describe("rule 6: version and category are strings of at most 64; refreshTimeSeconds outside 1–21600 is ignored", () => {
+  test("refused", () => {
+    expect(refusedBy(verdict({ version: "v".repeat(65) }))).toBe(6);
+    expect(refusedBy(verdict({ category: 7 }))).toBe(6);
+    expect(refusedBy(verdict({ version: { major: 9 } }))).toBe(6);
+  });
+  test("accepted, ignoring refresh times out of range", () => {
+    const v = verdict({ version: "v".repeat(64), category: null, refreshTimeSeconds: 30_000 });
+    expect(v.ok && v.reading.refreshTimeSeconds).toBeNull();
+    expect(v.ok && v.reading.version?.length).toBe(64);
+    const low = verdict({ refreshTimeSeconds: 0.5 });
+    expect(low.ok && low.reading.refreshTimeSeconds).toBeNull();
+    const text = verdict({ refreshTimeSeconds: "300" });
+    expect(text.ok && text.reading.refreshTimeSeconds).toBeNull();
+    const edge = verdict({ refreshTimeSeconds: 21600 });
+    expect(edge.ok && edge.reading.refreshTimeSeconds).toBe(21600);
+  });
+});
+
+describe("rule order: the first rule broken is named", () => {
+  test("region beats everything", () => {
+    expect(refusedBy(verdict({ region: "x", isReal: false, survivor: "bad", version: "v".repeat(99) }, { previousAcceptedAt: NOW }))).toBe(1);
+  });
+  test("isReal beats time and values", () => {
+    expect(refusedBy(verdict({ isReal: false, measuredAt: "nope", survivor: -1 }))).toBe(2);
+  });
+  test("time beats values", () => {
+    expect(refusedBy(verdict({ measuredAt: "nope", survivor: -1 }))).toBe(3);
+  });
+  test("values beat the rate", () => {
+    expect(refusedBy(verdict({ survivor: -1 }, { previousAcceptedAt: NOW }))).toBe(4);
+  });
+  test("the rate beats labels", () => {
+    expect(refusedBy(verdict({ version: "v".repeat(99) }, { previousAcceptedAt: NOW }))).toBe(5);
+  });
+});
+
+describe("helpers", () => {
+  test("ISO times need a date, a time and a zone", () => {
+    expect(parseIsoTime("2026-11-21T18:04:05.123Z")).toBe(Date.parse("2026-11-21T18:04:05.123Z"));
+    expect(parseIsoTime("2026-11-21T18:04:05+0100")).not.toBeNull();
+    expect(parseIsoTime("2026-11-21 18:04:05Z")).toBeNull();
+    expect(parseIsoTime(1_800_000_000_000)).toBeNull();
+  });
+
+  test("a reported event is kept only when well formed", () => {
+    const event = { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: "2026-11-20T00:00:00Z", endsAt: "2026-11-27T00:00:00Z" };
+    expect(parseReportedEvent(event)).toEqual({ key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: Date.parse(event.startsAt), endsAt: Date.parse(event.endsAt) });
+    expect(parseReportedEvent({ ...event, multiplier: 0 })).toBeNull();
+    expect(parseReportedEvent({ ...event, endsAt: event.startsAt })).toBeNull();
+    expect(parseReportedEvent({ ...event, key: "" })).toBeNull();
+    expect(parseReportedEvent("double")).toBeNull();
+    const v = verdict({ activeEvent: event });
+    expect(v.ok && v.reading.activeEvent?.key).toBe("double-bp");
+    const bad = verdict({ activeEvent: { key: "x" } });
+    expect(bad.ok && bad.reading.activeEvent).toBeNull();
+  });
+});
