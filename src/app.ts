@@ -3,21 +3,31 @@
  * the serve command hands it to Bun.serve, and tests call app.handle().
  */
 import { Elysia, type AnyElysia } from "elysia";
+import { UserAdmin } from "./auth/admin-users.ts";
+import { Mfa } from "./auth/mfa.ts";
 import type { HubContext } from "./context.ts";
 import { createAccess } from "./http/access.ts";
 import { errorHandling } from "./http/errors.ts";
 import { jsonResponses } from "./http/json.ts";
 import { requestLog } from "./http/request-log.ts";
 import { securityHeaders } from "./http/security.ts";
+import { adminSettingsRoutes } from "./routes/admin/settings.ts";
+import { adminUserRoutes } from "./routes/admin/users.ts";
 import { agentRoutes } from "./routes/agent.ts";
+import { apiKeyRoutes } from "./routes/apikeys.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
 export function createApp(ctx: HubContext) {
   const { config, log } = ctx;
-  const access = createAccess({ settings: ctx.settings, agents: ctx.agents });
+  const { accounts } = ctx;
+  const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
+  const mfa = new Mfa(ctx.db, accounts, config.rpName, ctx.now);
+  const userAdmin = new UserAdmin(ctx.db, accounts, ctx.now);
   const app: AnyElysia = new Elysia({ name: "hub" })
     .use(securityHeaders({ https: config.origin.startsWith("https:"), cors: config.corsOrigins }))
     .use(requestLog(log, config.trustedProxies))
@@ -27,6 +37,11 @@ export function createApp(ctx: HubContext) {
     .use(publicRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))
+    .use(authRoutes(ctx, access, accounts))
+    .use(mfaRoutes(ctx, access, mfa))
+    .use(apiKeyRoutes(ctx, access, accounts))
+    .use(adminUserRoutes(access, userAdmin))
+    .use(adminSettingsRoutes(ctx, access, accounts))
     .use(docsRoutes(() => app, access));
   return app;
 }

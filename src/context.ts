@@ -1,4 +1,5 @@
 /** What every part of a running hub shares: configuration, database, log, clock and the live services. */
+import type { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
 import type { AgentDirectory } from "./live/agents.ts";
@@ -22,4 +23,5 @@ export interface HubContext {
   readonly live: LiveStore;
   readonly streams: StreamHub;
   readonly ingest: Ingest;
+  readonly accounts: Accounts;
 }

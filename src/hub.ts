@@ -1,5 +1,6 @@
 /** Builds a hub's shared context and app from a Config: the same path for the server and the tests. */
 import { createApp, type HubApp } from "./app.ts";
+import { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
 import type { HubContext } from "./context.ts";
@@ -13,6 +14,9 @@ import { StreamHub } from "./live/streams.ts";
 import { ExternalChanges } from "./live/watch.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { RuntimeSettings } from "./settings.ts";
+
+/** How often expired sessions are swept away. */
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 
 export interface Hub {
   readonly ctx: HubContext;
@@ -51,12 +55,15 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   }
 
   const settings = new RuntimeSettings(db, config, now);
+  const accounts = new Accounts(db, config, settings, now);
+  const admin = accounts.bootstrapAdmin();
+  if (admin) log.info("first admin created from the configuration", { username: admin.username });
   const agents = new AgentDirectory(db, config.catalogue, { pollMin: config.pollMin, pollMax: config.pollMax });
   const events = new EventBook(db);
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
   const ingest = new Ingest(db, agents, live, now, log);
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest };
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -65,6 +72,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     live.invalidate();
   };
   const watcher = new ExternalChanges(db, reloadExternal);
+  let housekeeping: ReturnType<typeof setInterval> | null = null;
 
   return {
     ctx,
@@ -75,8 +83,12 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       live.start();
       streams.start();
       watcher.start();
+      housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
+      housekeeping.unref?.();
     },
     stop() {
+      if (housekeeping) clearInterval(housekeeping);
+      housekeeping = null;
       watcher.stop();
       live.stop();
       streams.closeAll();

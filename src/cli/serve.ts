@@ -30,7 +30,7 @@ export const serve: Command = {
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     if (config.sessionSecretGenerated) {
-      log.warn("SESSION_SECRET is not set: a random secret is used for this boot only, so remember-device tokens stop working at restart");
+      log.warn("SESSION_SECRET is not set: a random secret is used for this boot only, so sessions and remembered devices end at restart");
     }
     const signal = nextSignal();
     let server;

@@ -4,14 +4,18 @@
  * OpenAPI operation (`x-access` and `security`) so that the description and
  * the route-table test both see it.
  */
-import { Elysia } from "elysia";
-import { bearerToken, sha256Hex } from "../auth/tokens.ts";
+import { Elysia, type Cookie } from "elysia";
+import type { Accounts, UserPrincipal } from "../auth/accounts.ts";
+import { SESSION_COOKIE } from "../auth/sessions.ts";
+import { bearerToken, secretsEqual, sha256Hex } from "../auth/tokens.ts";
+import type { Config } from "../config/load.ts";
 import type { Agent } from "../db/agents.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { RuntimeSettings } from "../settings.ts";
+import { clientIp } from "./client-ip.ts";
 import { HttpProblem } from "./problem.ts";
 
-export const ACCESS_RULES = ["public", "public-read", "agent"] as const;
+export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin"] as const;
 export type AccessRule = (typeof ACCESS_RULES)[number];
 
 type SecurityRequirement = Record<string, string[]>;
@@ -22,38 +26,62 @@ const SECURITY: Readonly<Record<AccessRule, SecurityRequirement[]>> = {
   public: [],
   "public-read": [{}, ...USER_CREDENTIALS],
   agent: [{ agentToken: [] }],
+  "session-partial": [{ sessionCookie: [] }],
+  session: [{ sessionCookie: [] }],
+  admin: USER_CREDENTIALS,
 };
 
 export const ACCESS_DESCRIPTIONS: Readonly<Record<AccessRule, string>> = {
   public: "Open to everyone, never behind the read gate.",
   "public-read": "Public while requireAuth is off; otherwise a fully signed-in session or an API key.",
   agent: "An agent's bearer token.",
+  "session-partial": "A session cookie, also one that has passed only the password (CSRF token on changes).",
+  session: "A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.",
+  admin: "An admin's fully signed-in session (CSRF token on changes) or an admin's API key.",
 };
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 export interface AccessDeps {
+  readonly config: Config;
   readonly settings: RuntimeSettings;
   readonly agents: AgentDirectory;
+  readonly accounts: Accounts;
 }
 
 export interface Access {
   readonly plugin: ReturnType<typeof accessPlugin>;
   /** The agent that authenticated this request (routes with access "agent"). */
   agentOf(request: Request): Agent;
+  /** The signed-in user of this request (session, session-partial and admin routes). */
+  userOf(request: Request): UserPrincipal;
+  /** The signed-in user, if any (public routes such as the session body). */
+  optionalUserOf(request: Request, cookie: Record<string, Cookie<unknown>>): UserPrincipal | null;
 }
 
-function accessPlugin(authorize: (rule: AccessRule, request: Request) => void) {
+type Authorize = (rule: AccessRule, request: Request, cookie: Record<string, Cookie<unknown>>) => void;
+
+function accessPlugin(authorize: Authorize) {
   return new Elysia({ name: "hub/access" }).macro({
     access: (rule: AccessRule) => ({
       detail: { "x-access": rule, security: SECURITY[rule] },
-      transform({ request }: { request: Request }) {
-        authorize(rule, request);
+      transform({ request, cookie }: { request: Request; cookie: Record<string, Cookie<unknown>> }) {
+        authorize(rule, request, cookie);
       },
     }),
   });
 }
 
+/** Cookie attributes of the session cookie. */
+export function sessionCookie(config: Config) {
+  return { httpOnly: true, sameSite: "lax", path: "/", secure: config.cookieSecure, maxAge: config.sessionTtlHours * 3600 } as const;
+}
+
 export function createAccess(deps: AccessDeps): Access {
+  const { accounts, config, settings } = deps;
   const agents = new WeakMap<Request, Agent>();
+  const users = new WeakMap<Request, UserPrincipal>();
+  const resolved = new WeakMap<Request, UserPrincipal | null>();
 
   const authenticateAgent = (request: Request): void => {
     const token = bearerToken(request);
@@ -65,20 +93,63 @@ export function createAccess(deps: AccessDeps): Access {
     agents.set(request, agent);
   };
 
-  const authorize = (rule: AccessRule, request: Request): void => {
+  const identify = (request: Request, cookie: Record<string, Cookie<unknown>>): UserPrincipal | null => {
+    if (resolved.has(request)) return resolved.get(request) ?? null;
+    const raw = cookie[SESSION_COOKIE]?.value;
+    const resolution = accounts.resolve(request, typeof raw === "string" ? raw : undefined);
+    if (resolution.refusal) throw new HttpProblem(401, resolution.refusal, { headers: { "www-authenticate": 'Bearer realm="hub"' } });
+    if (resolution.renewCookie && typeof raw === "string") cookie[SESSION_COOKIE]?.set({ value: raw, ...sessionCookie(config) });
+    resolved.set(request, resolution.principal);
+    return resolution.principal;
+  };
+
+  const requireCsrf = (request: Request, principal: UserPrincipal): void => {
+    if (principal.via !== "session" || SAFE_METHODS.has(request.method) || !principal.session) return;
+    const token = request.headers.get("x-csrf-token");
+    if (!token || !secretsEqual(token, principal.session.csrfToken)) {
+      throw new HttpProblem(403, "Send the session's csrfToken (from GET /api/v1/auth/session) in the X-CSRF-Token header.");
+    }
+  };
+
+  const signedIn = (request: Request, cookie: Record<string, Cookie<unknown>>, detail: string): UserPrincipal => {
+    const principal = identify(request, cookie);
+    if (!principal) throw new HttpProblem(401, detail);
+    return principal;
+  };
+
+  const authorize: Authorize = (rule, request, cookie) => {
     switch (rule) {
       case "public":
         return;
-      case "public-read":
-        if (deps.settings.get().requireAuth) {
-          throw new HttpProblem(401, "This hub requires signing in (or an API key) to read its data.", {
-            headers: { "www-authenticate": 'Bearer realm="hub"' },
-          });
+      case "public-read": {
+        accounts.presence.seen(clientIp(request, config.trustedProxies));
+        if (!settings.get().requireAuth) return;
+        const principal = identify(request, cookie);
+        if (principal?.level !== "mfa") {
+          throw new HttpProblem(401, "This hub requires signing in (or an API key) to read its data.", { headers: { "www-authenticate": 'Bearer realm="hub"' } });
         }
         return;
+      }
       case "agent":
         authenticateAgent(request);
         return;
+      case "session-partial":
+      case "session": {
+        const principal = signedIn(request, cookie, "Sign in first.");
+        if (principal.via !== "session") throw new HttpProblem(403, "This needs a signed-in session; API keys cannot do it.");
+        if (rule === "session" && principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
+        requireCsrf(request, principal);
+        users.set(request, principal);
+        return;
+      }
+      case "admin": {
+        const principal = signedIn(request, cookie, "Sign in as an admin, or send an admin's API key.");
+        if (principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
+        if (principal.user.role !== "admin") throw new HttpProblem(403, "Only admins may do this.");
+        requireCsrf(request, principal);
+        users.set(request, principal);
+        return;
+      }
     }
   };
 
@@ -88,6 +159,18 @@ export function createAccess(deps: AccessDeps): Access {
       const agent = agents.get(request);
       if (!agent) throw new Error("agentOf called on a route without agent access");
       return agent;
+    },
+    userOf(request) {
+      const principal = users.get(request);
+      if (!principal) throw new Error("userOf called on a route without user access");
+      return principal;
+    },
+    optionalUserOf(request, cookie) {
+      try {
+        return identify(request, cookie);
+      } catch {
+        return null;
+      }
     },
   };
 }

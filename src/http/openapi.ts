@@ -27,6 +27,16 @@ export const TAGS = [
       "`POST /api/v1/agent/readings`; every reply carries the current assignment. Tokens go in `Authorization: Bearer <token>`.",
     ].join("\n"),
   },
+  {
+    name: "auth",
+    description:
+      "Signing in. Sessions live in the hub_session cookie (HttpOnly, SameSite=Lax); every state change made with it must send the session's csrfToken " +
+      "(GET /api/v1/auth/session) in X-CSRF-Token. Calls made from this page add it automatically.",
+  },
+  { name: "mfa", description: "Second factors: TOTP apps and passkeys. A session that passed only the password may enrol a first factor or verify one." },
+  { name: "api-keys", description: "Your own API keys for scripts (when the hub allows them). Send as Authorization: Bearer hub_… or X-API-Key: hub_…." },
+  { name: "admin-users", description: "Admin: users. The last enabled admin can never be demoted, disabled or deleted." },
+  { name: "admin-settings", description: "Admin: runtime settings and who is online." },
 ] as const;
 
 export const SECURITY_SCHEMES = {
@@ -61,31 +71,34 @@ export interface OpenApiDocument {
   readonly yaml: string;
 }
 
-type Operation = Record<string, unknown> & { requestBody?: { required?: boolean; content?: Record<string, unknown> } };
+type Operation = Record<string, unknown> & { requestBody?: unknown };
+
+/** A TypeBox schema as plain JSON Schema (its symbol-keyed bookkeeping dropped). */
+function jsonSchema(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema)) as unknown;
+}
 
 /**
- * Request bodies are JSON only (Elysia's generator also lists form encodings),
- * and a route whose rules are checked in the domain rather than by schema
- * documents its body through `x-request-body`.
+ * Request bodies are JSON only. The generator cannot see body schemas behind
+ * the hub's own JSON parser, so they are taken from the routes directly; a
+ * route whose rules are checked in the domain rather than by schema documents
+ * its body through `x-request-body`.
  */
-function tidyOperations(paths: Record<string, Record<string, Operation>>): void {
-  for (const methods of Object.values(paths)) {
-    for (const operation of Object.values(methods)) {
-      const documented = operation["x-request-body"];
-      if (documented !== undefined) {
-        operation.requestBody = { required: true, content: { "application/json": { schema: documented } } };
-        delete operation["x-request-body"];
-      } else if (operation.requestBody?.content) {
-        const json = operation.requestBody.content["application/json"];
-        operation.requestBody.content = json === undefined ? {} : { "application/json": json };
-      }
-    }
+function documentBodies(app: AnyElysia, paths: Record<string, Record<string, Operation>>): void {
+  for (const route of app.routes) {
+    const operation = paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
+    if (!operation) continue;
+    const hooks = route.hooks as { body?: unknown } | undefined;
+    const documented = operation["x-request-body"] ?? hooks?.body;
+    delete operation["x-request-body"];
+    if (documented === undefined) delete operation.requestBody;
+    else operation.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(documented) } } };
   }
 }
 
 export function buildOpenApiDocument(app: AnyElysia): Record<string, unknown> {
   const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.1");
-  tidyOperations(generated.paths as Record<string, Record<string, Operation>>);
+  documentBodies(app, generated.paths as Record<string, Record<string, Operation>>);
   return {
     openapi: "3.1.1",
     info: {

@@ -74,6 +74,7 @@ describe("OpenAPI description", () => {
       expect(op.tags?.length ?? 0).toBeGreaterThan(0);
       expect(op.summary?.length ?? 0).toBeGreaterThan(0);
       expect(Array.isArray(op.security)).toBe(true);
+      for (const tag of op.tags ?? []) expect({ path, tag, declared: doc.tags.some((t) => t.name === tag) }).toEqual({ path, tag, declared: true });
     }
   });
 });

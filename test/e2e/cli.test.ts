@@ -119,3 +119,38 @@ describe("hub backup", () => {
     expect(existsSync(target)).toBe(true);
   });
 });
+
+describe("hub user", () => {
+  test("create (with --password-stdin or a generated password) and reset-password, beside a running server", async () => {
+    const db = join(scratch(), "hub.db");
+    const hub = await startHub({ args: ["--db", db], env: { MFA_ENFORCED_ROLES: "" } });
+    try {
+      const created = await runCli(["user", "create", "--db", db, "--username", "ops", "--admin", "--password-stdin"], { stdin: "first long password\n" });
+      expect(created.exitCode).toBe(0);
+      expect(created.stdout).toContain('created admin "ops"');
+      const login = async (username: string, password: string) =>
+        (await fetch(`${hub.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password }) })).status;
+      expect(await login("ops", "first long password")).toBe(200);
+      const session = await (await fetch(`${hub.url}/api/v1/auth/session`)).json();
+      expect(session.needsSetup).toBe(false);
+
+      const generated = await runCli(["user", "create", "--db", db, "--username", "viewer", "--role", "user"]);
+      const password = /password \(shown only now\): (\S+)/.exec(generated.stdout)?.[1] ?? "";
+      expect(password.length).toBeGreaterThanOrEqual(20);
+      expect(await login("viewer", password)).toBe(200);
+
+      expect((await runCli(["user", "create", "--db", db, "--username", "OPS", "--role", "user"])).exitCode).toBe(1);
+      expect((await runCli(["user", "create", "--db", db, "--username", "x", "--role", "root"])).exitCode).toBe(1);
+      expect((await runCli(["user", "create", "--db", db, "--username", "y", "--password-stdin"], { stdin: "short\n" })).exitCode).toBe(1);
+
+      const reset = await runCli(["user", "reset-password", "ops", "--db", db, "--password-stdin"], { stdin: "second long password\n" });
+      expect(reset.exitCode).toBe(0);
+      expect(await login("ops", "first long password")).toBe(401);
+      expect(await login("ops", "second long password")).toBe(200);
+      expect((await runCli(["user", "reset-password", "nobody", "--db", db, "--password-stdin"], { stdin: "second long password\n" })).exitCode).toBe(1);
+      expect((await runCli(["user", "reset-password", "ops", "--db", db])).exitCode).toBe(1);
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * Who is asking, and the account flows: first-admin setup, login, the
+ * session body, password change and the first MFA policy choice.
+ */
+import { ConfigError, type Config } from "../config/load.ts";
+import { ROLES, type Role } from "../config/options.ts";
+import { audit, type Actor } from "../db/audit.ts";
+import type { HubDb } from "../db/open.ts";
+import { users } from "../db/schema.ts";
+import {
+  adminExists,
+  enrolledMethods,
+  findUserById,
+  findUserByName,
+  insertUser,
+  toUserBody,
+  USERNAME_PATTERN,
+  type UserBody,
+  type UserRow,
+} from "../db/users.ts";
+import { HttpProblem } from "../http/problem.ts";
+import type { RuntimeSettings } from "../settings.ts";
+import { eq } from "drizzle-orm";
+import { ApiKeys, presentedApiKey } from "./apikeys.ts";
+import { TrustedDevices } from "./devices.ts";
+import { Passkeys } from "./passkeys.ts";
+import { hashPassword, hashPasswordSync, passwordProblem, verifyPassword } from "./passwords.ts";
+import { Presence } from "./presence.ts";
+import { SessionStore, type AuthLevel, type Session } from "./sessions.ts";
+import { LoginThrottle } from "./throttle.ts";
+
+export type Next = "ok" | "mfa" | "enroll_mfa";
+export type Method = "totp" | "webauthn";
+
+export interface UserPrincipal {
+  readonly user: UserRow;
+  readonly via: "session" | "apiKey";
+  /** Null when the request came with an API key. */
+  readonly session: Session | null;
+  readonly level: AuthLevel;
+}
+
+export interface Resolution {
+  readonly principal: UserPrincipal | null;
+  /** Why presented credentials were refused (bad API key), when they were. */
+  readonly refusal: string | null;
+  /** The session's expiry moved: send the cookie again. */
+  readonly renewCookie: boolean;
+}
+
+export interface SessionBody {
+  readonly authenticated: boolean;
+  readonly authLevel: AuthLevel | null;
+  readonly csrfToken: string | null;
+  readonly enableApiKeys: boolean;
+  readonly requireAuth: boolean;
+  readonly needsSetup: boolean;
+  readonly needsMfaPolicy: boolean;
+  readonly mfa: { readonly required: boolean; readonly enroll: boolean; readonly methods: Method[] };
+  readonly user: UserBody | null;
+}
+
+export interface LoginOutcome {
+  readonly next: Next;
+  readonly methods: Method[];
+  /** The new session's cookie value. */
+  readonly sessionToken: string;
+}
+
+export function actorOf(principal: UserPrincipal): Actor {
+  return { userId: principal.user.id, name: principal.user.username };
+}
+
+export function checkUsername(username: string): void {
+  if (!USERNAME_PATTERN.test(username)) {
+    throw new HttpProblem(400, "A username is 1 to 64 letters, digits, '.', '_' or '-'.", { errors: [{ location: "body.username", message: "invalid username" }] });
+  }
+}
+
+export function checkPassword(password: string, location = "body.password"): void {
+  const problem = passwordProblem(password);
+  if (problem) throw new HttpProblem(400, `Invalid password: ${problem}.`, { errors: [{ location, message: problem }] });
+}
+
+export function checkRoles(roles: readonly string[], location: string): Role[] {
+  const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (unknown.length > 0) {
+    throw new HttpProblem(400, `Unknown role ${unknown.map((r) => `"${r}"`).join(", ")}; roles are ${ROLES.join(" and ")}.`, {
+      errors: [{ location, message: "unknown role" }],
+    });
+  }
+  return [...new Set(roles)] as Role[];
+}
+
+export class Accounts {
+  readonly sessions: SessionStore;
+  readonly devices: TrustedDevices;
+  readonly apiKeys: ApiKeys;
+  readonly passkeys: Passkeys;
+  readonly throttle: LoginThrottle;
+  readonly presence: Presence;
+
+  constructor(
+    private readonly db: HubDb,
+    readonly config: Config,
+    private readonly settings: RuntimeSettings,
+    private readonly now: () => number,
+  ) {
+    this.sessions = new SessionStore(db.orm, config.sessionSecret, config.sessionTtlHours * 3_600_000, now);
+    this.devices = new TrustedDevices(db.orm, config.sessionSecret, now);
+    this.apiKeys = new ApiKeys(db.orm, now);
+    this.passkeys = new Passkeys(db.orm, { id: config.rpId, name: config.rpName, origin: config.origin }, now);
+    this.throttle = new LoginThrottle(now);
+    this.presence = new Presence(now);
+  }
+
+  /** The user behind a request: an API key (when keys are on) wins over the session cookie. */
+  resolve(request: Request, sessionCookie: string | undefined): Resolution {
+    const key = presentedApiKey(request);
+    if (key !== null) {
+      if (!this.settings.get().enableApiKeys) return { principal: null, refusal: "API keys are turned off on this hub.", renewCookie: false };
+      const row = this.apiKeys.authenticate(key);
+      const user = row ? findUserById(this.db.orm, row.userId) : undefined;
+      if (!row || !user?.enabled) return { principal: null, refusal: "This API key is not valid.", renewCookie: false };
+      return { principal: { user, via: "apiKey", session: null, level: "mfa" }, refusal: null, renewCookie: false };
+    }
+    if (!sessionCookie) return { principal: null, refusal: null, renewCookie: false };
+    const session = this.sessions.find(sessionCookie);
+    const user = session ? findUserById(this.db.orm, session.userId) : undefined;
+    if (!session || !user?.enabled) return { principal: null, refusal: null, renewCookie: false };
+    const renewCookie = this.sessions.touch(session);
+    return { principal: { user, via: "session", session, level: session.authLevel }, refusal: null, renewCookie };
+  }
+
+  methodsOf(user: UserRow): Method[] {
+    return enrolledMethods(this.db.orm, user);
+  }
+
+  requiresMfa(user: UserRow): boolean {
+    return this.settings.get().mfaEnforcedRoles.includes(user.role);
+  }
+
+  /** What a user must do after the first factor, and the session level that gives. */
+  private nextStep(user: UserRow, methods: Method[], trustedDevice: boolean): { next: Next; level: AuthLevel } {
+    if (methods.length > 0) return trustedDevice ? { next: "ok", level: "mfa" } : { next: "mfa", level: "password" };
+    if (this.requiresMfa(user)) return { next: "enroll_mfa", level: "password" };
+    return { next: "ok", level: "mfa" };
+  }
+
+  private startSession(user: UserRow, trustedDevice: boolean): LoginOutcome {
+    const methods = this.methodsOf(user);
+    const { next, level } = this.nextStep(user, methods, trustedDevice);
+    const { raw } = this.sessions.create(user.id, level);
+    this.db.orm.update(users).set({ lastLoginAt: this.now() }).where(eq(users.id, user.id)).run();
+    return { next, methods, sessionToken: raw };
+  }
+
+  async setup(input: { username: string; password: string; email: string | null; name: string | null }): Promise<LoginOutcome> {
+    checkUsername(input.username);
+    checkPassword(input.password);
+    if (adminExists(this.db.orm)) throw new HttpProblem(409, "The hub already has an admin; sign in instead.");
+    const passwordHash = await hashPassword(input.password);
+    const create = this.db.sqlite.transaction(() => {
+      if (adminExists(this.db.orm)) throw new HttpProblem(409, "The hub already has an admin; sign in instead.");
+      if (findUserByName(this.db.orm, input.username)) throw new HttpProblem(409, `The username "${input.username}" is taken.`);
+      const user = insertUser(this.db.orm, { username: input.username, role: "admin", passwordHash, email: input.email, name: input.name }, this.now());
+      audit(this.db.orm, { userId: user.id, name: user.username }, "setup", `user:${user.id}`, { username: user.username }, this.now());
+      return user;
+    });
+    return this.startSession(create.immediate(), false);
+  }
+
+  async login(username: string, password: string, ip: string, deviceToken: string | undefined): Promise<LoginOutcome> {
+    const wait = this.throttle.check(username, ip);
+    if (wait !== null) {
+      throw new HttpProblem(429, `Too many failed sign-ins; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
+    }
+    const user = username.length <= 64 ? findUserByName(this.db.orm, username) : undefined;
+    const usable = user?.enabled ? user : undefined;
+    const ok = await verifyPassword(password.slice(0, 1024), usable?.passwordHash ?? null);
+    if (!ok || !usable) {
+      this.throttle.fail(username, ip);
+      throw new HttpProblem(401, "The username or password is not right.");
+    }
+    this.throttle.succeed(username);
+    return this.startSession(usable, this.devices.isTrusted(deviceToken, usable.id));
+  }
+
+  sessionBody(principal: UserPrincipal | null): SessionBody {
+    const runtime = this.settings.get();
+    const methods = principal ? this.methodsOf(principal.user) : [];
+    const partial = principal?.level === "password";
+    return {
+      authenticated: principal?.level === "mfa",
+      authLevel: principal?.level ?? null,
+      csrfToken: principal?.session?.csrfToken ?? null,
+      enableApiKeys: runtime.enableApiKeys,
+      requireAuth: runtime.requireAuth,
+      needsSetup: !adminExists(this.db.orm),
+      needsMfaPolicy: principal?.user.role === "admin" && !this.settings.mfaPolicyChosen(),
+      mfa: { required: partial, enroll: partial && methods.length === 0, methods },
+      user: principal ? toUserBody(this.db.orm, principal.user) : null,
+    };
+  }
+
+  logout(principal: UserPrincipal): void {
+    if (principal.session) this.sessions.destroy(principal.session.idHash);
+  }
+
+  async changePassword(principal: UserPrincipal, current: string, next: string, ip: string): Promise<void> {
+    const { user, session } = principal;
+    const wait = this.throttle.check(user.username, ip);
+    if (wait !== null) throw new HttpProblem(429, `Too many failed attempts; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
+    checkPassword(next, "body.newPassword");
+    if (!(await verifyPassword(current.slice(0, 1024), user.passwordHash))) {
+      this.throttle.fail(user.username, ip);
+      throw new HttpProblem(403, "The current password is not right.");
+    }
+    const passwordHash = await hashPassword(next);
+    this.db.orm.update(users).set({ passwordHash, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
+    this.sessions.destroyForUser(user.id, session?.idHash);
+    this.devices.forgetAll(user.id);
+  }
+
+  /** The first admin's choice of which roles need a second factor. */
+  choosePolicy(principal: UserPrincipal, roles: readonly string[]): void {
+    if (principal.user.role !== "admin") throw new HttpProblem(403, "Only an admin chooses the MFA policy.");
+    const chosen = checkRoles(roles, "body.roles");
+    if (this.settings.mfaPolicyChosen()) throw new HttpProblem(409, "The MFA policy has already been chosen; change it through the admin settings.");
+    this.settings.update({ mfaEnforcedRoles: chosen }, { policyChosen: true });
+    audit(this.db.orm, actorOf(principal), "settings.mfaPolicy", "settings", { mfaEnforcedRoles: chosen }, this.now());
+    const { session, user } = principal;
+    if (session && session.authLevel === "password" && !this.requiresMfa(user) && this.methodsOf(user).length === 0) {
+      this.sessions.setLevel(session.idHash, "mfa");
+    }
+  }
+
+  /** Creates the operator's first admin (ADMIN_BOOTSTRAP_*) when no admin exists yet. */
+  bootstrapAdmin(): UserRow | null {
+    const { adminUser, adminPassword, adminEmail, adminName } = this.config;
+    if (!adminUser || adminExists(this.db.orm)) return null;
+    if (!adminPassword) throw new ConfigError("ADMIN_BOOTSTRAP_USER is set but ADMIN_BOOTSTRAP_PASSWORD is not");
+    if (findUserByName(this.db.orm, adminUser)) throw new ConfigError(`cannot make "${adminUser}" the first admin: a user of that name already exists`);
+    const passwordHash = hashPasswordSync(adminPassword);
+    const user = insertUser(this.db.orm, { username: adminUser, role: "admin", passwordHash, email: adminEmail, name: adminName }, this.now());
+    audit(this.db.orm, { userId: null, name: "bootstrap" }, "user.create", `user:${user.id}`, { username: user.username, role: "admin" }, this.now());
+    return user;
+  }
+}

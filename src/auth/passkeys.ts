@@ -1,0 +1,145 @@
+/** Passkeys (WebAuthn) through @simplewebauthn/server, with the relying party of the configuration. */
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from "@simplewebauthn/server";
+import { and, eq } from "drizzle-orm";
+import type { Orm } from "../db/open.ts";
+import { passkeys } from "../db/schema.ts";
+
+export type PasskeyRow = typeof passkeys.$inferSelect;
+
+export interface PasskeyBody {
+  readonly id: number;
+  readonly label: string | null;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+}
+
+export interface RelyingParty {
+  readonly id: string;
+  readonly name: string;
+  readonly origin: string;
+}
+
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+export function toPasskeyBody(row: PasskeyRow): PasskeyBody {
+  return { id: row.id, label: row.label, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
+}
+
+function transports(row: PasskeyRow): string[] | undefined {
+  return row.transports ? (JSON.parse(row.transports) as string[]) : undefined;
+}
+
+export class Passkeys {
+  constructor(
+    private readonly orm: Orm,
+    private readonly rp: RelyingParty,
+    private readonly now: () => number,
+  ) {}
+
+  list(userId: number): PasskeyRow[] {
+    return this.orm.select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(passkeys.id).all();
+  }
+
+  find(userId: number, id: number): PasskeyRow | undefined {
+    return this.orm.select().from(passkeys).where(and(eq(passkeys.userId, userId), eq(passkeys.id, id))).get();
+  }
+
+  remove(id: number): void {
+    this.orm.delete(passkeys).where(eq(passkeys.id, id)).run();
+  }
+
+  removeAll(userId: number): void {
+    this.orm.delete(passkeys).where(eq(passkeys.userId, userId)).run();
+  }
+
+  async registrationOptions(user: { id: number; username: string; name: string | null }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    return await generateRegistrationOptions({
+      rpName: this.rp.name,
+      rpID: this.rp.id,
+      userName: user.username,
+      userDisplayName: user.name ?? user.username,
+      userID: new TextEncoder().encode(`hub-user-${user.id}`),
+      attestationType: "none",
+      excludeCredentials: this.list(user.id).map((row) => ({ id: row.credentialId, transports: transports(row) })),
+      authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+      timeout: CHALLENGE_TTL_MS,
+    });
+  }
+
+  /** Verifies a registration against the single-use challenge and stores the credential, or returns null. */
+  async register(userId: number, response: RegistrationResponseJSON, expectedChallenge: string, label: string | null): Promise<PasskeyRow | null> {
+    let verified;
+    try {
+      verified = await verifyRegistrationResponse({
+        response,
+        expectedChallenge,
+        expectedOrigin: this.rp.origin,
+        expectedRPID: this.rp.id,
+        requireUserVerification: false,
+      });
+    } catch {
+      return null;
+    }
+    if (!verified.verified) return null;
+    const { credential } = verified.registrationInfo;
+    const existing = this.orm.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.credentialId, credential.id)).get();
+    if (existing) return null;
+    return this.orm
+      .insert(passkeys)
+      .values({
+        userId,
+        credentialId: credential.id,
+        publicKey: Buffer.from(credential.publicKey),
+        counter: credential.counter,
+        transports: credential.transports ? JSON.stringify(credential.transports) : null,
+        label,
+        createdAt: this.now(),
+      })
+      .returning()
+      .get();
+  }
+
+  async authenticationOptions(userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return await generateAuthenticationOptions({
+      rpID: this.rp.id,
+      allowCredentials: this.list(userId).map((row) => ({ id: row.credentialId, transports: transports(row) })),
+      userVerification: "preferred",
+      timeout: CHALLENGE_TTL_MS,
+    });
+  }
+
+  /** Verifies an assertion by one of the user's passkeys against the single-use challenge. */
+  async authenticate(userId: number, response: AuthenticationResponseJSON, expectedChallenge: string): Promise<boolean> {
+    const row = this.orm
+      .select()
+      .from(passkeys)
+      .where(and(eq(passkeys.userId, userId), eq(passkeys.credentialId, response.id)))
+      .get();
+    if (!row) return false;
+    let verified;
+    try {
+      verified = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge,
+        expectedOrigin: this.rp.origin,
+        expectedRPID: this.rp.id,
+        credential: { id: row.credentialId, publicKey: new Uint8Array(row.publicKey), counter: row.counter, transports: transports(row) },
+        requireUserVerification: false,
+      });
+    } catch {
+      return false;
+    }
+    if (!verified.verified) return false;
+    this.orm.update(passkeys).set({ counter: verified.authenticationInfo.newCounter, lastUsedAt: this.now() }).where(eq(passkeys.id, row.id)).run();
+    return true;
+  }
+}

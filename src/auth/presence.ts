@@ -1,0 +1,31 @@
+/** Who is looking: unique client IPs with an open stream or a read within the last 45 seconds. */
+export const PRESENCE_WINDOW_MS = 45_000;
+const MAX_TRACKED = 100_000;
+
+export class Presence {
+  private readonly lastRead = new Map<string, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  seen(ip: string): void {
+    if (this.lastRead.size >= MAX_TRACKED) this.prune();
+    this.lastRead.delete(ip);
+    this.lastRead.set(ip, this.now());
+  }
+
+  online(streamViewers: Iterable<string>): number {
+    this.prune();
+    const viewers = new Set(this.lastRead.keys());
+    for (const ip of streamViewers) viewers.add(ip);
+    return viewers.size;
+  }
+
+  /** Entries are kept in last-seen order, so expired ones are at the front. */
+  private prune(): void {
+    const cutoff = this.now() - PRESENCE_WINDOW_MS;
+    for (const [ip, at] of this.lastRead) {
+      if (at > cutoff) break;
+      this.lastRead.delete(ip);
+    }
+  }
+}

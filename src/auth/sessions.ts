@@ -1,0 +1,99 @@
+/**
+ * Browser sessions. The cookie holds a random id; the database holds only
+ * its HMAC-SHA-256 under SESSION_SECRET. Sessions slide: each use within the
+ * lifetime pushes the expiry out again (written at most once a minute).
+ */
+import { and, eq, lt, ne } from "drizzle-orm";
+import type { Orm } from "../db/open.ts";
+import { sessions } from "../db/schema.ts";
+import { randomToken } from "./tokens.ts";
+
+export const SESSION_COOKIE = "hub_session";
+export type AuthLevel = "password" | "mfa";
+export type Session = typeof sessions.$inferSelect;
+export type ChallengeKind = "webauthn-register" | "webauthn-authenticate";
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function keyedHash(secret: string, value: string): string {
+  return new Bun.CryptoHasher("sha256", secret).update(value).digest("hex");
+}
+
+export class SessionStore {
+  constructor(
+    private readonly orm: Orm,
+    private readonly secret: string,
+    readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  hash(raw: string): string {
+    return keyedHash(this.secret, raw);
+  }
+
+  create(userId: number, level: AuthLevel): { raw: string; session: Session } {
+    const raw = randomToken(32);
+    const now = this.now();
+    const session = this.orm
+      .insert(sessions)
+      .values({ idHash: this.hash(raw), userId, authLevel: level, csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, expiresAt: now + this.ttlMs })
+      .returning()
+      .get();
+    return { raw, session };
+  }
+
+  /** The live session for a cookie value, or null (an expired one is removed). */
+  find(raw: string): Session | null {
+    if (raw.length === 0 || raw.length > 128) return null;
+    const idHash = this.hash(raw);
+    const session = this.orm.select().from(sessions).where(eq(sessions.idHash, idHash)).get();
+    if (!session) return null;
+    if (session.expiresAt <= this.now()) {
+      this.destroy(idHash);
+      return null;
+    }
+    return session;
+  }
+
+  /** Slides the expiry; returns true when it moved (so the cookie should be sent again). */
+  touch(session: Session): boolean {
+    const now = this.now();
+    if (now - session.lastSeenAt < TOUCH_INTERVAL_MS) return false;
+    this.orm.update(sessions).set({ lastSeenAt: now, expiresAt: now + this.ttlMs }).where(eq(sessions.idHash, session.idHash)).run();
+    return true;
+  }
+
+  setLevel(idHash: string, level: AuthLevel): void {
+    this.orm.update(sessions).set({ authLevel: level }).where(eq(sessions.idHash, idHash)).run();
+  }
+
+  destroy(idHash: string): void {
+    this.orm.delete(sessions).where(eq(sessions.idHash, idHash)).run();
+  }
+
+  /** Ends every session of a user, except one when given. */
+  destroyForUser(userId: number, exceptIdHash?: string): void {
+    const where = exceptIdHash ? and(eq(sessions.userId, userId), ne(sessions.idHash, exceptIdHash)) : eq(sessions.userId, userId);
+    this.orm.delete(sessions).where(where).run();
+  }
+
+  setChallenge(idHash: string, kind: ChallengeKind, challenge: string, ttlMs: number): void {
+    this.orm
+      .update(sessions)
+      .set({ challenge, challengeKind: kind, challengeExpiresAt: this.now() + ttlMs })
+      .where(eq(sessions.idHash, idHash))
+      .run();
+  }
+
+  /** Takes the pending challenge of this kind: it can be used once, and only before it expires. */
+  takeChallenge(idHash: string, kind: ChallengeKind): string | null {
+    const row = this.orm.select().from(sessions).where(eq(sessions.idHash, idHash)).get();
+    this.orm.update(sessions).set({ challenge: null, challengeKind: null, challengeExpiresAt: null }).where(eq(sessions.idHash, idHash)).run();
+    if (!row?.challenge || row.challengeKind !== kind || (row.challengeExpiresAt ?? 0) <= this.now()) return null;
+    return row.challenge;
+  }
+
+  pruneExpired(): void {
+    this.orm.delete(sessions).where(lt(sessions.expiresAt, this.now())).run();
+  }
+}

@@ -1,0 +1,67 @@
+/** `hub user create` and `hub user reset-password`: accounts from the command line, beside a running server. */
+import { eq } from "drizzle-orm";
+import { hashPasswordSync, passwordProblem } from "../auth/passwords.ts";
+import { randomToken } from "../auth/tokens.ts";
+import { audit, CLI_ACTOR } from "../db/audit.ts";
+import { migrate, openDatabase } from "../db/open.ts";
+import { sessions, trustedDevices, users } from "../db/schema.ts";
+import { findUserByName, insertUser, USERNAME_PATTERN } from "../db/users.ts";
+import { CommandError, type Command } from "./command.ts";
+
+async function readPassword(stdin: () => Promise<string>): Promise<string> {
+  const text = await stdin();
+  const password = text.replace(/\r?\n$/, "");
+  const problem = passwordProblem(password);
+  if (problem) throw new CommandError(`the password from standard input is not usable: ${problem}`);
+  return password;
+}
+
+export const user: Command = {
+  name: "user",
+  usage: "hub user create --username U --role admin|user [--admin] [--password-stdin] | hub user reset-password U --password-stdin",
+  summary: "Create a user, or set a user's password (ending their sessions)",
+  flags: [
+    { name: "username", takesValue: true },
+    { name: "role", takesValue: true },
+    { name: "admin", takesValue: false },
+    { name: "password-stdin", takesValue: false },
+  ],
+  async run({ config, args, stdin, out }) {
+    const [action, positional] = args.positionals;
+    if (action !== "create" && action !== "reset-password") throw new CommandError('use "hub user create …" or "hub user reset-password U --password-stdin"');
+    const fromStdin = args.command.get("password-stdin") === "true";
+    const db = openDatabase(config.db);
+    try {
+      migrate(db);
+      if (action === "create") {
+        const username = args.command.get("username") ?? positional;
+        if (!username || !USERNAME_PATTERN.test(username)) throw new CommandError("--username needs 1 to 64 letters, digits, '.', '_' or '-'");
+        const role = args.command.get("admin") === "true" ? "admin" : (args.command.get("role") ?? "user");
+        if (role !== "admin" && role !== "user") throw new CommandError(`--role must be admin or user, not "${role}"`);
+        if (findUserByName(db.orm, username)) throw new CommandError(`the username "${username}" is taken`);
+        const password = fromStdin ? await readPassword(stdin) : randomToken(15);
+        const created = insertUser(db.orm, { username, role, passwordHash: hashPasswordSync(password), email: null, name: null }, Date.now());
+        audit(db.orm, CLI_ACTOR, "user.create", `user:${created.id}`, { username, role }, Date.now());
+        out(`created ${role} "${username}" (id ${created.id})`);
+        if (!fromStdin) out(`password (shown only now): ${password}`);
+        return 0;
+      }
+      const username = positional ?? args.command.get("username");
+      if (!username) throw new CommandError("reset-password needs the username: hub user reset-password U --password-stdin");
+      if (!fromStdin) throw new CommandError("reset-password reads the new password from standard input: add --password-stdin");
+      const row = findUserByName(db.orm, username);
+      if (!row) throw new CommandError(`there is no user "${username}"`);
+      const passwordHash = hashPasswordSync(await readPassword(stdin));
+      db.sqlite.transaction(() => {
+        db.orm.update(users).set({ passwordHash, updatedAt: Date.now() }).where(eq(users.id, row.id)).run();
+        db.orm.delete(sessions).where(eq(sessions.userId, row.id)).run();
+        db.orm.delete(trustedDevices).where(eq(trustedDevices.userId, row.id)).run();
+        audit(db.orm, CLI_ACTOR, "user.passwordReset", `user:${row.id}`, { username: row.username }, Date.now());
+      })();
+      out(`password of "${row.username}" changed; their sessions and remembered devices were ended`);
+      return 0;
+    } finally {
+      db.sqlite.close();
+    }
+  },
+};

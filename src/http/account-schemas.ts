@@ -1,0 +1,85 @@
+/** TypeBox schemas of accounts: users, sessions, second factors, API keys and settings. */
+import { t } from "elysia";
+
+const epochMs = (description: string) => t.Integer({ description: `${description} (epoch ms)` });
+export const Role = t.Union([t.Literal("admin"), t.Literal("user")]);
+export const MethodSchema = t.Union([t.Literal("totp"), t.Literal("webauthn")]);
+export const NextSchema = t.Union([t.Literal("ok"), t.Literal("mfa"), t.Literal("enroll_mfa")], {
+  description: "ok: fully signed in; mfa: verify a factor from methods; enroll_mfa: the role requires a factor and none is enrolled",
+});
+
+export const UserSchema = t.Object(
+  {
+    id: t.Integer(),
+    username: t.String(),
+    name: t.Nullable(t.String()),
+    email: t.Nullable(t.String()),
+    role: Role,
+    enabled: t.Boolean(),
+    hasPassword: t.Boolean(),
+    hasPasskey: t.Boolean(),
+    totpEnabled: t.Boolean(),
+    createdAt: epochMs("When the user was created"),
+    lastLoginAt: t.Nullable(epochMs("Last sign-in")),
+  },
+  {
+    title: "User",
+    examples: [
+      { id: 1, username: "alice", name: "Alice", email: "alice@example.org", role: "admin", enabled: true, hasPassword: true, hasPasskey: false, totpEnabled: true, createdAt: 1795300000000, lastLoginAt: 1795301000000 },
+    ],
+  },
+);
+
+export const SessionBodySchema = t.Object(
+  {
+    authenticated: t.Boolean({ description: "Fully signed in" }),
+    authLevel: t.Nullable(t.Union([t.Literal("password"), t.Literal("mfa")])),
+    csrfToken: t.Nullable(t.String({ description: "Send in X-CSRF-Token with every state change made with the session cookie" })),
+    enableApiKeys: t.Boolean(),
+    requireAuth: t.Boolean(),
+    needsSetup: t.Boolean({ description: "No admin exists yet: POST /api/v1/auth/setup" }),
+    needsMfaPolicy: t.Boolean({ description: "The caller is an admin and no admin has chosen the MFA policy yet" }),
+    mfa: t.Object({
+      required: t.Boolean({ description: "The session must still pass a second factor" }),
+      enroll: t.Boolean({ description: "It must first enrol one" }),
+      methods: t.Array(MethodSchema, { description: "The user's enrolled factors" }),
+    }),
+    user: t.Nullable(UserSchema),
+  },
+  { title: "SessionBody" },
+);
+
+export const LoginReplySchema = t.Object(
+  { next: NextSchema, methods: t.Array(MethodSchema) },
+  { title: "LoginReply", examples: [{ next: "mfa", methods: ["totp"] }] },
+);
+
+export const VerifiedSchema = t.Object({ next: t.Literal("ok"), methods: t.Array(MethodSchema) }, { title: "SecondFactorVerified" });
+
+export const PasskeySchema = t.Object(
+  { id: t.Integer(), label: t.Nullable(t.String()), createdAt: epochMs("Registered"), lastUsedAt: t.Nullable(epochMs("Last used")) },
+  { title: "Passkey" },
+);
+
+export const ApiKeySchema = t.Object(
+  {
+    id: t.Integer(),
+    label: t.Nullable(t.String()),
+    prefix: t.String({ description: "The first 12 characters of the key" }),
+    enabled: t.Boolean(),
+    createdAt: epochMs("Created"),
+    lastUsedAt: t.Nullable(epochMs("Last used")),
+    expiresAt: t.Nullable(epochMs("Expires")),
+  },
+  { title: "ApiKey", examples: [{ id: 3, label: "grafana", prefix: "hub_Q2x1Y3Rp", enabled: true, createdAt: 1795300000000, lastUsedAt: null, expiresAt: null }] },
+);
+
+export const AdminSettingsSchema = t.Object(
+  {
+    requireAuth: t.Boolean(),
+    enableApiKeys: t.Boolean(),
+    mfaEnforcedRoles: t.Array(Role),
+    locked: t.Array(t.String(), { description: "Fields set explicitly by the operator (flag, environment or file); they cannot be changed here" }),
+  },
+  { title: "AdminSettings", examples: [{ requireAuth: false, enableApiKeys: true, mfaEnforcedRoles: ["admin"], locked: ["requireAuth"] }] },
+);

@@ -1,0 +1,134 @@
+/** Sign-in: first-admin setup, login, logout, the session body, password change, MFA policy, remembered devices. */
+import { Elysia, t } from "elysia";
+import { SESSION_COOKIE } from "../auth/sessions.ts";
+import { DEVICE_COOKIE } from "../auth/devices.ts";
+import type { Accounts } from "../auth/accounts.ts";
+import type { HubContext } from "../context.ts";
+import { LoginReplySchema, SessionBodySchema } from "../http/account-schemas.ts";
+import { sessionCookie, type Access } from "../http/access.ts";
+import { clientIp } from "../http/client-ip.ts";
+import { problems } from "../http/schemas.ts";
+
+export const EmailSchema = t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+$", description: "An e-mail address" });
+const Credentials = t.Object({ username: t.String({ maxLength: 256 }), password: t.String({ maxLength: 4096 }) });
+const NO_CONTENT = t.Void({ description: "Done" });
+
+export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) {
+  const { config } = ctx;
+  const noStore = (set: { headers: Record<string, string | number> }) => {
+    set.headers["cache-control"] = "no-store";
+  };
+  return new Elysia({ name: "routes/auth", prefix: "/api/v1/auth" })
+    .use(access.plugin)
+    .post(
+      "/setup",
+      async ({ body, cookie, set }) => {
+        const outcome = await accounts.setup({ username: body.username, password: body.password, email: body.email ?? null, name: body.name ?? null });
+        cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
+        noStore(set);
+        set.status = 201;
+        return { next: outcome.next, methods: outcome.methods };
+      },
+      {
+        access: "public",
+        body: t.Object({
+          username: t.String({ maxLength: 256, description: "1–64 letters, digits, '.', '_' or '-'" }),
+          password: t.String({ maxLength: 4096, description: "10–1024 characters" }),
+          email: t.Optional(t.Nullable(EmailSchema)),
+          name: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+        }),
+        response: { 201: LoginReplySchema, ...problems(400, 409) },
+        detail: {
+          tags: ["auth"],
+          summary: "Create the first admin",
+          description: "Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in (hub_session cookie).",
+        },
+      },
+    )
+    .post(
+      "/login",
+      async ({ body, cookie, request, set }) => {
+        const device = cookie[DEVICE_COOKIE]?.value;
+        const outcome = await accounts.login(body.username, body.password, clientIp(request, config.trustedProxies), typeof device === "string" ? device : undefined);
+        cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
+        noStore(set);
+        return { next: outcome.next, methods: outcome.methods };
+      },
+      {
+        access: "public",
+        body: Credentials,
+        response: { 200: LoginReplySchema, ...problems(400, 401, 429) },
+        detail: {
+          tags: ["auth"],
+          summary: "Sign in",
+          description:
+            "Sets the hub_session cookie. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and " +
+            "disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After.",
+        },
+      },
+    )
+    .post(
+      "/logout",
+      ({ request, cookie, set }) => {
+        accounts.logout(access.userOf(request));
+        cookie[SESSION_COOKIE]?.remove();
+        noStore(set);
+        set.status = 204;
+      },
+      { access: "session-partial", response: { 204: NO_CONTENT, ...problems(401, 403) }, detail: { tags: ["auth"], summary: "Sign out", description: "Ends the session and clears its cookie." } },
+    )
+    .get(
+      "/session",
+      ({ request, cookie, set }) => {
+        noStore(set);
+        return accounts.sessionBody(access.optionalUserOf(request, cookie));
+      },
+      {
+        access: "public",
+        response: { 200: SessionBodySchema },
+        detail: { tags: ["auth"], summary: "The current session", description: "Who is signed in, at what level, the CSRF token, and what the hub still needs (setup, MFA)." },
+      },
+    )
+    .post(
+      "/password",
+      async ({ body, request, set }) => {
+        await accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, clientIp(request, config.trustedProxies));
+        noStore(set);
+        set.status = 204;
+      },
+      {
+        access: "session",
+        body: t.Object({ currentPassword: t.String({ maxLength: 4096 }), newPassword: t.String({ maxLength: 4096, description: "10–1024 characters" }) }),
+        response: { 204: NO_CONTENT, ...problems(400, 401, 403, 429) },
+        detail: { tags: ["auth"], summary: "Change password", description: "Ends the user's other sessions and forgets their remembered devices. A wrong current password is 403." },
+      },
+    )
+    .post(
+      "/mfa/policy",
+      ({ body, request, set }) => {
+        accounts.choosePolicy(access.userOf(request), body.roles);
+        noStore(set);
+        set.status = 204;
+      },
+      {
+        access: "session-partial",
+        body: t.Object({ roles: t.Array(t.String({ maxLength: 32 }), { maxItems: 8, description: "Roles that must use a second factor: admin, user (or none)" }) }),
+        response: { 204: NO_CONTENT, ...problems(400, 401, 403, 409) },
+        detail: {
+          tags: ["auth"],
+          summary: "Choose the first MFA policy",
+          description: "The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). If the admin then needs no second factor, the session becomes fully signed in.",
+        },
+      },
+    )
+    .delete(
+      "/trusted-devices",
+      ({ request, cookie, set }) => {
+        accounts.devices.forgetAll(access.userOf(request).user.id);
+        cookie[DEVICE_COOKIE]?.remove();
+        noStore(set);
+        set.status = 204;
+      },
+      { access: "session", response: { 204: NO_CONTENT, ...problems(401, 403) }, detail: { tags: ["auth"], summary: "Forget remembered devices", description: "Every browser of this user will ask for the second factor again." } },
+    );
+}

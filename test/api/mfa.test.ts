@@ -1,0 +1,186 @@
+import { describe, expect, test } from "bun:test";
+import * as OTPAuth from "otpauth";
+import { SoftwareAuthenticator } from "../authenticator.ts";
+import { Browser } from "../browser.ts";
+import { testHub } from "../helpers.ts";
+
+const PASSWORD = "correct horse battery";
+const ORIGIN = "http://localhost:3000";
+
+function code(secret: string, at: number): string {
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: "SHA1" }).generate({ timestamp: at });
+}
+
+/** A hub with the default policy (admins need MFA), its first admin signed in at password level. */
+async function enrolling() {
+  let now = Date.parse("2026-11-21T18:00:00Z");
+  const clock = { now: () => now, advance: (ms: number) => (now += ms) };
+  const h = testHub({ now: clock.now });
+  const admin = new Browser(h);
+  await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
+  await admin.session();
+  return { h, admin, clock };
+}
+
+describe("TOTP", () => {
+  test("enrol, activate (upgrading the session), then log in with it", async () => {
+    const { h, admin, clock } = await enrolling();
+    const enrol = await admin.json<{ secret: string; uri: string; qr: string }>("POST", "/api/v1/auth/mfa/totp");
+    expect(enrol.status).toBe(200);
+    expect(enrol.body.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(enrol.body.uri).toStartWith("otpauth://totp/");
+    expect(enrol.body.uri).toContain(`secret=${enrol.body.secret}`);
+    expect(enrol.body.qr).toStartWith("data:image/svg+xml;base64,");
+    expect(Buffer.from(enrol.body.qr.split(",")[1] ?? "", "base64").toString()).toContain("<svg");
+    expect((await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: "000000" })).status).toBe(401);
+    expect((await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(enrol.body.secret, clock.now()) })).status).toBe(204);
+    expect(await admin.session()).toMatchObject({ authenticated: true, authLevel: "mfa", mfa: { required: false, methods: ["totp"] }, user: { totpEnabled: true } });
+
+    clock.advance(60_000);
+    const again = new Browser(h);
+    expect(await again.login("root", PASSWORD)).toMatchObject({ status: 200, next: "mfa", methods: ["totp"] });
+    expect(await again.session()).toMatchObject({ authenticated: false, authLevel: "password", mfa: { required: true, enroll: false, methods: ["totp"] } });
+    expect((await again.request("GET", "/api/v1/admin/users")).status).toBe(401);
+    expect((await again.request("POST", "/api/v1/auth/mfa/totp")).status).toBe(403);
+    const current = code(enrol.body.secret, clock.now());
+    const verified = await again.json("POST", "/api/v1/auth/mfa/totp/verification", { code: current });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ next: "ok", methods: ["totp"] });
+    expect((await again.session()).authenticated).toBe(true);
+    expect((await again.request("GET", "/api/v1/admin/users")).status).toBe(200);
+
+    const third = new Browser(h);
+    await third.login("root", PASSWORD);
+    expect((await third.json("POST", "/api/v1/auth/mfa/totp/verification", { code: current })).status).toBe(401);
+    clock.advance(30_000);
+    expect((await third.json("POST", "/api/v1/auth/mfa/totp/verification", { code: code(enrol.body.secret, clock.now()) })).status).toBe(200);
+  });
+
+  test("codes one step early or late are accepted, two steps are not", async () => {
+    const { admin, clock } = await enrolling();
+    const { body } = await admin.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
+    expect((await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, clock.now() - 60_000) })).status).toBe(401);
+    expect((await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, clock.now() - 30_000) })).status).toBe(204);
+  });
+
+  test("remember device: the next login from this browser skips the factor until devices are forgotten", async () => {
+    const { h, admin, clock } = await enrolling();
+    const { body } = await admin.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
+    await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, clock.now()) });
+    clock.advance(30_000);
+    const laptop = new Browser(h);
+    await laptop.login("root", PASSWORD);
+    const response = await laptop.request("POST", "/api/v1/auth/mfa/totp/verification", { body: { code: code(body.secret, clock.now()), rememberDevice: true } });
+    expect(response.status).toBe(200);
+    const device = response.headers.getSetCookie().find((c) => c.startsWith("hub_device=")) ?? "";
+    expect(device).toContain("HttpOnly");
+    expect(device).toContain(`Max-Age=${30 * 86400}`);
+    await laptop.request("POST", "/api/v1/auth/logout");
+    expect(await laptop.login("root", PASSWORD)).toMatchObject({ next: "ok" });
+    expect((await laptop.session()).authenticated).toBe(true);
+    expect((await new Browser(h).login("root", PASSWORD)).next).toBe("mfa");
+    expect((await laptop.request("DELETE", "/api/v1/auth/trusted-devices")).status).toBe(204);
+    await laptop.request("POST", "/api/v1/auth/logout");
+    expect((await laptop.login("root", PASSWORD)).next).toBe("mfa");
+  });
+
+  test("removing the last factor is refused while the role requires one", async () => {
+    const { h, admin, clock } = await enrolling();
+    const { body } = await admin.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
+    await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, clock.now()) });
+    expect((await admin.request("DELETE", "/api/v1/auth/mfa/totp")).status).toBe(409);
+    expect((await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: [] })).status).toBe(200);
+    expect((await admin.request("DELETE", "/api/v1/auth/mfa/totp")).status).toBe(204);
+    expect((await new Browser(h).login("root", PASSWORD)).next).toBe("ok");
+  });
+
+  test("wrong codes are throttled", async () => {
+    const { h, admin, clock } = await enrolling();
+    const { body } = await admin.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
+    await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, clock.now()) });
+    clock.advance(30_000);
+    const guesser = new Browser(h, "198.51.100.9");
+    await guesser.login("root", PASSWORD);
+    for (let i = 0; i < 10; i++) expect((await guesser.json("POST", "/api/v1/auth/mfa/totp/verification", { code: String(100000 + i) })).status).toBe(401);
+    const refused = await guesser.request("POST", "/api/v1/auth/mfa/totp/verification", { body: { code: code(body.secret, clock.now()) } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+  });
+});
+
+describe("passkeys, with a software authenticator", () => {
+  async function registerPasskey(admin: Browser, authenticator: SoftwareAuthenticator, label = "laptop") {
+    const options = await admin.json<{ challenge: string; rp: { id: string; name: string }; user: { name: string } }>("POST", "/api/v1/auth/mfa/passkeys/registration");
+    expect(options.status).toBe(200);
+    expect(options.body.rp).toEqual({ id: "localhost", name: "Incentives Hub" });
+    return await admin.json<{ passkey: { id: number; label: string } }>("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(options.body), label });
+  }
+
+  test("register during enrolment (upgrading the session), then verify a later login", async () => {
+    const { h, admin } = await enrolling();
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+    const registered = await registerPasskey(admin, authenticator);
+    expect(registered.status).toBe(201);
+    expect(registered.body.passkey).toMatchObject({ label: "laptop", lastUsedAt: null });
+    expect(await admin.session()).toMatchObject({ authenticated: true, mfa: { methods: ["webauthn"] }, user: { hasPasskey: true } });
+    const listed = await admin.json<{ passkeys: { id: number; label: string }[] }>("GET", "/api/v1/auth/mfa/passkeys");
+    expect(listed.body.passkeys.map((p) => p.label)).toEqual(["laptop"]);
+
+    const later = new Browser(h);
+    expect(await later.login("root", PASSWORD)).toMatchObject({ next: "mfa", methods: ["webauthn"] });
+    const challenge = await later.json<{ challenge: string; rpId: string; allowCredentials: { id: string }[] }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    expect(challenge.status).toBe(200);
+    expect(challenge.body.allowCredentials.map((c) => c.id)).toEqual([authenticator.id]);
+    const assertion = await authenticator.get(challenge.body);
+    const verified = await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: assertion });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ next: "ok", methods: ["webauthn"] });
+    expect((await later.session()).authenticated).toBe(true);
+    const stored = h.ctx.db.sqlite.query<{ counter: number; last_used_at: number | null }, []>("SELECT counter, last_used_at FROM passkeys").get();
+    expect(stored?.counter).toBe(1);
+    expect(stored?.last_used_at).not.toBeNull();
+  });
+
+  test("challenges are single-use and expire after 5 minutes; forged assertions fail", async () => {
+    const { h, admin, clock } = await enrolling();
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+    await registerPasskey(admin, authenticator);
+    const later = new Browser(h);
+    await later.login("root", PASSWORD);
+
+    const first = await later.json<{ challenge: string }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    const wrongOrigin = await authenticator.get(first.body, { origin: "https://evil.example.org" });
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: wrongOrigin })).status).toBe(401);
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: await authenticator.get(first.body) })).status).toBe(400);
+
+    const second = await later.json<{ challenge: string }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    clock.advance(5 * 60_000 + 1);
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: await authenticator.get(second.body) })).status).toBe(400);
+
+    const third = await later.json<{ challenge: string }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    const good = await authenticator.get(third.body);
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: good })).status).toBe(200);
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: good })).status).toBe(400);
+  });
+
+  test("a registration must answer the pending challenge", async () => {
+    const { admin } = await enrolling();
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+    const forged = await authenticator.create({ challenge: "bm90LXRoZS1jaGFsbGVuZ2U", rp: { id: "localhost" } });
+    expect((await admin.json("POST", "/api/v1/auth/mfa/passkeys", { response: forged })).status).toBe(400);
+    const options = await admin.json<{ challenge: string; rp: { id: string } }>("POST", "/api/v1/auth/mfa/passkeys/registration");
+    const otherOrigin = await new SoftwareAuthenticator("https://evil.example.org").create(options.body);
+    expect((await admin.json("POST", "/api/v1/auth/mfa/passkeys", { response: otherOrigin })).status).toBe(400);
+    expect((await admin.session()).authenticated).toBe(false);
+    expect((await admin.json("POST", "/api/v1/auth/mfa/passkeys", { response: { id: "x" } })).status).toBe(400);
+  });
+
+  test("removing passkeys: 404 for others', 409 for the last required factor", async () => {
+    const { admin } = await enrolling();
+    const first = await registerPasskey(admin, new SoftwareAuthenticator(ORIGIN), "one");
+    const second = await registerPasskey(admin, new SoftwareAuthenticator(ORIGIN), "two");
+    expect((await admin.request("DELETE", "/api/v1/auth/mfa/passkeys/999")).status).toBe(404);
+    expect((await admin.request("DELETE", `/api/v1/auth/mfa/passkeys/${first.body.passkey.id}`)).status).toBe(204);
+    expect((await admin.request("DELETE", `/api/v1/auth/mfa/passkeys/${second.body.passkey.id}`)).status).toBe(409);
+  });
+});
