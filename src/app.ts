@@ -3,14 +3,19 @@
  * the serve command hands it to Bun.serve, and tests call app.handle().
  */
 import { Elysia, type AnyElysia } from "elysia";
+import { AgentAdmin } from "./admin/agents.ts";
+import { EventAdmin } from "./admin/events.ts";
 import { UserAdmin } from "./auth/admin-users.ts";
 import { Mfa } from "./auth/mfa.ts";
 import type { HubContext } from "./context.ts";
 import { createAccess } from "./http/access.ts";
 import { errorHandling } from "./http/errors.ts";
 import { jsonResponses } from "./http/json.ts";
-import { requestLog } from "./http/request-log.ts";
+import { requestObserver } from "./http/observe.ts";
 import { securityHeaders } from "./http/security.ts";
+import { Metrics } from "./metrics.ts";
+import { adminAgentRoutes } from "./routes/admin/agents.ts";
+import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { agentRoutes } from "./routes/agent.ts";
@@ -18,6 +23,7 @@ import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { streamRoutes } from "./routes/stream.ts";
@@ -28,9 +34,12 @@ export function createApp(ctx: HubContext) {
   const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
   const mfa = new Mfa(ctx.db, accounts, config.rpName, ctx.now);
   const userAdmin = new UserAdmin(ctx.db, accounts, ctx.now);
+  const agentAdmin = new AgentAdmin(ctx.db, config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now);
+  const eventAdmin = new EventAdmin(ctx.db, ctx.events, ctx.live, ctx.now);
+  const metrics = new Metrics();
   const app: AnyElysia = new Elysia({ name: "hub" })
     .use(securityHeaders({ https: config.origin.startsWith("https:"), cors: config.corsOrigins }))
-    .use(requestLog(log, config.trustedProxies))
+    .use(requestObserver(log, config.trustedProxies, metrics))
     .use(errorHandling(log, () => app.routes))
     .use(jsonResponses())
     .use(healthRoutes(ctx, access))
@@ -42,6 +51,9 @@ export function createApp(ctx: HubContext) {
     .use(apiKeyRoutes(ctx, access, accounts))
     .use(adminUserRoutes(access, userAdmin))
     .use(adminSettingsRoutes(ctx, access, accounts))
+    .use(adminAgentRoutes(ctx, access, agentAdmin))
+    .use(adminEventRoutes(access, eventAdmin))
+    .use(metricsRoutes(ctx, access, metrics))
     .use(docsRoutes(() => app, access));
   return app;
 }

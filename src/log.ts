@@ -1,4 +1,5 @@
 /** Structured logging: one JSON object per line on standard output. */
+import { writeSync } from "node:fs";
 import type { LogLevel } from "./config/options.ts";
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -16,8 +17,9 @@ export interface Logger {
 
 export type LogSink = (line: string) => void;
 
+/** Synchronous, so the last lines before an exit are never lost. */
 const stdoutSink: LogSink = (line) => {
-  process.stdout.write(`${line}\n`);
+  writeSync(1, `${line}\n`);
 };
 
 function errorFields(value: unknown): unknown {

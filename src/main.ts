@@ -1,4 +1,5 @@
 /** The hub's command line: find the command, parse its flags and settings, run it. */
+import { writeSync } from "node:fs";
 import { agent } from "./cli/agent.ts";
 import { backup } from "./cli/backup.ts";
 import { CommandError, type Command } from "./cli/command.ts";
@@ -14,8 +15,9 @@ import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
 export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, version];
 
+/** Written synchronously, so nothing is lost when the process exits right after. */
 function print(line: string): void {
-  process.stdout.write(`${line}\n`);
+  writeSync(1, `${line}\n`);
 }
 
 async function readStdin(): Promise<string> {

@@ -15,7 +15,7 @@ import type { RuntimeSettings } from "../settings.ts";
 import { clientIp } from "./client-ip.ts";
 import { HttpProblem } from "./problem.ts";
 
-export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin"] as const;
+export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin", "metrics"] as const;
 export type AccessRule = (typeof ACCESS_RULES)[number];
 
 type SecurityRequirement = Record<string, string[]>;
@@ -29,6 +29,7 @@ const SECURITY: Readonly<Record<AccessRule, SecurityRequirement[]>> = {
   "session-partial": [{ sessionCookie: [] }],
   session: [{ sessionCookie: [] }],
   admin: USER_CREDENTIALS,
+  metrics: [...USER_CREDENTIALS, { metricsToken: [] }],
 };
 
 export const ACCESS_DESCRIPTIONS: Readonly<Record<AccessRule, string>> = {
@@ -38,6 +39,7 @@ export const ACCESS_DESCRIPTIONS: Readonly<Record<AccessRule, string>> = {
   "session-partial": "A session cookie, also one that has passed only the password (CSRF token on changes).",
   session: "A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.",
   admin: "An admin's fully signed-in session (CSRF token on changes) or an admin's API key.",
+  metrics: "An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.",
 };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -140,6 +142,12 @@ export function createAccess(deps: AccessDeps): Access {
         if (rule === "session" && principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
         requireCsrf(request, principal);
         users.set(request, principal);
+        return;
+      }
+      case "metrics": {
+        const token = bearerToken(request);
+        if (config.metricsToken !== null && token !== null && secretsEqual(token, config.metricsToken)) return;
+        authorize("admin", request, cookie);
         return;
       }
       case "admin": {

@@ -6,7 +6,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
-import { ProblemSchema } from "./problem.ts";
+import { ProblemSchema, STATUS_TITLES } from "./problem.ts";
 
 export const TAGS = [
   { name: "system", description: "Health, this description and the interactive reference." },
@@ -37,6 +37,9 @@ export const TAGS = [
   { name: "api-keys", description: "Your own API keys for scripts (when the hub allows them). Send as Authorization: Bearer hub_… or X-API-Key: hub_…." },
   { name: "admin-users", description: "Admin: users. The last enabled admin can never be demoted, disabled or deleted." },
   { name: "admin-settings", description: "Admin: runtime settings and who is online." },
+  { name: "admin-agents", description: "Admin: agents. Every change reaches agents (assignments), viewers (payloads, stream) and coverage at once." },
+  { name: "admin-data", description: "Admin: which agent reported what, and removing readings. Live values are rebuilt after every deletion." },
+  { name: "admin-events", description: "Admin: bloodpoint events shown as activeEvent while in force; pushed to streams when they start and end." },
 ] as const;
 
 export const SECURITY_SCHEMES = {
@@ -57,6 +60,11 @@ export const SECURITY_SCHEMES = {
     in: "header",
     name: "X-API-Key",
     description: "The same user API key sent as `X-API-Key: hub_…`.",
+  },
+  metricsToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's METRICS_TOKEN, for GET /metrics only.",
   },
   agentToken: {
     type: "http",
@@ -96,9 +104,28 @@ function documentBodies(app: AnyElysia, paths: Record<string, Record<string, Ope
   }
 }
 
+/** Error replies are problem details: one shared schema, served as application/problem+json. */
+function documentProblems(paths: Record<string, Record<string, Operation>>): void {
+  for (const methods of Object.values(paths)) {
+    for (const operation of Object.values(methods)) {
+      const responses = operation.responses as Record<string, unknown> | undefined;
+      if (!responses) continue;
+      for (const status of Object.keys(responses)) {
+        if (Number(status) < 400) continue;
+        responses[status] = {
+          description: STATUS_TITLES[Number(status)] ?? "Error",
+          content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+        };
+      }
+    }
+  }
+}
+
 export function buildOpenApiDocument(app: AnyElysia): Record<string, unknown> {
   const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.1");
-  documentBodies(app, generated.paths as Record<string, Record<string, Operation>>);
+  const paths = generated.paths as Record<string, Record<string, Operation>>;
+  documentBodies(app, paths);
+  documentProblems(paths);
   return {
     openapi: "3.1.1",
     info: {
@@ -112,7 +139,7 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, unknown> {
     tags: TAGS,
     paths: generated.paths,
     components: {
-      schemas: { ...(generated.components.schemas as Record<string, unknown>), Problem: ProblemSchema },
+      schemas: { ...(generated.components.schemas as Record<string, unknown>), Problem: jsonSchema(ProblemSchema) },
       securitySchemes: SECURITY_SCHEMES,
     },
   };

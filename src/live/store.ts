@@ -134,6 +134,11 @@ export class LiveStore {
   /** Rebuilds every live value and the per-agent freshness from the stored readings. */
   rebuildAll(): void {
     for (const platform of PLATFORMS) for (const region of this.catalogue.regions) this.rebuildSlot(platform, region.id);
+    this.rebuildAgentFreshness();
+  }
+
+  /** Re-reads each agent's newest recent reading (after readings were deleted or detached). */
+  rebuildAgentFreshness(): void {
     this.newestByAgent.clear();
     for (const row of this.recentByAgentQuery.all(this.now() - this.staleAfterMs)) this.newestByAgent.set(row.agent_id, row.newest);
   }

@@ -86,7 +86,10 @@ interface Refusal {
   readonly when?: (route: RouteInfo) => boolean;
 }
 
-const RULES: Record<AccessRule, { allowed: Probe[]; refused: Refusal[] }> = {
+const METRICS_TOKEN = "metrics-token-for-the-route-table";
+const withMetricsToken: Probe = (w, r) => call(w.hub, r.method, sample(r.path), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+
+const RULES: Record<AccessRule, { allowed: (Probe | { probe: Probe; env: Record<string, string> })[]; refused: Refusal[] }> = {
   public: { allowed: [anonymous], refused: [] },
   "public-read": {
     allowed: [anonymous],
@@ -143,6 +146,16 @@ const RULES: Record<AccessRule, { allowed: Probe[]; refused: Refusal[] }> = {
       { name: "no CSRF token", status: 403, probe: asBrowser((w) => w.admin, false), when: changes },
     ],
   },
+  metrics: {
+    allowed: [asBrowser((w) => w.admin), withKey((w) => w.adminKey), { probe: withMetricsToken, env: { METRICS_TOKEN } }],
+    refused: [
+      { name: "anonymous", status: 401, probe: anonymous },
+      { name: "a wrong metrics token", status: 401, env: { METRICS_TOKEN }, probe: (w, r) => call(w.hub, r.method, sample(r.path), { headers: { authorization: "Bearer not-the-metrics-token" } }) },
+      { name: "a token when none is configured", status: 401, probe: withMetricsToken },
+      { name: "a non-admin session", status: 403, probe: asBrowser((w) => w.user) },
+      { name: "a non-admin's API key", status: 403, probe: withKey((w) => w.userKey) },
+    ],
+  },
 };
 
 describe("route table", () => {
@@ -167,8 +180,9 @@ describe("route table", () => {
     if (!rule) continue;
     const { allowed, refused } = RULES[rule];
     test(`${route.method} ${route.path} (${rule})`, async () => {
-      for (const probe of allowed) {
-        const response = await probe(fresh(), route);
+      for (const entry of allowed) {
+        const { probe, env } = typeof entry === "function" ? { probe: entry, env: {} } : entry;
+        const response = await probe(fresh(env), route);
         await response.body?.cancel();
         expect({ allowed: route.path, status: response.status }).not.toMatchObject({ status: 401 });
         expect({ allowed: route.path, status: response.status }).not.toMatchObject({ status: 403 });

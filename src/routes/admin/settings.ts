@@ -50,7 +50,7 @@ export function adminSettingsRoutes(ctx: HubContext, access: Access, accounts: A
     )
     .get("/presence", () => ({ online: accounts.presence.online(ctx.streams.viewers()) }), {
       access: "admin",
-      response: { 200: t.Object({ online: t.Integer({ description: "Unique viewers with an open stream or a read in the last 45 s" }) }, { title: "Presence" }), ...problems(401, 403) },
+      response: { 200: t.Object({ online: t.Integer({ description: "Unique viewers with an open stream or a read in the last 45 s" }) }, { title: "Presence", examples: [{ online: 42 }] }), ...problems(401, 403) },
       detail: { tags: ["admin-settings"], summary: "Viewers online", description: "Unique client IPs with an open stream or a read in the last 45 s." },
     });
 }

@@ -1,0 +1,78 @@
+/** Prometheus metrics: counters and histograms kept in memory, rendered as text on demand. */
+
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+class Histogram {
+  readonly counts = new Array<number>(LATENCY_BUCKETS.length).fill(0);
+  sum = 0;
+  count = 0;
+
+  observe(seconds: number): void {
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= (LATENCY_BUCKETS[i] ?? 0)) this.counts[i] = (this.counts[i] ?? 0) + 1;
+    this.sum += seconds;
+    this.count++;
+  }
+
+  render(name: string, help: string): string[] {
+    const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
+    LATENCY_BUCKETS.forEach((le, i) => lines.push(`${name}_bucket{le="${le}"} ${this.counts[i] ?? 0}`));
+    lines.push(`${name}_bucket{le="+Inf"} ${this.count}`, `${name}_sum ${this.sum}`, `${name}_count ${this.count}`);
+    return lines;
+  }
+}
+
+function label(value: string): string {
+  return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
+}
+
+/** Routes whose latency has its own histogram. */
+export const TIMED_ROUTES = {
+  ingest: "POST /api/v1/agent/readings",
+  history: "GET /api/v1/platforms/:platform/regions/:region/history",
+} as const;
+
+export interface Gauges {
+  readonly streamsOpen: number;
+  readonly readingsAccepted: number;
+  readonly readingsRejected: ReadonlyMap<string, number>;
+  readonly databaseBytes: number;
+  readonly walBytes: number;
+  readonly agentsEnabled: number;
+  readonly regionsReporting: number;
+  readonly uptimeSeconds: number;
+}
+
+export class Metrics {
+  private readonly requests = new Map<string, number>();
+  private readonly ingest = new Histogram();
+  private readonly history = new Histogram();
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${route}\u0000${method}\u0000${status}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    const timed = `${method} ${route}`;
+    if (timed === TIMED_ROUTES.ingest) this.ingest.observe(seconds);
+    else if (timed === TIMED_ROUTES.history) this.history.observe(seconds);
+  }
+
+  render(gauges: Gauges): string {
+    const lines = ["# HELP hub_http_requests_total HTTP requests by route template, method and status.", "# TYPE hub_http_requests_total counter"];
+    for (const [key, value] of [...this.requests].sort(([a], [b]) => a.localeCompare(b))) {
+      const [route, method, status] = key.split("\u0000");
+      lines.push(`hub_http_requests_total{route="${label(route ?? "")}",method="${method}",status="${status}"} ${value}`);
+    }
+    const gauge = (name: string, type: "gauge" | "counter", help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
+    gauge("hub_streams_open", "gauge", "Open event streams.", gauges.streamsOpen);
+    gauge("hub_readings_accepted_total", "counter", "Readings accepted from agents since start.", gauges.readingsAccepted);
+    lines.push("# HELP hub_readings_rejected_total Readings refused since start, by the rule broken (or storage).", "# TYPE hub_readings_rejected_total counter");
+    for (const [reason, value] of [...gauges.readingsRejected].sort(([a], [b]) => a.localeCompare(b))) lines.push(`hub_readings_rejected_total{reason="${label(reason)}"} ${value}`);
+    lines.push(...this.ingest.render("hub_ingest_duration_seconds", "Time to answer POST /api/v1/agent/readings."));
+    lines.push(...this.history.render("hub_history_duration_seconds", "Time to answer GET …/history."));
+    gauge("hub_database_size_bytes", "gauge", "Size of the database (pages in use).", gauges.databaseBytes);
+    gauge("hub_database_wal_bytes", "gauge", "Size of the write-ahead log file.", gauges.walBytes);
+    gauge("hub_agents_enabled", "gauge", "Enabled agents.", gauges.agentsEnabled);
+    gauge("hub_regions_reporting", "gauge", "(platform, region) pairs whose live reading is fresh.", gauges.regionsReporting);
+    gauge("hub_uptime_seconds", "gauge", "Seconds since the hub started.", gauges.uptimeSeconds);
+    return `${lines.join("\n")}\n`;
+  }
+}

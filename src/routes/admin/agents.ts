@@ -1,0 +1,235 @@
+/** Admin: agents, their tokens, export/import, and the data they reported. */
+import { Elysia, t } from "elysia";
+import { actorOf } from "../../auth/accounts.ts";
+import type { AgentAdmin } from "../../admin/agents.ts";
+import type { HubContext } from "../../context.ts";
+import type { Access } from "../../http/access.ts";
+import { HttpProblem } from "../../http/problem.ts";
+import { PlatformRegionParams, problems, requirePlatform, requireRegion } from "../../http/schemas.ts";
+
+const IdParams = t.Object({ id: t.Integer({ minimum: 1, description: "Agent id" }) });
+const Cadence = t.Union([t.String({ maxLength: 200 }), t.Number(), t.Null()], {
+  description: "Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override",
+});
+const EXAMPLE_HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+export const AgentSchema = t.Object(
+  {
+    id: t.Integer(),
+    enabled: t.Boolean(),
+    label: t.Nullable(t.String()),
+    platform: t.String({ description: "Decided by the provider" }),
+    region: t.String(),
+    provider: t.String({ description: "steam, epic or grdk" }),
+    provisionId: t.Nullable(t.String({ description: "The id given in the configuration, for provisioned agents" })),
+    source: t.Union([t.Literal("manual"), t.Literal("provisioned"), t.Literal("imported")]),
+    pollMin: t.Nullable(t.String({ description: "The agent's own poll minimum (seconds or expression), or null for the default" })),
+    pollMax: t.Nullable(t.String()),
+    readings: t.Integer({ description: "Stored readings of this agent" }),
+    lastReadingAt: t.Nullable(t.Integer({ description: "measuredAt of its newest reading (epoch ms)" })),
+  },
+  {
+    title: "Agent",
+    examples: [
+      { id: 7, enabled: true, label: "Attic PC", platform: "Windows", region: "eu-west-1", provider: "steam", provisionId: null, source: "manual", pollMin: null, pollMax: null, readings: 1234, lastReadingAt: 1795301143000 },
+    ],
+  },
+);
+
+export const ExportedAgentSchema = t.Object(
+  {
+    provisionId: t.Nullable(t.String()),
+    tokenHash: t.String({ pattern: "^[0-9a-fA-F]{64}$", description: "SHA-256 of the agent's token (hex); the import key" }),
+    region: t.String(),
+    provider: t.String(),
+    platform: t.String(),
+    label: t.Nullable(t.String()),
+    enabled: t.Boolean(),
+    source: t.String(),
+    pollMin: t.Nullable(t.String()),
+    pollMax: t.Nullable(t.String()),
+  },
+  {
+    title: "ExportedAgent",
+    examples: [{ provisionId: null, tokenHash: EXAMPLE_HASH, region: "eu-west-1", provider: "steam", platform: "Windows", label: "Attic PC", enabled: true, source: "manual", pollMin: null, pollMax: null }],
+  },
+);
+
+const ImportRowSchema = t.Object(
+  {
+    tokenHash: ExportedAgentSchema.properties.tokenHash,
+    region: t.String(),
+    provider: t.String(),
+    platform: t.Optional(t.String({ description: "If given, must match the provider" })),
+    provisionId: t.Optional(t.Nullable(t.String())),
+    label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+    enabled: t.Optional(t.Boolean()),
+    source: t.Optional(t.String({ description: "manual, provisioned or imported (the default)" })),
+    pollMin: t.Optional(t.Nullable(t.String())),
+    pollMax: t.Optional(t.Nullable(t.String())),
+  },
+  { title: "ImportedAgent" },
+);
+
+const ImportRequestSchema = t.Object(
+  { agents: t.Array(ImportRowSchema) },
+  {
+    title: "AgentImport",
+    description: "Rows as GET /agents/export gives them. Upserted by tokenHash; a row that cannot be used is skipped with its reason while the others apply, all in one transaction.",
+    examples: [{ agents: [{ tokenHash: EXAMPLE_HASH, region: "eu-west-1", provider: "steam", label: "Attic PC", enabled: true }] }],
+  },
+);
+
+const ReadingFilterQuery = t.Object({
+  region: t.Optional(t.String({ description: "Only readings of this region" })),
+  platform: t.Optional(t.String({ description: "Only readings of this platform" })),
+  from: t.Optional(t.Integer({ description: "measuredAt at or after (epoch ms)" })),
+  to: t.Optional(t.Integer({ description: "measuredAt at or before (epoch ms)" })),
+  survivorMin: t.Optional(t.Integer()),
+  survivorMax: t.Optional(t.Integer()),
+  killerMin: t.Optional(t.Integer()),
+  killerMax: t.Optional(t.Integer()),
+});
+
+export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAdmin) {
+  const actor = (request: Request) => actorOf(access.userOf(request));
+  return new Elysia({ name: "routes/admin/agents", prefix: "/api/v1/admin" })
+    .use(access.plugin)
+    .get("/agents", () => ({ agents: admin.list() }), {
+      access: "admin",
+      response: { 200: t.Object({ agents: t.Array(AgentSchema) }), ...problems(401, 403) },
+      detail: { tags: ["admin-agents"], summary: "List agents", description: "Every agent with its reading count and newest reading." },
+    })
+    .post(
+      "/agents",
+      ({ request, body, set }) => {
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return admin.create(actor(request), body);
+      },
+      {
+        access: "admin",
+        body: t.Object(
+          {
+            region: t.String({ description: "A catalogue region id", examples: ["eu-west-1"] }),
+            provider: t.String({ description: "steam, epic or grdk (decides the platform)", examples: ["steam"] }),
+            label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+          },
+          { examples: [{ region: "eu-west-1", provider: "steam", label: "Attic PC" }] },
+        ),
+        response: { 201: t.Object({ agent: AgentSchema, token: t.String({ description: "The agent's bearer token (86 characters), shown only here" }) }), ...problems(400, 401, 403) },
+        detail: { tags: ["admin-agents"], summary: "Create an agent", description: "Answers the agent and its token; only the token's SHA-256 is stored." },
+      },
+    )
+    .get("/agents/export", () => ({ agents: admin.exportAll() }), {
+      access: "admin",
+      response: { 200: t.Object({ agents: t.Array(ExportedAgentSchema) }), ...problems(401, 403) },
+      detail: { tags: ["admin-agents"], summary: "Export agents", description: "Every agent with its token hash (never a raw token), for POST /agents/import elsewhere." },
+    })
+    .post("/agents/import", ({ request, body }) => admin.importAll(actor(request), body.agents), {
+      access: "admin",
+      body: t.Object({ agents: t.Array(t.Unknown(), { maxItems: 10_000 }) }),
+      response: {
+        200: t.Object({
+          imported: t.Integer({ description: "Rows inserted or updated" }),
+          skipped: t.Array(t.Object({ index: t.Integer({ description: "0-based row index" }), provisionId: t.Nullable(t.String()), reason: t.String() })),
+        }, { examples: [{ imported: 3, skipped: [{ index: 1, provisionId: null, reason: "unknown region \"mars-north-1\"" }] }] }),
+        ...problems(400, 401, 403),
+      },
+      detail: { tags: ["admin-agents"], summary: "Import agents", description: ImportRequestSchema.description ?? "", "x-request-body": ImportRequestSchema },
+    })
+    .patch("/agents/:id", ({ request, params, body }) => ({ agent: admin.update(actor(request), params.id, body) }), {
+      access: "admin",
+      params: IdParams,
+      body: t.Object(
+        {
+          label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+          provider: t.Optional(t.String({ description: "Changes the platform too" })),
+          region: t.Optional(t.String()),
+          pollMin: t.Optional(Cadence),
+          pollMax: t.Optional(Cadence),
+          enabled: t.Optional(t.Boolean()),
+          dataMode: t.Optional(
+            t.Union([t.Literal("keep"), t.Literal("orphan"), t.Literal("delete")], {
+              description: "On a move (region or provider): keep (default; readings stay attributed), orphan (kept, detached) or delete",
+            }),
+          ),
+        },
+        { examples: [{ region: "eu-west-2", dataMode: "orphan" }, { pollMin: "%refreshTime% * 2", pollMax: null }] },
+      ),
+      response: { 200: t.Object({ agent: AgentSchema }), ...problems(400, 401, 403, 404) },
+      detail: { tags: ["admin-agents"], summary: "Change an agent", description: "The old slot's live value is rebuilt from what remains; viewers get the change at once." },
+    })
+    .delete(
+      "/agents/:id",
+      ({ request, params, query, set }) => {
+        admin.remove(actor(request), params.id, query.dataMode ?? "orphan");
+        set.status = 204;
+      },
+      {
+        access: "admin",
+        params: IdParams,
+        query: t.Object({ dataMode: t.Optional(t.Union([t.Literal("orphan"), t.Literal("delete")], { description: "orphan (default) keeps its readings, detached; delete removes them" })) }),
+        response: { 204: t.Void({ description: "Deleted" }), ...problems(400, 401, 403, 404) },
+        detail: { tags: ["admin-agents"], summary: "Delete an agent", description: "Its token stops working at once." },
+      },
+    )
+    .post(
+      "/agents/:id/token",
+      ({ request, params, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return { token: admin.rotateToken(actor(request), params.id) };
+      },
+      {
+        access: "admin",
+        params: IdParams,
+        response: {
+          200: t.Object({ token: t.String({ description: "The new token, shown only here" }) }, { examples: [{ token: "q3Z…86 base64url characters" }] }),
+          ...problems(401, 403, 404),
+        },
+        detail: { tags: ["admin-agents"], summary: "Rotate an agent's token", description: "The old token stops working at once." },
+      },
+    )
+    .get(
+      "/platforms/:platform/regions/:region/attribution",
+      ({ params }) => ({ attribution: admin.attribution(requirePlatform(params.platform), requireRegion(ctx.config.catalogue, params.region)) }),
+      {
+        access: "admin",
+        params: PlatformRegionParams,
+        response: {
+          200: t.Object({
+            attribution: t.Array(
+              t.Object({
+                agentId: t.Nullable(t.Integer({ description: "null for orphaned readings" })),
+                readings: t.Integer(),
+                firstAt: t.Integer({ description: "Oldest measuredAt (epoch ms)" }),
+                lastAt: t.Integer({ description: "Newest measuredAt (epoch ms)" }),
+              }),
+            ),
+          }, { examples: [{ attribution: [{ agentId: 7, readings: 8640, firstAt: 1794700000000, lastAt: 1795301143000 }, { agentId: null, readings: 12, firstAt: 1794000000000, lastAt: 1794100000000 }] }] }),
+          ...problems(401, 403, 404),
+        },
+        detail: { tags: ["admin-data"], summary: "Who reported a region", description: "Stored readings of one (platform, region) grouped by agent." },
+      },
+    )
+    .delete(
+      "/agents/:id/readings",
+      ({ request, params, query }) => {
+        if (query.platform !== undefined) requirePlatform(query.platform);
+        if (query.region !== undefined && !ctx.config.catalogue.hasRegion(query.region)) throw new HttpProblem(400, `Unknown region "${query.region}".`);
+        return { removed: admin.deleteReadings(actor(request), params.id, query) };
+      },
+      {
+        access: "admin",
+        params: IdParams,
+        query: ReadingFilterQuery,
+        response: { 200: t.Object({ removed: t.Integer() }, { examples: [{ removed: 12 }] }), ...problems(400, 401, 403, 404) },
+        detail: { tags: ["admin-data"], summary: "Delete an agent's readings", description: "Only readings matching every given filter; live values are rebuilt after." },
+      },
+    )
+    .delete("/readings/orphans", ({ request }) => ({ removed: admin.deleteOrphans(actor(request)) }), {
+      access: "admin",
+      response: { 200: t.Object({ removed: t.Integer() }, { examples: [{ removed: 12 }] }), ...problems(401, 403) },
+      detail: { tags: ["admin-data"], summary: "Delete orphaned readings", description: "Readings no longer attributed to any agent; live values are rebuilt after." },
+    });
+}

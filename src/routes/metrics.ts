@@ -1,0 +1,39 @@
+/** GET /metrics: Prometheus text for admins, or for anyone holding METRICS_TOKEN. */
+import { existsSync, statSync } from "node:fs";
+import { Elysia, t } from "elysia";
+import type { HubContext } from "../context.ts";
+import type { Access } from "../http/access.ts";
+import { problems } from "../http/schemas.ts";
+import type { Metrics } from "../metrics.ts";
+
+export function metricsRoutes(ctx: HubContext, access: Access, metrics: Metrics) {
+  const pages = ctx.db.sqlite.query<{ bytes: number }, []>("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS bytes");
+  const walPath = `${ctx.db.path}-wal`;
+  return new Elysia({ name: "routes/metrics" }).use(access.plugin).get(
+    "/metrics",
+    () => {
+      const text = metrics.render({
+        streamsOpen: ctx.streams.openCount,
+        readingsAccepted: ctx.ingest.counters.accepted,
+        readingsRejected: ctx.ingest.counters.rejected,
+        databaseBytes: pages.get()?.bytes ?? 0,
+        walBytes: existsSync(walPath) ? statSync(walPath).size : 0,
+        agentsEnabled: ctx.agents.enabledCount(),
+        regionsReporting: ctx.live.freshSlotCount(),
+        uptimeSeconds: Math.floor((ctx.now() - ctx.startedAt) / 1000),
+      });
+      return new Response(text, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
+    },
+    {
+      access: "metrics",
+      response: { 200: t.String({ description: "Prometheus text exposition format" }), ...problems(401, 403) },
+      detail: {
+        tags: ["system"],
+        summary: "Metrics",
+        description:
+          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. " +
+          "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
+      },
+    },
+  );
+}

@@ -1,0 +1,80 @@
+import { describe, expect, test } from "bun:test";
+import { adminHub } from "../admin-helpers.ts";
+import { call, expectProblem, json } from "../helpers.ts";
+import { addAgent, post, reading, SseReader } from "../live-helpers.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe("admin: events", () => {
+  test("create, list, change, delete; activeEvent follows the selection rule", async () => {
+    const now = Date.now();
+    const { hub, admin } = await adminHub();
+    const body = { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: iso(now - 3_600_000), endsAt: iso(now + 3_600_000) };
+    const created = await admin.json<{ event: { id: number } & typeof body & { platforms: string[] | null } }>("POST", "/api/v1/admin/events", body);
+    expect(created.status).toBe(201);
+    expect(created.body.event).toEqual({ id: created.body.event.id, ...body, platforms: null });
+    expect((await admin.json<{ events: unknown[] }>("GET", "/api/v1/admin/events")).body.events).toEqual([created.body.event]);
+    const active = async (platform: string) => (await json<{ activeEvent: Record<string, unknown> | null }>(await call(hub, "GET", `/api/v1/platforms/${platform}/incentives`))).activeEvent;
+    expect(await active("Windows")).toEqual({ key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: body.startsAt, endsAt: body.endsAt });
+
+    const agent = addAgent(hub, "eu-west-1");
+    await post(hub, agent, reading("Windows", "eu-west-1", now, { activeEvent: { key: "agent-3x", label: "Triple", multiplier: 3, startsAt: body.startsAt, endsAt: body.endsAt } }));
+    expect((await active("Windows"))?.key).toBe("agent-3x");
+    const raised = await admin.json("PATCH", `/api/v1/admin/events/${created.body.event.id}`, { multiplier: 3 });
+    expect(raised.status).toBe(200);
+    expect((await active("Windows"))?.key).toBe("double-bp");
+    await admin.json("PATCH", `/api/v1/admin/events/${created.body.event.id}`, { platforms: ["EGS"] });
+    expect((await active("Windows"))?.key).toBe("agent-3x");
+    expect((await active("EGS"))?.key).toBe("double-bp");
+    expect((await admin.request("DELETE", `/api/v1/admin/events/${created.body.event.id}`)).status).toBe(204);
+    expect(await active("EGS")).toBeNull();
+    expect((await admin.request("DELETE", `/api/v1/admin/events/${created.body.event.id}`)).status).toBe(404);
+    expect((await admin.json("PATCH", "/api/v1/admin/events/999", { label: "x" })).status).toBe(404);
+    const audited = hub.ctx.db.sqlite.query<{ action: string }, []>("SELECT action FROM audit_log WHERE action LIKE 'event.%' ORDER BY id").all();
+    expect(audited.map((a) => a.action)).toEqual(["event.create", "event.update", "event.update", "event.delete"]);
+  });
+
+  test("validation: key, label, multiplier, times and platforms", async () => {
+    const { admin } = await adminHub();
+    const good = { key: "bp", label: "BP", multiplier: 1.5, startsAt: "2026-12-01T00:00:00Z", endsAt: "2026-12-02T00:00:00Z" };
+    for (const bad of [
+      { ...good, key: "Has Caps" },
+      { ...good, key: "x".repeat(65) },
+      { ...good, label: "" },
+      { ...good, label: "l".repeat(121) },
+      { ...good, multiplier: 0 },
+      { ...good, multiplier: -2 },
+      { ...good, startsAt: "tomorrow" },
+      { ...good, endsAt: "2026-11-30T00:00:00Z" },
+      { ...good, endsAt: good.startsAt },
+      { ...good, platforms: ["PS5"] },
+      { ...good, platforms: [] },
+      { key: "bp" },
+    ]) {
+      const response = await admin.json("POST", "/api/v1/admin/events", bad);
+      expect({ bad, status: response.status }).toEqual({ bad, status: 400 });
+      expectProblem(response.response);
+    }
+    const made = await admin.json<{ event: { id: number } }>("POST", "/api/v1/admin/events", { ...good, platforms: ["Windows", "GRDK"] });
+    expect(made.status).toBe(201);
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${made.body.event.id}`, { endsAt: "2026-11-01T00:00:00Z" })).status).toBe(400);
+  });
+
+  test("the stream pushes an event starting and ending on time", async () => {
+    const { hub, admin } = await adminHub();
+    const now = Date.now();
+    await admin.json("POST", "/api/v1/admin/events", { key: "flash", label: "Flash", multiplier: 2, startsAt: iso(now + 200), endsAt: iso(now + 500) });
+    const stream = new SseReader(await call(hub, "GET", "/api/v1/platforms/GRDK/incentives/stream"));
+    expect(JSON.parse((await stream.nextMessage())?.data ?? "{}").activeEvent).toBeNull();
+    hub.start();
+    try {
+      const started = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
+      expect(started.activeEvent?.key).toBe("flash");
+      expect(Date.now()).toBeGreaterThanOrEqual(now + 200);
+      const ended = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
+      expect(ended.activeEvent).toBeNull();
+    } finally {
+      hub.stop();
+    }
+  });
+});
