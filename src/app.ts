@@ -10,10 +10,8 @@ import { Mfa } from "./auth/mfa.ts";
 import type { HubContext } from "./context.ts";
 import { createAccess } from "./http/access.ts";
 import { errorHandling } from "./http/errors.ts";
-import { jsonResponses } from "./http/json.ts";
-import { requestObserver } from "./http/observe.ts";
-import { securityHeaders } from "./http/security.ts";
-import { Metrics } from "./metrics.ts";
+import { requestLog } from "./http/request-log.ts";
+import { responseFinisher } from "./http/security.ts";
 import { adminAgentRoutes } from "./routes/admin/agents.ts";
 import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
@@ -36,12 +34,11 @@ export function createApp(ctx: HubContext) {
   const userAdmin = new UserAdmin(ctx.db, accounts, ctx.now);
   const agentAdmin = new AgentAdmin(ctx.db, config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now);
   const eventAdmin = new EventAdmin(ctx.db, ctx.events, ctx.live, ctx.now);
-  const metrics = new Metrics();
+  const responses = responseFinisher({ https: config.origin.startsWith("https:"), cors: config.corsOrigins, metrics: ctx.metrics });
   const app: AnyElysia = new Elysia({ name: "hub" })
-    .use(securityHeaders({ https: config.origin.startsWith("https:"), cors: config.corsOrigins }))
-    .use(requestObserver(log, config.trustedProxies, metrics))
-    .use(errorHandling(log, () => app.routes))
-    .use(jsonResponses())
+    .use(responses.plugin)
+    .use(requestLog(log, config.trustedProxies))
+    .use(errorHandling(log, () => app.routes, responses.finish))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
@@ -53,7 +50,7 @@ export function createApp(ctx: HubContext) {
     .use(adminSettingsRoutes(ctx, access, accounts))
     .use(adminAgentRoutes(ctx, access, agentAdmin))
     .use(adminEventRoutes(access, eventAdmin))
-    .use(metricsRoutes(ctx, access, metrics))
+    .use(metricsRoutes(ctx, access))
     .use(docsRoutes(() => app, access));
   return app;
 }

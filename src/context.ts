@@ -8,6 +8,7 @@ import type { Ingest } from "./live/ingest.ts";
 import type { LiveStore } from "./live/store.ts";
 import type { StreamHub } from "./live/streams.ts";
 import type { Logger } from "./log.ts";
+import type { Metrics } from "./metrics.ts";
 import type { RuntimeSettings } from "./settings.ts";
 
 export interface HubContext {
@@ -24,4 +25,5 @@ export interface HubContext {
   readonly streams: StreamHub;
   readonly ingest: Ingest;
   readonly accounts: Accounts;
+  readonly metrics: Metrics;
 }

@@ -13,6 +13,7 @@ import { LiveStore } from "./live/store.ts";
 import { StreamHub } from "./live/streams.ts";
 import { ExternalChanges } from "./live/watch.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { Metrics } from "./metrics.ts";
 import { RuntimeSettings } from "./settings.ts";
 
 /** How often expired sessions are swept away. */
@@ -63,7 +64,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
   const ingest = new Ingest(db, agents, live, now, log);
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts };
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics() };
 
   const reloadExternal = (): void => {
     settings.reload();

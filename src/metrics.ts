@@ -25,11 +25,7 @@ function label(value: string): string {
   return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
 }
 
-/** Routes whose latency has its own histogram. */
-export const TIMED_ROUTES = {
-  ingest: "POST /api/v1/agent/readings",
-  history: "GET /api/v1/platforms/:platform/regions/:region/history",
-} as const;
+export type TimedOperation = "ingest" | "history";
 
 export interface Gauges {
   readonly streamsOpen: number;
@@ -43,31 +39,47 @@ export interface Gauges {
 }
 
 export class Metrics {
-  private readonly requests = new Map<string, number>();
+  /** Counts by route template, then by method and status. */
+  private readonly requests = new Map<string, Map<string, number>>();
   private readonly ingest = new Histogram();
   private readonly history = new Histogram();
 
-  observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${route}\u0000${method}\u0000${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const timed = `${method} ${route}`;
-    if (timed === TIMED_ROUTES.ingest) this.ingest.observe(seconds);
-    else if (timed === TIMED_ROUTES.history) this.history.observe(seconds);
+  count(method: string, route: string, status: number): void {
+    let byRoute = this.requests.get(route);
+    if (!byRoute) {
+      byRoute = new Map();
+      this.requests.set(route, byRoute);
+    }
+    const key = method + status;
+    byRoute.set(key, (byRoute.get(key) ?? 0) + 1);
+  }
+
+  /** Runs an operation and records how long it took in its histogram. */
+  time<T>(operation: TimedOperation, run: () => T): T {
+    const started = performance.now();
+    try {
+      return run();
+    } finally {
+      (operation === "ingest" ? this.ingest : this.history).observe((performance.now() - started) / 1000);
+    }
   }
 
   render(gauges: Gauges): string {
     const lines = ["# HELP hub_http_requests_total HTTP requests by route template, method and status.", "# TYPE hub_http_requests_total counter"];
-    for (const [key, value] of [...this.requests].sort(([a], [b]) => a.localeCompare(b))) {
-      const [route, method, status] = key.split("\u0000");
-      lines.push(`hub_http_requests_total{route="${label(route ?? "")}",method="${method}",status="${status}"} ${value}`);
+    for (const [route, byRoute] of [...this.requests].sort(([a], [b]) => a.localeCompare(b))) {
+      for (const [key, value] of [...byRoute].sort(([a], [b]) => a.localeCompare(b))) {
+        const method = key.slice(0, -3);
+        const status = key.slice(-3);
+        lines.push(`hub_http_requests_total{route="${label(route)}",method="${method}",status="${status}"} ${value}`);
+      }
     }
     const gauge = (name: string, type: "gauge" | "counter", help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
     gauge("hub_streams_open", "gauge", "Open event streams.", gauges.streamsOpen);
     gauge("hub_readings_accepted_total", "counter", "Readings accepted from agents since start.", gauges.readingsAccepted);
     lines.push("# HELP hub_readings_rejected_total Readings refused since start, by the rule broken (or storage).", "# TYPE hub_readings_rejected_total counter");
     for (const [reason, value] of [...gauges.readingsRejected].sort(([a], [b]) => a.localeCompare(b))) lines.push(`hub_readings_rejected_total{reason="${label(reason)}"} ${value}`);
-    lines.push(...this.ingest.render("hub_ingest_duration_seconds", "Time to answer POST /api/v1/agent/readings."));
-    lines.push(...this.history.render("hub_history_duration_seconds", "Time to answer GET …/history."));
+    lines.push(...this.ingest.render("hub_ingest_duration_seconds", "Time to check, store and publish a reading (POST /api/v1/agent/readings)."));
+    lines.push(...this.history.render("hub_history_duration_seconds", "Time to build a history reply (GET …/history)."));
     gauge("hub_database_size_bytes", "gauge", "Size of the database (pages in use).", gauges.databaseBytes);
     gauge("hub_database_wal_bytes", "gauge", "Size of the write-ahead log file.", gauges.walBytes);
     gauge("hub_agents_enabled", "gauge", "Enabled agents.", gauges.agentsEnabled);

@@ -1,6 +1,8 @@
 /** Who is looking: unique client IPs with an open stream or a read within the last 45 seconds. */
 export const PRESENCE_WINDOW_MS = 45_000;
 const MAX_TRACKED = 100_000;
+/** A viewer already seen this recently is not re-recorded: a second is far finer than the 45 s window. */
+const REFRESH_MS = 1000;
 
 export class Presence {
   private readonly lastRead = new Map<string, number>();
@@ -8,9 +10,12 @@ export class Presence {
   constructor(private readonly now: () => number) {}
 
   seen(ip: string): void {
+    const now = this.now();
+    const last = this.lastRead.get(ip);
+    if (last !== undefined && now - last < REFRESH_MS) return;
     if (this.lastRead.size >= MAX_TRACKED) this.prune();
     this.lastRead.delete(ip);
-    this.lastRead.set(ip, this.now());
+    this.lastRead.set(ip, now);
   }
 
   online(streamViewers: Iterable<string>): number {

@@ -4,7 +4,7 @@
  * OpenAPI operation (`x-access` and `security`) so that the description and
  * the route-table test both see it.
  */
-import { Elysia, type Cookie } from "elysia";
+import { Elysia } from "elysia";
 import type { Accounts, UserPrincipal } from "../auth/accounts.ts";
 import { SESSION_COOKIE } from "../auth/sessions.ts";
 import { bearerToken, secretsEqual, sha256Hex } from "../auth/tokens.ts";
@@ -12,7 +12,8 @@ import type { Config } from "../config/load.ts";
 import type { Agent } from "../db/agents.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { RuntimeSettings } from "../settings.ts";
-import { clientIp } from "./client-ip.ts";
+import { clientIp, type SocketSource } from "./client-ip.ts";
+import { readCookie, serializeCookie, type CookieAttributes } from "./cookies.ts";
 import { HttpProblem } from "./problem.ts";
 
 export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin", "metrics"] as const;
@@ -58,25 +59,27 @@ export interface Access {
   /** The signed-in user of this request (session, session-partial and admin routes). */
   userOf(request: Request): UserPrincipal;
   /** The signed-in user, if any (public routes such as the session body). */
-  optionalUserOf(request: Request, cookie: Record<string, Cookie<unknown>>): UserPrincipal | null;
+  optionalUserOf(request: Request): UserPrincipal | null;
 }
 
-type Authorize = (rule: AccessRule, request: Request, cookie: Record<string, Cookie<unknown>>) => void;
+/** Where a renewed session cookie is written (Elysia's `set`). */
+type ResponseSet = { headers: Record<string, string | number> };
+type Authorize = (rule: AccessRule, request: Request, set: ResponseSet, server: SocketSource | null) => void;
 
 function accessPlugin(authorize: Authorize) {
   return new Elysia({ name: "hub/access" }).macro({
     access: (rule: AccessRule) => ({
       detail: { "x-access": rule, security: SECURITY[rule] },
-      transform({ request, cookie }: { request: Request; cookie: Record<string, Cookie<unknown>> }) {
-        authorize(rule, request, cookie);
+      transform({ request, set, server }: { request: Request; set: ResponseSet; server: SocketSource | null }) {
+        authorize(rule, request, set, server);
       },
     }),
   });
 }
 
 /** Cookie attributes of the session cookie. */
-export function sessionCookie(config: Config) {
-  return { httpOnly: true, sameSite: "lax", path: "/", secure: config.cookieSecure, maxAge: config.sessionTtlHours * 3600 } as const;
+export function sessionCookie(config: Config): CookieAttributes {
+  return { httpOnly: true, sameSite: "lax", path: "/", secure: config.cookieSecure, maxAge: config.sessionTtlHours * 3600 };
 }
 
 export function createAccess(deps: AccessDeps): Access {
@@ -95,12 +98,12 @@ export function createAccess(deps: AccessDeps): Access {
     agents.set(request, agent);
   };
 
-  const identify = (request: Request, cookie: Record<string, Cookie<unknown>>): UserPrincipal | null => {
+  const identify = (request: Request, set: ResponseSet | null): UserPrincipal | null => {
     if (resolved.has(request)) return resolved.get(request) ?? null;
-    const raw = cookie[SESSION_COOKIE]?.value;
-    const resolution = accounts.resolve(request, typeof raw === "string" ? raw : undefined);
+    const raw = readCookie(request, SESSION_COOKIE);
+    const resolution = accounts.resolve(request, raw);
     if (resolution.refusal) throw new HttpProblem(401, resolution.refusal, { headers: { "www-authenticate": 'Bearer realm="hub"' } });
-    if (resolution.renewCookie && typeof raw === "string") cookie[SESSION_COOKIE]?.set({ value: raw, ...sessionCookie(config) });
+    if (resolution.renewCookie && raw !== undefined && set) set.headers["set-cookie"] = serializeCookie(SESSION_COOKIE, raw, sessionCookie(config));
     resolved.set(request, resolution.principal);
     return resolution.principal;
   };
@@ -113,20 +116,20 @@ export function createAccess(deps: AccessDeps): Access {
     }
   };
 
-  const signedIn = (request: Request, cookie: Record<string, Cookie<unknown>>, detail: string): UserPrincipal => {
-    const principal = identify(request, cookie);
+  const signedIn = (request: Request, set: ResponseSet, detail: string): UserPrincipal => {
+    const principal = identify(request, set);
     if (!principal) throw new HttpProblem(401, detail);
     return principal;
   };
 
-  const authorize: Authorize = (rule, request, cookie) => {
+  const authorize: Authorize = (rule, request, set, server) => {
     switch (rule) {
       case "public":
         return;
       case "public-read": {
-        accounts.presence.seen(clientIp(request, config.trustedProxies));
+        accounts.presence.seen(clientIp(request, config.trustedProxies, server));
         if (!settings.get().requireAuth) return;
-        const principal = identify(request, cookie);
+        const principal = identify(request, set);
         if (principal?.level !== "mfa") {
           throw new HttpProblem(401, "This hub requires signing in (or an API key) to read its data.", { headers: { "www-authenticate": 'Bearer realm="hub"' } });
         }
@@ -137,7 +140,7 @@ export function createAccess(deps: AccessDeps): Access {
         return;
       case "session-partial":
       case "session": {
-        const principal = signedIn(request, cookie, "Sign in first.");
+        const principal = signedIn(request, set, "Sign in first.");
         if (principal.via !== "session") throw new HttpProblem(403, "This needs a signed-in session; API keys cannot do it.");
         if (rule === "session" && principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
         requireCsrf(request, principal);
@@ -147,11 +150,11 @@ export function createAccess(deps: AccessDeps): Access {
       case "metrics": {
         const token = bearerToken(request);
         if (config.metricsToken !== null && token !== null && secretsEqual(token, config.metricsToken)) return;
-        authorize("admin", request, cookie);
+        authorize("admin", request, set, server);
         return;
       }
       case "admin": {
-        const principal = signedIn(request, cookie, "Sign in as an admin, or send an admin's API key.");
+        const principal = signedIn(request, set, "Sign in as an admin, or send an admin's API key.");
         if (principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
         if (principal.user.role !== "admin") throw new HttpProblem(403, "Only admins may do this.");
         requireCsrf(request, principal);
@@ -173,9 +176,9 @@ export function createAccess(deps: AccessDeps): Access {
       if (!principal) throw new Error("userOf called on a route without user access");
       return principal;
     },
-    optionalUserOf(request, cookie) {
+    optionalUserOf(request) {
       try {
-        return identify(request, cookie);
+        return identify(request, null);
       } catch {
         return null;
       }

@@ -1,24 +1,29 @@
 /**
- * The client's address for throttling and presence. The server records each
- * request's socket peer here; X-Forwarded-For is believed only across the
- * proxies TRUSTED_PROXIES trusts.
+ * The client's address for throttling and presence, looked up only when a
+ * route needs it: from the server that holds the request's socket (Elysia's
+ * `server`), or from an address recorded for the request (in-process tests).
+ * X-Forwarded-For is believed only across the proxies TRUSTED_PROXIES trusts.
  */
 import { resolveClientIp, type TrustedProxies } from "../domain/net.ts";
 
-const socketAddresses = new WeakMap<Request, string>();
+/** A fixed address, or the server that can tell a request's peer. */
+export type SocketSource = string | { requestIP(request: Request): { address: string } | null };
+
+const sockets = new WeakMap<Request, SocketSource>();
 const resolved = new WeakMap<Request, string>();
 
 /** Requests handled in-process (tests) have no socket; they count as this address. */
 export const NO_SOCKET_ADDRESS = "0.0.0.0";
 
-export function rememberSocketAddress(request: Request, address: string): void {
-  socketAddresses.set(request, address);
+export function rememberSocketAddress(request: Request, source: SocketSource): void {
+  sockets.set(request, source);
 }
 
-export function clientIp(request: Request, trust: TrustedProxies): string {
+export function clientIp(request: Request, trust: TrustedProxies, server: SocketSource | null): string {
   const known = resolved.get(request);
   if (known !== undefined) return known;
-  const socket = socketAddresses.get(request) ?? NO_SOCKET_ADDRESS;
+  const source = sockets.get(request) ?? server;
+  const socket = typeof source === "string" ? source : (source?.requestIP(request)?.address ?? NO_SOCKET_ADDRESS);
   const ip = resolveClientIp(socket, request.headers.get("x-forwarded-for"), trust);
   resolved.set(request, ip);
   return ip;

@@ -57,23 +57,24 @@ function compilePattern(path: string): RegExp {
 }
 
 /**
- * Errors, body limits and JSON parsing for the whole app. `routes` is read on
+ * Errors, body limits and JSON parsing for the whole app (a declared length
+ * over the limit is refused before anything is read). `routes` is read on
  * the first unknown request, once the app is fully assembled, to tell a
  * wrong method (405 with Allow) from an unknown path (404).
  */
-export function errorHandling(log: Logger, routes: () => readonly RouteShape[]) {
+export function errorHandling(log: Logger, routes: () => readonly RouteShape[], finish: (response: Response, request: Request, route: string | undefined) => Response) {
   let patterns: { method: string; pattern: RegExp }[] | null = null;
   const allowedMethods = (path: string): string[] => {
     patterns ??= routes().map((r) => ({ method: r.method.toUpperCase(), pattern: compilePattern(r.path) }));
     return [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))];
   };
 
+  const tooLarge = () => new HttpProblem(413, `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes (1 MiB).`);
   return new Elysia({ name: "hub/errors" })
     .onRequest(({ request }) => {
+      if (request.method === "GET" || request.method === "HEAD") return;
       const length = request.headers.get("content-length");
-      if (length !== null && Number(length) > MAX_BODY_BYTES) {
-        throw new HttpProblem(413, `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes (1 MiB).`);
-      }
+      if (length !== null && Number(length) > MAX_BODY_BYTES) throw tooLarge();
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (!request.body) return null;
@@ -96,7 +97,7 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[]) 
         throw new HttpProblem(400, `The request body is not valid JSON${reason}.`);
       }
     })
-    .onError({ as: "global" }, ({ error, request, path, set }) => {
+    .onError({ as: "global" }, ({ error, request, path, set, route }) => {
       let problem: HttpProblem;
       if (error instanceof HttpProblem) problem = error;
       else if (error instanceof ValidationError) problem = validationProblem(error);
@@ -116,7 +117,7 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[]) 
       }
       if (problem.status >= 500) log.error("request failed", { method: request.method, path, error });
       set.status = problem.status;
-      return problem.toResponse();
+      return finish(problem.toResponse(), request, error instanceof NotFoundError ? undefined : route);
     });
 }
 
@@ -130,7 +131,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Pr
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel();
-      throw new HttpProblem(413, `The request body is larger than the limit of ${limit} bytes (1 MiB).`);
+      throw new HttpProblem(413, `The request body is larger than the limit of ${limit} bytes.`);
     }
     chunks.push(value);
   }

@@ -2,6 +2,8 @@
 import { Elysia } from "elysia";
 import type { CorsOrigins } from "../config/options.ts";
 import { HttpProblem } from "./problem.ts";
+import type { Metrics } from "../metrics.ts";
+import { JSON_TYPE } from "./schemas.ts";
 
 /** For HTML pages: only the hub's own scripts, styles, images and API. */
 export const HTML_CSP = [
@@ -20,37 +22,92 @@ const ALLOWED_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 const ALLOWED_HEADERS = "Content-Type, Authorization, X-API-Key, X-CSRF-Token, Last-Event-ID, If-None-Match";
 const EXPOSED_HEADERS = "ETag, Retry-After";
 
-export function securityHeaders(options: { https: boolean; cors: CorsOrigins }) {
-  const base: Record<string, string> = {
-    "x-content-type-options": "nosniff",
-    "x-frame-options": "DENY",
-    "referrer-policy": "strict-origin-when-cross-origin",
-  };
-  if (options.https) base["strict-transport-security"] = "max-age=31536000; includeSubDomains";
+function isPlainData(value: unknown): value is object {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return true;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+type Finish = (response: Response, request: Request, route: string | undefined) => Response;
+
+export interface ResponseFinisher {
+  readonly plugin: ReturnType<typeof finisherPlugin>;
+  /**
+   * Adds the security headers, and CORS headers for an allowed origin, to a
+   * response in place, and counts it for the metrics by route template.
+   */
+  finish: Finish;
+}
+
+/** Headers every response carries; a route that builds its own Response may include them up front. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "strict-origin-when-cross-origin",
+};
+
+function finisherPlugin(finish: Finish, preflight: (request: Request) => Response | undefined) {
+  return new Elysia({ name: "hub/responses" })
+    .onRequest(({ request }) => (request.method === "OPTIONS" ? preflight(request) : undefined))
+    .mapResponse({ as: "global" }, ({ responseValue, request, set, route }) => {
+      const status = typeof set.status === "number" ? set.status : 200;
+      let response: Response;
+      if (responseValue instanceof Response) response = responseValue;
+      else if (isPlainData(responseValue)) response = new Response(JSON.stringify(responseValue), { status, headers: { "content-type": JSON_TYPE } });
+      else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
+      else if (typeof responseValue === "string") response = new Response(responseValue, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+      else return;
+      return finish(response, request, route);
+    });
+}
+
+/**
+ * Every response leaves through here: plain data becomes JSON
+ * (`application/json; charset=utf-8`) with the handler's status, and every
+ * response gets the security headers, written onto the Response itself
+ * (cheaper than Elysia's per-request header merge on the hot path).
+ */
+export function responseFinisher(options: { https: boolean; cors: CorsOrigins; metrics: Metrics }): ResponseFinisher {
+  const base: [string, string][] = Object.entries(SECURITY_HEADERS);
+  if (options.https) base.push(["strict-transport-security", "max-age=31536000; includeSubDomains"]);
   const { cors } = options;
   const allowedOrigin = (origin: string): boolean => cors.kind === "any" || (cors.kind === "list" && cors.origins.includes(origin));
 
-  return new Elysia({ name: "hub/security" }).onRequest(({ request, set }) => {
-    Object.assign(set.headers, base);
+  /** Error responses can pass through both the error handler and the response mapper: finish each once. */
+  const finished = new WeakSet<Response>();
+  const finish: Finish = (response, request, route) => {
+    if (finished.has(response)) return response;
+    finished.add(response);
+    options.metrics.count(request.method, route || "unmatched", response.status);
+    const headers = response.headers;
+    if (options.https || !headers.has("x-content-type-options")) for (const [name, value] of base) headers.set(name, value);
+    if (cors.kind === "none") return response;
     const origin = request.headers.get("origin");
-    const preflight = request.method === "OPTIONS" && request.headers.has("access-control-request-method");
-    if (origin === null || cors.kind === "none" || !allowedOrigin(origin)) {
-      if (preflight) throw new HttpProblem(403, `Cross-origin requests from ${origin ?? "this page"} are not allowed; ask the operator to add it to CORS_ALLOWED_ORIGINS.`);
-      return;
-    }
+    if (origin === null || !allowedOrigin(origin)) return response;
     if (cors.kind === "any") {
-      set.headers["access-control-allow-origin"] = "*";
+      headers.set("access-control-allow-origin", "*");
     } else {
-      set.headers["access-control-allow-origin"] = origin;
-      set.headers["access-control-allow-credentials"] = "true";
-      set.headers.vary = "Origin";
+      headers.set("access-control-allow-origin", origin);
+      headers.set("access-control-allow-credentials", "true");
+      headers.append("vary", "Origin");
     }
-    set.headers["access-control-expose-headers"] = EXPOSED_HEADERS;
-    if (preflight) {
-      set.headers["access-control-allow-methods"] = ALLOWED_METHODS;
-      set.headers["access-control-allow-headers"] = ALLOWED_HEADERS;
-      set.headers["access-control-max-age"] = "600";
-      return new Response(null, { status: 204 });
+    headers.set("access-control-expose-headers", EXPOSED_HEADERS);
+    return response;
+  };
+
+  const preflight = (request: Request): Response | undefined => {
+    if (!request.headers.has("access-control-request-method")) return undefined;
+    const origin = request.headers.get("origin");
+    if (origin === null || cors.kind === "none" || !allowedOrigin(origin)) {
+      throw new HttpProblem(403, `Cross-origin requests from ${origin ?? "this page"} are not allowed; ask the operator to add it to CORS_ALLOWED_ORIGINS.`);
     }
-  });
+    const response = new Response(null, {
+      status: 204,
+      headers: { "access-control-allow-methods": ALLOWED_METHODS, "access-control-allow-headers": ALLOWED_HEADERS, "access-control-max-age": "600" },
+    });
+    return finish(response, request, undefined);
+  };
+
+  return { plugin: finisherPlugin(finish, preflight), finish };
 }

@@ -55,7 +55,7 @@ export function agentRoutes(ctx: HubContext, access: Access) {
     .post(
       "/readings",
       ({ request, body, set }) => {
-        const result = ctx.ingest.submit(access.agentOf(request), body);
+        const result = ctx.metrics.time("ingest", () => ctx.ingest.submit(access.agentOf(request), body));
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return result;

@@ -47,9 +47,9 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
     )
     .post(
       "/login",
-      async ({ body, cookie, request, set }) => {
+      async ({ body, cookie, request, set, server }) => {
         const device = cookie[DEVICE_COOKIE]?.value;
-        const outcome = await accounts.login(body.username, body.password, clientIp(request, config.trustedProxies), typeof device === "string" ? device : undefined);
+        const outcome = await accounts.login(body.username, body.password, clientIp(request, config.trustedProxies, server), typeof device === "string" ? device : undefined);
         cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
         noStore(set);
         return { next: outcome.next, methods: outcome.methods };
@@ -79,9 +79,9 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
     )
     .get(
       "/session",
-      ({ request, cookie, set }) => {
+      ({ request, set }) => {
         noStore(set);
-        return accounts.sessionBody(access.optionalUserOf(request, cookie));
+        return accounts.sessionBody(access.optionalUserOf(request));
       },
       {
         access: "public",
@@ -91,8 +91,8 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
     )
     .post(
       "/password",
-      async ({ body, request, set }) => {
-        await accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, clientIp(request, config.trustedProxies));
+      async ({ body, request, set, server }) => {
+        await accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, clientIp(request, config.trustedProxies, server));
         noStore(set);
         set.status = 204;
       },

@@ -4,15 +4,14 @@ import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
 import { problems } from "../http/schemas.ts";
-import type { Metrics } from "../metrics.ts";
 
-export function metricsRoutes(ctx: HubContext, access: Access, metrics: Metrics) {
+export function metricsRoutes(ctx: HubContext, access: Access) {
   const pages = ctx.db.sqlite.query<{ bytes: number }, []>("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS bytes");
   const walPath = `${ctx.db.path}-wal`;
   return new Elysia({ name: "routes/metrics" }).use(access.plugin).get(
     "/metrics",
     () => {
-      const text = metrics.render({
+      const text = ctx.metrics.render({
         streamsOpen: ctx.streams.openCount,
         readingsAccepted: ctx.ingest.counters.accepted,
         readingsRejected: ctx.ingest.counters.rejected,

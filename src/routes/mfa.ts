@@ -6,7 +6,7 @@ import type { Mfa, Verified } from "../auth/mfa.ts";
 import type { HubContext } from "../context.ts";
 import { PasskeySchema, VerifiedSchema } from "../http/account-schemas.ts";
 import type { Access } from "../http/access.ts";
-import { clientIp } from "../http/client-ip.ts";
+import { clientIp, type SocketSource } from "../http/client-ip.ts";
 import { JSON_TYPE, problems } from "../http/schemas.ts";
 
 const Code = t.String({ maxLength: 16, description: "The 6-digit code shown by the authenticator app" });
@@ -66,7 +66,7 @@ function asAuthentication(credential: typeof AuthenticationCredential.static): A
 
 export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
   const { config } = ctx;
-  const ip = (request: Request) => clientIp(request, config.trustedProxies);
+  const ip = (request: Request, server: SocketSource | null) => clientIp(request, config.trustedProxies, server);
   const reply = (verified: Verified, cookie: Record<string, Cookie<unknown>>) => {
     if (verified.deviceToken) {
       cookie[DEVICE_COOKIE]?.set({ value: verified.deviceToken, httpOnly: true, sameSite: "lax", path: "/", secure: config.cookieSecure, maxAge: DEVICE_TTL_MS / 1000 });
@@ -89,8 +89,8 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     })
     .post(
       "/totp/activation",
-      ({ request, body, set }) => {
-        mfa.activateTotp(access.userOf(request), body.code, ip(request));
+      ({ request, body, set, server }) => {
+        mfa.activateTotp(access.userOf(request), body.code, ip(request, server));
         set.status = 204;
       },
       {
@@ -100,7 +100,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         detail: { tags: ["mfa"], summary: "Activate TOTP", description: "Confirms enrolment with a current code; during enrolment the session becomes fully signed in." },
       },
     )
-    .post("/totp/verification", ({ request, body, cookie }) => reply(mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request)), cookie), {
+    .post("/totp/verification", ({ request, body, cookie, server }) => reply(mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request, server)), cookie), {
       access: "session-partial",
       body: t.Object({ code: Code, rememberDevice: RememberDevice }),
       response: { 200: VerifiedSchema, ...problems(400, 401, 403, 409, 429) },
@@ -162,7 +162,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     })
     .post(
       "/passkeys/verification",
-      async ({ request, body, cookie }) => reply(await mfa.verifyPasskey(access.userOf(request), asAuthentication(body.response), body.rememberDevice ?? false, ip(request)), cookie),
+      async ({ request, body, cookie, server }) => reply(await mfa.verifyPasskey(access.userOf(request), asAuthentication(body.response), body.rememberDevice ?? false, ip(request, server)), cookie),
       {
         access: "session-partial",
         body: t.Object({ response: AuthenticationCredential, rememberDevice: RememberDevice }),

@@ -8,8 +8,8 @@ import { PlatformParams, problems, requirePlatform } from "../http/schemas.ts";
 export function streamRoutes(ctx: HubContext, access: Access) {
   return new Elysia({ name: "routes/stream", prefix: "/api/v1" }).use(access.plugin).get(
     "/platforms/:platform/incentives/stream",
-    ({ params, request }) =>
-      ctx.streams.connect(requirePlatform(params.platform), request.headers.get("last-event-id"), clientIp(request, ctx.config.trustedProxies), request.signal),
+    ({ params, request, server }) =>
+      ctx.streams.connect(requirePlatform(params.platform), request.headers.get("last-event-id"), clientIp(request, ctx.config.trustedProxies, server), request.signal),
     {
       access: "public-read",
       params: PlatformParams,

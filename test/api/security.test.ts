@@ -75,11 +75,11 @@ describe("client IP", () => {
     if (!trust) throw new Error("rule");
     const direct = new Request("http://localhost/", { headers: { "x-forwarded-for": "6.6.6.6" } });
     rememberSocketAddress(direct, "198.51.100.4");
-    expect(clientIp(direct, trust)).toBe("198.51.100.4");
+    expect(clientIp(direct, trust, null)).toBe("198.51.100.4");
     const proxied = new Request("http://localhost/", { headers: { "x-forwarded-for": "198.51.100.9, 10.1.1.1" } });
     rememberSocketAddress(proxied, "10.0.0.5");
-    expect(clientIp(proxied, trust)).toBe("198.51.100.9");
-    expect(clientIp(proxied, { kind: "none" })).toBe("198.51.100.9");
+    expect(clientIp(proxied, trust, null)).toBe("198.51.100.9");
+    expect(clientIp(proxied, { kind: "none" }, null)).toBe("198.51.100.9");
   });
 });
 
