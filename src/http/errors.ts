@@ -44,6 +44,15 @@ function validationProblem(error: ValidationError): HttpProblem {
   return new HttpProblem(400, detail, { errors: fields });
 }
 
+/** SQLite failures that mean "storage is unavailable right now", not "the request was wrong". */
+const UNAVAILABLE_STORAGE = new Set(["SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_NOMEM"]);
+
+function storageUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== "SQLiteError") return false;
+  const code = (error as Error & { code?: unknown }).code;
+  return typeof code === "string" && UNAVAILABLE_STORAGE.has(code.split("_").slice(0, 2).join("_"));
+}
+
 function compilePattern(path: string): RegExp {
   const escaped = path
     .split("/")
@@ -112,10 +121,14 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
                 headers: { allow: allowed.join(", ") },
               })
             : new HttpProblem(404, `There is no route ${request.method} ${path}.`);
+      } else if (storageUnavailable(error)) {
+        problem = new HttpProblem(503, "The hub cannot write to its database right now (full, read-only or busy); nothing was changed. Try again later.", {
+          headers: { "retry-after": "30" },
+        });
       } else {
         problem = new HttpProblem(500, "The hub could not complete this request; the error has been logged.");
       }
-      if (problem.status >= 500) log.error("request failed", { method: request.method, path, error });
+      if (problem.status >= 500) log.error(problem.status === 503 ? "storage unavailable" : "request failed", { method: request.method, path, error });
       set.status = problem.status;
       return finish(problem.toResponse(), request, error instanceof NotFoundError ? undefined : route);
     });
