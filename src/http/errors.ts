@@ -99,12 +99,17 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
       } catch {
         throw new HttpProblem(400, "The request body is not valid UTF-8.");
       }
+      let parsed: unknown;
       try {
-        return JSON.parse(text) as unknown;
+        parsed = JSON.parse(text) as unknown;
       } catch (error) {
         const reason = error instanceof SyntaxError ? `: ${error.message}` : "";
         throw new HttpProblem(400, `The request body is not valid JSON${reason}.`);
       }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        throw new HttpProblem(400, "The request body must be a JSON object.", { errors: [{ location: "body", message: "expected an object" }] });
+      }
+      return parsed;
     })
     .onError({ as: "global" }, ({ error, request, path, set, route }) => {
       let problem: HttpProblem;

@@ -33,8 +33,10 @@ export function adminSettingsRoutes(ctx: HubContext, access: Access, accounts: A
           ...(patch.enableApiKeys === undefined ? {} : { enableApiKeys: patch.enableApiKeys }),
           ...(patch.mfaEnforcedRoles === undefined ? {} : { mfaEnforcedRoles: checkRoles(patch.mfaEnforcedRoles, "body.mfaEnforcedRoles") }),
         };
-        settings.update(changes, { policyChosen: changes.mfaEnforcedRoles !== undefined });
-        audit(db.orm, actorOf(access.userOf(request)), "settings.update", "settings", changes, now());
+        if (Object.keys(changes).length > 0) {
+          settings.update(changes, { policyChosen: changes.mfaEnforcedRoles !== undefined });
+          audit(db.orm, actorOf(access.userOf(request)), "settings.update", "settings", changes, now());
+        }
         return body();
       },
       {
