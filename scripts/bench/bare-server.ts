@@ -8,3 +8,5 @@ const server = Bun.serve({
   fetch: () => new Response(body, { headers: { "content-type": "application/json; charset=utf-8" } }),
 });
 console.log(`listening ${server.port}`);
+
+export {};

@@ -38,9 +38,10 @@ export class Ingest {
     private readonly now: () => number,
     private readonly log: Logger,
   ) {
-    this.insert = db.sqlite.query<{ id: number }, InsertParams>(
+    // run() rather than RETURNING with get(): a statement stepped to completion commits at once and lets the WAL checkpoint.
+    this.insert = db.sqlite.query<unknown, InsertParams>(
       "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.lastReceived = db.sqlite.query<{ at: number | null }, [number]>("SELECT MAX(received_at) AS at FROM readings WHERE agent_id = ?");
   }
@@ -86,7 +87,7 @@ export class Ingest {
     const platform = agent.platform as Platform;
     let id: number;
     try {
-      const row = this.insert.get(
+      const result = this.insert.run(
         platform,
         reading.region,
         reading.survivor,
@@ -100,8 +101,7 @@ export class Ingest {
         agent.id,
         reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
       );
-      if (!row) throw new Error("the insert returned no row");
-      id = row.id;
+      id = Number(result.lastInsertRowid);
     } catch (error) {
       this.reject("storage");
       this.log.error("a reading could not be stored", { agentId: agent.id, error });

@@ -1,0 +1,69 @@
+/**
+ * Many Server-Sent Events clients in one process, on raw sockets: each
+ * notes when a message with a given revision (the `id:` field) arrives.
+ */
+import type { Socket } from "bun";
+
+export interface StreamClients {
+  /**
+   * Watches for the first message whose id ≥ revision on every client, runs
+   * `trigger` (which returns the moment the publishing request was answered),
+   * and gives each client's delay after that moment (negative if earlier).
+   */
+  delays(revision: number, timeoutMs: number, trigger: () => Promise<number>): Promise<number[]>;
+  readonly latestIds: number[];
+  close(): void;
+}
+
+export async function openStreams(host: string, port: number, path: string, count: number): Promise<StreamClients> {
+  const latestIds = new Array<number>(count).fill(0);
+  const arrivedAt = new Array<number>(count).fill(0);
+  const sockets: Socket<number>[] = [];
+  let watching = Number.POSITIVE_INFINITY;
+  let connected = 0;
+  const request = `GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAccept: text/event-stream\r\n\r\n`;
+  const decoder = new TextDecoder();
+  for (let i = 0; i < count; i++) {
+    const socket = await Bun.connect<number>({
+      hostname: host,
+      port,
+      data: i,
+      socket: {
+        open(s) {
+          s.write(request);
+        },
+        data(s, chunk) {
+          const text = decoder.decode(chunk);
+          let at = text.indexOf("\nid: ");
+          while (at !== -1) {
+            const end = text.indexOf("\n", at + 5);
+            const id = Number(text.slice(at + 5, end === -1 ? undefined : end));
+            if (id > (latestIds[s.data] ?? 0)) {
+              latestIds[s.data] = id;
+              if (id >= watching && (arrivedAt[s.data] ?? 0) === 0) arrivedAt[s.data] = performance.now();
+            }
+            at = text.indexOf("\nid: ", at + 5);
+          }
+        },
+      },
+    });
+    sockets.push(socket);
+    connected++;
+    if (connected % 500 === 0) await Bun.sleep(1);
+  }
+  return {
+    latestIds,
+    async delays(revision, timeoutMs, trigger) {
+      arrivedAt.fill(0);
+      watching = revision;
+      const answered = await trigger();
+      const deadline = performance.now() + timeoutMs;
+      while (arrivedAt.some((t) => t === 0) && performance.now() < deadline) await Bun.sleep(1);
+      watching = Number.POSITIVE_INFINITY;
+      return arrivedAt.map((t) => (t === 0 ? Number.POSITIVE_INFINITY : t - answered));
+    },
+    close() {
+      for (const socket of sockets) socket.end();
+    },
+  };
+}

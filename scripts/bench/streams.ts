@@ -1,0 +1,106 @@
+/**
+ * Stream fan-out: 5,000 open streams; the delay from a reading's 201 to its
+ * arrival on every stream, and the hub's memory per open stream, beside a
+ * bare Bun.serve that fans the same frames out with no logic at all.
+ */
+import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
+import { fmt, freePort, median, percentile, printTable, rssBytes, scratchDir, startHub, startProcess, type Row } from "./harness.ts";
+import { REGION_TOKENS, seedLiveHub } from "./seed.ts";
+import { openStreams, type StreamClients } from "./sse-clients.ts";
+
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
+const ROUNDS = 5;
+const MOVERS = Array.from({ length: ROUNDS }, (_, i) => ({ id: `mover-${i}`, token: `mover-token-${i}-abcdefghijklmnop`, region: BUILT_IN_REGIONS[i]?.id ?? "eu-west-1" }));
+
+async function waitConnected(clients: StreamClients): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (clients.latestIds.some((id) => id === 0) && Date.now() < deadline) await Bun.sleep(20);
+}
+
+interface Fanout {
+  readonly delays: number[];
+  readonly perStreamBytes: number;
+  readonly lost: number;
+}
+
+async function measure(pid: number, host: string, port: number, path: string, publish: (round: number) => Promise<void>): Promise<Fanout> {
+  await Bun.sleep(300);
+  const idle = rssBytes(pid);
+  const clients = await openStreams(host, port, path, STREAMS);
+  await waitConnected(clients);
+  await Bun.sleep(500);
+  const open = rssBytes(pid);
+  const delays: number[] = [];
+  let lost = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const next = Math.max(...clients.latestIds) + 1;
+    const measured = await clients.delays(next, 10_000, async () => {
+      await publish(round);
+      return performance.now();
+    });
+    lost += measured.filter((d) => !Number.isFinite(d)).length;
+    delays.push(...measured.filter(Number.isFinite).map((d) => Math.max(0, d)));
+    await Bun.sleep(200);
+  }
+  clients.close();
+  return { delays, perStreamBytes: (open - idle) / STREAMS, lost };
+}
+
+export async function benchStreams(): Promise<Row[]> {
+  const dir = scratchDir();
+  const movers = MOVERS.map((m) => `${m.id}:${m.token}:${m.region}:steam`).join(",");
+  const hub = await startHub(["--db", `${dir.path}/hub.db`, "--provision", `${REGION_TOKENS},${movers}`, "--max-streams", String(STREAMS * 2)]);
+  let hubResult: Fanout;
+  let size: number;
+  try {
+    await seedLiveHub(hub.url);
+    size = (await (await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).arrayBuffer()).byteLength;
+    const url = new URL(hub.url);
+    hubResult = await measure(hub.pid, url.hostname, Number(url.port), "/api/v1/platforms/Windows/incentives/stream", async (round) => {
+      const mover = MOVERS[round];
+      if (!mover) throw new Error("no agent left for this round");
+      const response = await fetch(`${hub.url}/api/v1/agent/readings`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${mover.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ region: mover.region, platform: "Windows", survivor: 25 * (round + 1), killer: 0, ratio: 0.5, isReal: true, measuredAt: new Date().toISOString() }),
+      });
+      if (response.status !== 201) throw new Error(`reading refused: ${response.status}`);
+    });
+  } finally {
+    await hub.stop();
+    dir.cleanup();
+  }
+
+  const port = await freePort();
+  const bare = await startProcess([process.execPath, `${import.meta.dir}/bare-sse.ts`, String(size), String(port)], `http://127.0.0.1:${port}/`);
+  let bareResult: Fanout;
+  try {
+    bareResult = await measure(bare.pid, "127.0.0.1", port, "/stream", async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/publish`, { method: "POST" });
+      if (response.status !== 201) throw new Error("publish failed");
+    });
+  } finally {
+    await bare.stop();
+  }
+
+  const p99 = percentile(hubResult.delays, 0.99);
+  const kb = hubResult.perStreamBytes / 1024;
+  return [
+    {
+      figure: `Stream push to ${STREAMS} streams, p50 / p99`,
+      value: `${fmt(median(hubResult.delays))} / ${fmt(p99)} ms${hubResult.lost ? ` (${hubResult.lost} missed)` : ""}`,
+      budget: "p99 < 250 ms",
+      baseline: `${fmt(median(bareResult.delays))} / ${fmt(percentile(bareResult.delays, 0.99))} ms bare fan-out`,
+      verdict: p99 < 250 && hubResult.lost === 0 ? "met" : "MISSED",
+    },
+    {
+      figure: "Hub memory per open stream",
+      value: `${fmt(kb)} KB`,
+      budget: "< 20 KB",
+      baseline: `${fmt(bareResult.perStreamBytes / 1024)} KB bare`,
+      verdict: kb < 20 ? "met" : "MISSED",
+    },
+  ];
+}
+
+if (import.meta.main) printTable("Streams", await benchStreams());
