@@ -12,6 +12,7 @@ import { securityHeaders } from "./http/security.ts";
 import { agentRoutes } from "./routes/agent.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { historyRoutes } from "./routes/history.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
@@ -25,6 +26,7 @@ export function createApp(ctx: HubContext) {
     .use(jsonResponses())
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access))
+    .use(historyRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))
     .use(docsRoutes(() => app, access));

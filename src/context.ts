@@ -1,9 +1,12 @@
 /** What every part of a running hub shares: configuration, database, log, clock and the live services. */
 import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
+import type { ReadingQueries } from "./db/readings.ts";
 import type { AgentDirectory } from "./live/agents.ts";
 import type { EventBook } from "./live/events.ts";
+import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
+import type { Retention } from "./live/retention.ts";
 import type { LiveStore } from "./live/store.ts";
 import type { StreamHub } from "./live/streams.ts";
 import type { Logger } from "./log.ts";
@@ -22,4 +25,7 @@ export interface HubContext {
   readonly live: LiveStore;
   readonly streams: StreamHub;
   readonly ingest: Ingest;
+  readonly readings: ReadingQueries;
+  readonly forecasts: Forecasts;
+  readonly retention: Retention;
 }
