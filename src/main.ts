@@ -5,13 +5,14 @@ import { CommandError, type Command } from "./cli/command.ts";
 import { migrate } from "./cli/migrate.ts";
 import { openapi } from "./cli/openapi.ts";
 import { serve } from "./cli/serve.ts";
+import { simulate } from "./cli/simulate.ts";
 import { version, versionLine } from "./cli/version.ts";
 import { renderHelp } from "./config/help.ts";
 import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, agent, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, agent, simulate, version];
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
