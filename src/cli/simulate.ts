@@ -45,7 +45,7 @@ function stopSignal(seconds: number | undefined): AbortController {
 
 export const simulate: Command = {
   name: "simulate",
-  usage: "hub simulate --hub URL --db FILE --agents N [--speed X] [--seed S] [--duration SECONDS] | hub simulate --db FILE --backfill-days D [--seed S]",
+  usage: "hub simulate --hub URL --agents N [--speed X] | --backfill-days D",
   summary: "Play simulated agents against a running hub, or write days of simulated history into a database",
   flags: [
     { name: "hub", takesValue: true },

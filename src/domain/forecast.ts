@@ -7,6 +7,13 @@
  * recency, is taken at the finest of four levels that has enough
  * observations, then blended with persistence of the latest reading. Every
  * forecast value is a level that was actually observed.
+ *
+ * What persists is, by default, the latest reading's departure from its own
+ * hour's climatology ("anomaly" persistence) rather than its levels as they
+ * stand ("level" persistence, SPEC §13 as written). A region's bonuses swing
+ * with the time of day, so an evening reading says little about the level
+ * three hours later but much about whether tonight runs above or below the
+ * usual. The hindcast benchmark (scripts/bench/forecast.ts) scores both.
  */
 import { DAY_MS, HOUR_MS, describeLocalHour, isWeekend } from "./timezone.ts";
 
@@ -56,10 +63,14 @@ export interface ForecastContent {
   readonly actual: ActualPoint[];
 }
 
+/** What the latest reading carries forward: its departure from the usual (the default), or its levels as they stand. */
+export type PersistenceMode = "anomaly" | "level";
+
 export interface ForecastOptions {
   /** How far back the model learns from (FORECAST_WINDOW_DAYS). */
   readonly windowMs: number;
   readonly clock: LocalClock;
+  readonly persistence?: PersistenceMode;
 }
 
 /** Builds a series from reading objects (tests and small callers). */
@@ -256,6 +267,20 @@ function climatologyFor(byHour: readonly Observation[][], all: readonly Observat
   return all;
 }
 
+/** The most likely killer − survivor balance of some observations (one role's bonus is the other's zero). */
+function balanceMode(observations: readonly Observation[]): number {
+  const distribution: Distribution = new Map();
+  for (const o of observations) distribution.set(o.killer - o.survivor, (distribution.get(o.killer - o.survivor) ?? 0) + o.weight);
+  return mostLikely(distribution);
+}
+
+/** The observed level nearest to a value; ties go to the higher level. */
+function nearestLevel(levels: readonly number[], value: number): number {
+  let best = levels[0] ?? 0;
+  for (const level of levels) if (Math.abs(level - value) <= Math.abs(best - value)) best = level;
+  return best;
+}
+
 function blend(observations: readonly Observation[], role: "survivor" | "killer", latest: number, persistence: number): Distribution {
   const distribution: Distribution = new Map();
   let total = 0;
@@ -299,6 +324,10 @@ export function forecastAt(series: ReadingSeries, origin: number, options: Forec
   const latestAt = series.t[last] ?? origin;
   const latestSurvivor = series.survivor[last] ?? 0;
   const latestKiller = series.killer[last] ?? 0;
+  const anomalies = (options.persistence ?? "anomaly") === "anomaly";
+  const latestLocal = describeLocalHour(options.clock.localHourKey(latestAt));
+  const anomaly = latestKiller - latestSurvivor - balanceMode(climatologyFor(byHour, all, latestLocal.dayOfWeek, latestLocal.hour));
+  const levels = [...new Set([latestSurvivor, latestKiller, ...all.flatMap((o) => [o.survivor, o.killer])])].sort((a, b) => a - b);
   const first = firstForecastHour(origin);
   const points: ForecastPoint[] = [];
   for (let i = 0; i < HORIZON_HOURS; i++) {
@@ -306,8 +335,13 @@ export function forecastAt(series: ReadingSeries, origin: number, options: Forec
     const local = describeLocalHour(options.clock.localHourKey(t));
     const observations = climatologyFor(byHour, all, local.dayOfWeek, local.hour);
     const persistence = Math.exp(-(t - latestAt) / HOUR_MS / PERSISTENCE_FADE_HOURS);
-    const survivor = summarise(blend(observations, "survivor", latestSurvivor, persistence));
-    const killer = summarise(blend(observations, "killer", latestKiller, persistence));
+    let carried = { survivor: latestSurvivor, killer: latestKiller };
+    if (anomalies) {
+      const balance = balanceMode(observations) + anomaly;
+      carried = { survivor: nearestLevel(levels, Math.max(0, -balance)), killer: nearestLevel(levels, Math.max(0, balance)) };
+    }
+    const survivor = summarise(blend(observations, "survivor", carried.survivor, persistence));
+    const killer = summarise(blend(observations, "killer", carried.killer, persistence));
     points.push({ t, survivor: survivor.value, survivorLo: survivor.lo, survivorHi: survivor.hi, killer: killer.value, killerLo: killer.lo, killerHi: killer.hi });
   }
   const spanMs = latestAt - (series.t[start] ?? latestAt);

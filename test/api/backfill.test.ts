@@ -13,6 +13,12 @@ const END = Date.parse("2026-11-21T18:00:00.000Z");
 const catalogue = new Catalogue();
 const slots = allSlots(catalogue.regions).filter((s) => ["eu-west-1", "ap-south-1"].includes(s.region.id) && s.platform !== "GRDK");
 
+/** Closes the file for good: drizzle's statements keep a closed connection alive (and its lock held) until they are collected. */
+function close(db: ReturnType<typeof openDatabase>): void {
+  closeDatabase(db);
+  Bun.gc(true);
+}
+
 function indexes(db: ReturnType<typeof openDatabase>) {
   return db.sqlite.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'readings' ORDER BY name").all();
 }
@@ -58,7 +64,7 @@ describe("backfill", () => {
     expect(indexes(db)).toEqual(before);
     expect(db.sqlite.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
     expect(db.sqlite.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
-    closeDatabase(db);
+    close(db);
   });
 
   test("a second run reuses the agents and keeps the indexes in place while adding to a fuller table", () => {
@@ -70,7 +76,7 @@ describe("backfill", () => {
     expect(db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM readings").get()?.n).toBe(rowsBefore + result.rows);
     expect(indexes(db).length).toBe(3);
     expect(db.sqlite.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
-    closeDatabase(db);
+    close(db);
   });
 
   test("a hub started on the file serves the history", async () => {
@@ -84,7 +90,7 @@ describe("backfill", () => {
     expect(body.points.length).toBeGreaterThan(100);
     const forecast = await json<{ confidence: string; points: unknown[] }>(await call(hub, "GET", "/api/v1/platforms/EGS/regions/ap-south-1/forecast"));
     expect(forecast.points.length).toBe(24);
-    closeDatabase(db);
+    close(db);
   });
 
   test("refuses, changing nothing, while another connection has the file open", () => {
@@ -95,6 +101,6 @@ describe("backfill", () => {
     expect(() => backfill(db, { days: 1, end: END, seed: 1, slots })).toThrow(BackfillError);
     expect(db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM readings").get()?.n).toBe(rows ?? -1);
     other.sqlite.close();
-    closeDatabase(db);
+    close(db);
   });
 });

@@ -149,6 +149,22 @@ describe("the model", () => {
     expect(points[6]).toMatchObject({ killer: 0, killerLo: 0, killerHi: 0 });
   });
 
+  test("by default the latest reading's departure from the usual persists, not its level (SPEC's level persistence on request)", () => {
+    // Usually 75 at 18:00, 100 at 19:00 and 50 at 20:00; tonight 18:00 reads 25, 50 under the usual.
+    const usual: Record<number, number> = { 18: 75, 19: 100, 20: 50 };
+    const origin = MONDAY + 18 * HOUR_MS;
+    const series = seriesOf([
+      ...readings(MONDAY - 21 * DAY_MS, origin, 10 * MIN, (t) => ({ killer: usual[new Date(t).getUTCHours()] ?? 0 })),
+      { t: origin, survivor: 0, killer: 25 },
+    ]);
+    const at = (persistence?: "anomaly" | "level") => forecastAt(series, origin, { windowMs: WINDOW, clock: UTC, persistence }).points;
+    expect(at()[1]).toMatchObject({ t: origin + HOUR_MS, killer: 50 });
+    expect(at("anomaly")[1]?.killer).toBe(50);
+    expect(at("level")[1]).toMatchObject({ t: origin + HOUR_MS, killer: 25 });
+    expect(at()[0]?.killer).toBe(25);
+    expect(at("level")[0]?.killer).toBe(25);
+  });
+
   test("leak-free: readings after the origin change nothing", () => {
     const random = seededRandom(3);
     const all = readings(MONDAY - 30 * DAY_MS, MONDAY + 2 * DAY_MS, 7 * MIN, () => ({ survivor: 25 * Math.floor(random() * 3), killer: 25 * Math.floor(random() * 7) }));
