@@ -227,8 +227,9 @@ export function historyRoutes(ctx: HubContext, access: Access) {
           description:
             "A 24-hour forecast of one region's bonuses. The readings of the last FORECAST_WINDOW_DAYS become one value per local hour (the " +
             "region's time zone); a climatology of those, weighted by recency (half-life 10 days) at the finest of day-of-week × hour, " +
-            "weekday-or-weekend × hour, hour, or all that has 3 observations, is blended with the latest reading (weight exp(−h / 4) after h " +
-            "hours). Values are observed levels with a 25th–75th percentile band. `past` is the forecast made 24 h ago from what was known " +
+            "weekday-or-weekend × hour, hour, or all that has 3 observations, is blended with persistence of the latest reading's departure " +
+            "from the usual for its hour (weight exp(−h / 4) after h hours). Values are observed levels with a 25th–75th percentile band " +
+            "widened to hold the value. `past` is the forecast made 24 h ago from what was known " +
             "then; `actual` the readings since. Cached until the next hour or the region's next reading.",
         },
       },

@@ -13,6 +13,7 @@ import type { Assignment } from "../domain/cadence.ts";
 import { PLATFORMS, type Platform, type Region } from "../domain/catalogue.ts";
 import { ZoneClock } from "../domain/timezone.ts";
 import { providerOf } from "./backfill.ts";
+import { hashInts, seededRandom } from "./random.ts";
 import { GAME_REFRESH_SECONDS, inOutage, readingAt, SIM_GAME_VERSION, slotModel, type SlotModel } from "./model.ts";
 
 /** Label of the agents the live simulator plays; a later run reuses them with new tokens. */
@@ -74,19 +75,22 @@ export function provisionSimAgents(db: HubDb, regions: readonly Region[], count:
 }
 
 /**
- * When an agent should next read: the next instant of its phase
- * (phaseOffsetSeconds past a multiple of its period, the middle of
- * [pollMin, pollMax]), never sooner than pollMinSeconds after its last post,
- * which keeps it clear of the 0.8 × pollMinSeconds rule.
+ * When an agent should next read: at its phase (phaseOffsetSeconds past a
+ * multiple of its period, the middle of [pollMin, pollMax]), moved by up to
+ * half the window either way as `jitter` goes from 0 to 1 (0.5 is on the
+ * dot), as real agents are never quite punctual; and never sooner than
+ * pollMinSeconds after its last post, which keeps it clear of the
+ * 0.8 × pollMinSeconds rule.
  */
-export function nextPollAt(assignment: Assignment, now: number, lastPostAt: number | null): number {
+export function nextPollAt(assignment: Assignment, now: number, lastPostAt: number | null, jitter = 0.5): number {
   const periodMs = ((assignment.pollMinSeconds + assignment.pollMaxSeconds) / 2) * 1000;
   const phaseMs = assignment.phaseOffsetSeconds * 1000;
   let next = Math.ceil((now - phaseMs) / periodMs) * periodMs + phaseMs;
   if (next <= now) next += periodMs;
   const earliest = lastPostAt === null ? now : lastPostAt + assignment.pollMinSeconds * 1000;
   while (next < earliest) next += periodMs;
-  return Math.round(next);
+  const shifted = next + (jitter - 0.5) * (assignment.pollMaxSeconds - assignment.pollMinSeconds) * 1000;
+  return Math.round(Math.max(shifted, earliest, now));
 }
 
 export interface LiveStats {
@@ -145,6 +149,7 @@ export async function playLive(options: LiveOptions): Promise<LiveStats> {
     const clock = clocks.get(agent.region.tz) ?? new ZoneClock(agent.region.tz);
     clocks.set(agent.region.tz, clock);
     const model: SlotModel = slotModel(options.seed, agent.platform, agent.region.id);
+    const random = seededRandom(hashInts(options.seed, agent.id));
     let assignment: Assignment | null = null;
     let lastPostAt: number | null = null;
     let wakeAt = now();
@@ -160,13 +165,13 @@ export async function playLive(options: LiveOptions): Promise<LiveStats> {
           }
           if (!response.ok) throw new Error(`assignment: HTTP ${response.status}`);
           assignment = (await response.json()) as Assignment;
-          wakeAt = assignment.probeImmediately ? now() : nextPollAt(assignment, now(), lastPostAt);
+          wakeAt = assignment.probeImmediately ? now() : nextPollAt(assignment, now(), lastPostAt, random());
           continue;
         }
         const simulated = simulatedNow();
         if (inOutage(model, simulated)) {
           stats.skipped++;
-          wakeAt = nextPollAt(assignment, now(), lastPostAt);
+          wakeAt = nextPollAt(assignment, now(), lastPostAt, random());
           continue;
         }
         const reading = readingAt(model, simulated, clock);
@@ -186,7 +191,7 @@ export async function playLive(options: LiveOptions): Promise<LiveStats> {
           stats.posted++;
           lastPostAt = postedAt;
           assignment = ((await response.json()) as { assignment: Assignment }).assignment;
-          wakeAt = nextPollAt(assignment, now(), lastPostAt);
+          wakeAt = nextPollAt(assignment, now(), lastPostAt, random());
         } else if (response.status === 429) {
           stats.refused++;
           await response.body?.cancel();
@@ -198,7 +203,7 @@ export async function playLive(options: LiveOptions): Promise<LiveStats> {
           stats.refused++;
           const problem = (await response.json().catch(() => ({}))) as { detail?: string };
           report(`agent ${agent.id}: reading refused (${response.status}): ${problem.detail ?? "no detail"}`);
-          wakeAt = nextPollAt(assignment, now(), lastPostAt);
+          wakeAt = nextPollAt(assignment, now(), lastPostAt, random());
         }
       } catch (error) {
         if (options.signal.aborted) break;

@@ -131,12 +131,23 @@ describe("playing agents", () => {
     expect(nextPollAt(assignment, base + 100_001, null)).toBe(base + 450_000);
   });
 
-  test("never sooner than pollMinSeconds after the last post, so rule 5 never bites", () => {
+  test("jitter moves a poll by up to half the window either way", () => {
+    const base = 1_800_000_000_000 - (1_800_000_000_000 % 350_000);
+    expect(nextPollAt(assignment, base, null, 0)).toBe(base + 50_000);
+    expect(nextPollAt(assignment, base, null, 1)).toBe(base + 150_000);
+    expect(nextPollAt(assignment, base + 60_000, null, 0)).toBe(base + 60_000);
+  });
+
+  test("never sooner than pollMinSeconds after the last post, whatever the jitter, so rule 5 never bites", () => {
     const base = 1_800_000_000_000 - (1_800_000_000_000 % 350_000);
     const moved = { ...assignment, phaseOffsetSeconds: 200 };
     expect(nextPollAt(moved, base + 101_000, base + 100_000)).toBe(base + 550_000);
+    const random = seededRandom(11);
     for (let now = base; now < base + 2_000_000; now += 37_000) {
-      expect(nextPollAt(moved, now, now - 1000) - (now - 1000)).toBeGreaterThanOrEqual(300_000);
+      const jitter = random();
+      const next = nextPollAt(moved, now, now - 1000, jitter);
+      expect(next - (now - 1000)).toBeGreaterThanOrEqual(300_000);
+      expect(next).toBeGreaterThanOrEqual(now);
     }
   });
 
