@@ -21,6 +21,7 @@ import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { historyRoutes } from "./routes/history.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
@@ -41,6 +42,7 @@ export function createApp(ctx: HubContext) {
     .use(errorHandling(log, () => app.routes, responses.finish))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access))
+    .use(historyRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))
     .use(authRoutes(ctx, access, accounts))

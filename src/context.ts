@@ -2,9 +2,12 @@
 import type { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
+import type { ReadingQueries } from "./db/readings.ts";
 import type { AgentDirectory } from "./live/agents.ts";
 import type { EventBook } from "./live/events.ts";
+import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
+import type { Retention } from "./live/retention.ts";
 import type { LiveStore } from "./live/store.ts";
 import type { StreamHub } from "./live/streams.ts";
 import type { Logger } from "./log.ts";
@@ -26,4 +29,7 @@ export interface HubContext {
   readonly ingest: Ingest;
   readonly accounts: Accounts;
   readonly metrics: Metrics;
+  readonly readings: ReadingQueries;
+  readonly forecasts: Forecasts;
+  readonly retention: Retention;
 }

@@ -6,9 +6,12 @@ import { ConfigError } from "./config/load.ts";
 import type { HubContext } from "./context.ts";
 import { provisionAgents, ProvisionError } from "./db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "./db/open.ts";
+import { ReadingQueries } from "./db/readings.ts";
 import { AgentDirectory } from "./live/agents.ts";
 import { EventBook } from "./live/events.ts";
+import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
+import { Retention } from "./live/retention.ts";
 import { LiveStore } from "./live/store.ts";
 import { StreamHub } from "./live/streams.ts";
 import { ExternalChanges } from "./live/watch.ts";
@@ -24,7 +27,7 @@ export interface Hub {
   readonly app: HubApp;
   /** Migrations applied while opening. */
   readonly applied: readonly string[];
-  /** Starts the timers: stale transitions, stream pings, changes made by other processes. */
+  /** Starts the timers: stale transitions, stream pings, changes made by other processes, retention (which prunes at once, in the background). */
   start(): void;
   /** Stops the timers and ends every stream. */
   stop(): void;
@@ -64,13 +67,22 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
   const ingest = new Ingest(db, agents, live, now, log);
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics() };
+  const readings = new ReadingQueries(db);
+  const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
+  ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
+  const retention = new Retention(readings, config.retentionDays, now, () => {
+    live.rebuildAll();
+    ingest.forget();
+    forecasts.invalidate();
+  }, log);
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention };
 
   const reloadExternal = (): void => {
     settings.reload();
     agents.reload();
     events.reload();
     live.invalidate();
+    forecasts.invalidate();
   };
   const watcher = new ExternalChanges(db, reloadExternal);
   let housekeeping: ReturnType<typeof setInterval> | null = null;
@@ -84,12 +96,14 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       live.start();
       streams.start();
       watcher.start();
+      retention.start();
       housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
       housekeeping.unref?.();
     },
     stop() {
       if (housekeeping) clearInterval(housekeeping);
       housekeeping = null;
+      retention.stop();
       watcher.stop();
       live.stop();
       streams.closeAll();

@@ -6,6 +6,7 @@ import { CommandError, type Command } from "./cli/command.ts";
 import { migrate } from "./cli/migrate.ts";
 import { openapi } from "./cli/openapi.ts";
 import { serve } from "./cli/serve.ts";
+import { simulate } from "./cli/simulate.ts";
 import { user } from "./cli/user.ts";
 import { version, versionLine } from "./cli/version.ts";
 import { renderHelp } from "./config/help.ts";
@@ -13,7 +14,7 @@ import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, simulate, version];
 
 /** Written synchronously, so nothing is lost when the process exits right after. */
 function print(line: string): void {

@@ -22,6 +22,9 @@ export interface IngestCounters {
   readonly rejected: Map<string, number>;
 }
 
+/** Told about every stored reading, after it is on disk. */
+export type AcceptedListener = (platform: Platform, region: string) => void;
+
 type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null];
 
 export class Ingest {
@@ -29,6 +32,7 @@ export class Ingest {
   private readonly lastAccepted = new Map<number, number | null>();
   private readonly insert;
   private readonly lastReceived;
+  private readonly acceptedListeners = new Set<AcceptedListener>();
   readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
 
   constructor(
@@ -50,6 +54,12 @@ export class Ingest {
   forget(agentId?: number): void {
     if (agentId === undefined) this.lastAccepted.clear();
     else this.lastAccepted.delete(agentId);
+  }
+
+  /** Subscribes to stored readings; returns the unsubscribe function. */
+  onAccepted(listener: AcceptedListener): () => void {
+    this.acceptedListeners.add(listener);
+    return () => this.acceptedListeners.delete(listener);
   }
 
   private previousAcceptedAt(agentId: number): number | null {
@@ -111,6 +121,7 @@ export class Ingest {
     }
     this.lastAccepted.set(agent.id, now);
     this.counters.accepted++;
+    for (const listener of this.acceptedListeners) listener(platform, reading.region);
     const becameLive = this.live.offer(platform, reading.region, {
       id,
       survivor: reading.survivor,

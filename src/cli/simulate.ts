@@ -1,0 +1,111 @@
+/**
+ * `hub simulate`: plays simulated agents against a running hub, or writes
+ * days of simulated history straight into a database file.
+ */
+import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
+import { allSlots, backfill, BackfillError } from "../sim/backfill.ts";
+import { playLive, provisionSimAgents, SIMULATOR_AGENT_LABEL } from "../sim/live.ts";
+import { CommandError, type Command } from "./command.ts";
+
+const DEFAULT_SEED = 1;
+const MAX_AGENTS = 10_000;
+const MAX_BACKFILL_DAYS = 3650;
+
+function integerFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new CommandError(`--${name} must be an integer from ${min} to ${max} (got "${value}")`);
+  return n;
+}
+
+function hubUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CommandError(`--hub must be the hub's address, such as http://localhost:3000 (got "${value}")`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CommandError(`--hub must be an http or https address (got "${value}")`);
+  return url.origin;
+}
+
+/** Resolves on SIGINT or SIGTERM, or after `seconds` when given. */
+function stopSignal(seconds: number | undefined): AbortController {
+  const controller = new AbortController();
+  const stop = (): void => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    controller.abort();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  if (seconds !== undefined) setTimeout(stop, seconds * 1000);
+  return controller;
+}
+
+export const simulate: Command = {
+  name: "simulate",
+  usage: "hub simulate --hub URL --agents N [--speed X] | --backfill-days D",
+  summary: "Play simulated agents against a running hub, or write days of simulated history into a database",
+  flags: [
+    { name: "hub", takesValue: true },
+    { name: "agents", takesValue: true },
+    { name: "speed", takesValue: true },
+    { name: "seed", takesValue: true },
+    { name: "duration", takesValue: true },
+    { name: "backfill-days", takesValue: true },
+  ],
+  async run({ config, args, out }) {
+    const flag = (name: string) => args.command.get(name);
+    const seed = integerFlag("seed", flag("seed"), 0, 0xffff_ffff) ?? DEFAULT_SEED;
+    const days = integerFlag("backfill-days", flag("backfill-days"), 1, MAX_BACKFILL_DAYS);
+    const hub = flag("hub");
+
+    if (days !== undefined) {
+      if (hub !== undefined || flag("agents") !== undefined) throw new CommandError("--backfill-days writes into --db directly; it takes no --hub or --agents");
+      const lock = acquireServerLock(config.db);
+      const db = openDatabase(config.db);
+      try {
+        migrate(db);
+        const slots = allSlots(config.catalogue.regions);
+        out(`writing ${days} days of simulated history (one reading a minute) for ${slots.length} platform × region pairs into ${config.db} …`);
+        const result = backfill(db, { days, end: Date.now(), seed, slots });
+        out(`wrote ${result.rows.toLocaleString("en-US")} readings in ${(result.ms / 1000).toFixed(1)} s, attributed to disabled agents labelled "simulated history"`);
+        if (days > config.retentionDays) {
+          out(`note: a hub keeps ${config.retentionDays} days (DATA_RETENTION_DAYS); serve this file with --retention-days ${days} or the older readings are pruned at start-up`);
+        }
+        return 0;
+      } catch (error) {
+        if (error instanceof BackfillError) throw new CommandError(error.message);
+        throw error;
+      } finally {
+        closeDatabase(db);
+        lock.release();
+      }
+    }
+
+    if (hub === undefined) throw new CommandError('use "hub simulate --hub URL --db FILE --agents N" or "hub simulate --db FILE --backfill-days D"');
+    const base = hubUrl(hub);
+    const count = integerFlag("agents", flag("agents"), 1, MAX_AGENTS);
+    if (count === undefined) throw new CommandError("--agents N is needed: how many agents to play");
+    const speedText = flag("speed") ?? "1";
+    const speed = Number(speedText);
+    if (!/^\d+(\.\d+)?$/.test(speedText) || !(speed > 0) || speed > 100_000) throw new CommandError(`--speed must be a number above 0 and at most 100000 (got "${speedText}")`);
+    const duration = integerFlag("duration", flag("duration"), 1, 365 * 86_400);
+
+    const db = openDatabase(config.db);
+    let agents;
+    try {
+      migrate(db);
+      agents = provisionSimAgents(db, config.catalogue.regions, count, Date.now());
+    } finally {
+      db.sqlite.close();
+    }
+    out(`playing ${agents.length} agents labelled "${SIMULATOR_AGENT_LABEL}" against ${base} at ${speed}× speed${duration ? ` for ${duration} s` : ""}; Ctrl-C stops`);
+    const controller = stopSignal(duration);
+    const stats = await playLive({ hubUrl: base, agents, seed, speed, signal: controller.signal, report: out });
+    controller.abort();
+    out(`stopped: ${stats.posted} readings accepted, ${stats.refused} refused, ${stats.skipped} skipped for outages, ${stats.errors} errors`);
+    return 0;
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * Prunes readings older than the retention window, at start-up and then
+ * hourly. Deletes go in small batches with a turn of the event loop between
+ * them, so a large first prune never keeps the hub from answering requests.
+ */
+import type { ReadingQueries } from "../db/readings.ts";
+import { DAY_MS, HOUR_MS } from "../domain/timezone.ts";
+import type { Logger } from "../log.ts";
+
+export const PRUNE_INTERVAL_MS = HOUR_MS;
+export const PRUNE_BATCH = 5000;
+
+export class Retention {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly readings: ReadingQueries,
+    retentionDays: number,
+    private readonly now: () => number,
+    /** Called after a prune that removed readings, to rebuild what depended on them. */
+    private readonly onPruned: (removed: number) => void,
+    private readonly log: Logger,
+    private readonly intervalMs = PRUNE_INTERVAL_MS,
+  ) {
+    this.retentionMs = retentionDays * DAY_MS;
+  }
+
+  /** Readings measured before this instant are due for pruning. */
+  cutoff(): number {
+    return this.now() - this.retentionMs;
+  }
+
+  /** Prunes everything due; resolves to the number removed. A prune already under way is shared, not doubled. */
+  prune(): Promise<number> {
+    this.running ??= this.pruneInBatches().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Prunes now and every hour after, until stopped. */
+  start(): void {
+    this.stopped = false;
+    void this.prune();
+    this.timer ??= setInterval(() => void this.prune(), this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  /** Stops the timer; a prune under way ends after its current batch. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async pruneInBatches(): Promise<number> {
+    const before = this.cutoff();
+    let removed = 0;
+    try {
+      for (;;) {
+        const n = this.readings.pruneBatch(before, PRUNE_BATCH);
+        removed += n;
+        if (n < PRUNE_BATCH || this.stopped) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.stopped) break;
+      }
+    } catch (error) {
+      this.log.error("pruning old readings failed", { error });
+    }
+    if (removed > 0) {
+      this.log.info("old readings pruned", { removed, before: new Date(before).toISOString() });
+      if (!this.stopped) this.onPruned(removed);
+    }
+    return removed;
+  }
+}
