@@ -4,7 +4,7 @@
  * measured in the same run, because the development machine is shared and
  * its speed wanders from one minute to the next.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFrom } from "../../src/config/load.ts";
@@ -20,6 +20,110 @@ export interface BenchRow {
   readonly ratio: string;
   /** Whether the figure is within its budget (null when it has none). */
   readonly ok: boolean | null;
+}
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const MAIN = join(ROOT, "src", "main.ts");
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+}
+
+export function fmt(value: number, digits = 1): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : "n/a";
+}
+
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  await probe.stop(true);
+  return port;
+}
+
+export interface Running {
+  readonly url: string;
+  readonly pid: number;
+  /** Milliseconds from spawning the process to its first 200. */
+  readonly readyMs: number;
+  stop(): Promise<void>;
+}
+
+/** Starts a process and waits until `probe` answers 200. */
+export async function startProcess(cmd: string[], probe: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Running> {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${cmd.join(" ")} exited with ${proc.exitCode}`);
+    try {
+      if ((await fetch(probe)).status === 200) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`${cmd.join(" ")} did not answer ${probe}`);
+    }
+    await Bun.sleep(2);
+  }
+  const readyMs = performance.now() - started;
+  return {
+    pid: proc.pid,
+    url: new URL(probe).origin,
+    readyMs,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+/** A hub served from source in its own process, on a free port. */
+export async function startHubProcess(args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const port = await freePort();
+  return await startProcess([process.execPath, MAIN, "serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...args], `http://127.0.0.1:${port}/healthz`, env);
+}
+
+/** Resident memory of a process in bytes (Linux /proc). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+export function hasWrk(): boolean {
+  return Bun.which("wrk") !== null;
+}
+
+export interface WrkResult {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+function toMs(text: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === "us" ? value / 1000 : match[2] === "s" ? value * 1000 : value;
+}
+
+export async function wrk(url: string, options: { connections: number; threads?: number; seconds: number }): Promise<WrkResult> {
+  const proc = Bun.spawn(["wrk", "--latency", `-t${options.threads ?? 2}`, `-c${options.connections}`, `-d${options.seconds}s`, url], { stdout: "pipe", stderr: "pipe" });
+  const text = await new Response(proc.stdout).text();
+  await proc.exited;
+  return {
+    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN),
+    p50Ms: toMs(/\s50%\s+(\S+)/.exec(text)?.[1] ?? ""),
+    p99Ms: toMs(/\s99%\s+(\S+)/.exec(text)?.[1] ?? ""),
+  };
 }
 
 export interface Timing {

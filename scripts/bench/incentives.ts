@@ -2,20 +2,20 @@
  * GET …/incentives against a bare Bun.serve returning a string of the same
  * size: same tool (wrk), same connections, alternating rounds, medians.
  */
-import { freePort, hasWrk, median, printTable, scratchDir, startHub, startProcess, wrk, fmt, type Row } from "./harness.ts";
+import { fmt, freePort, hasWrk, median, printBenchRows, scratch, startHubProcess, startProcess, wrk, type BenchRow } from "./common.ts";
 import { REGION_TOKENS, seedLiveHub } from "./seed.ts";
 
 const CONNECTIONS = 64;
 const ROUND_SECONDS = 5;
 const ROUNDS = 3;
 
-export async function benchIncentives(): Promise<Row[]> {
+export async function incentivesBench(): Promise<BenchRow[]> {
   if (!hasWrk()) {
     console.warn("wrk is not installed (apt-get install wrk): the incentives benchmark is skipped");
-    return [{ figure: "GET /incentives vs bare Bun.serve", value: "skipped (no wrk)", budget: "≥ 85 %", baseline: "-", verdict: "info" }];
+    return [{ figure: "GET /incentives req/s", value: "skipped (no wrk)", budget: "≥ 85 % of bare", baseline: "-", ratio: "-", ok: null }];
   }
-  const dir = scratchDir();
-  const hub = await startHub(["--db", `${dir.path}/hub.db`, "--provision", REGION_TOKENS]);
+  const dir = scratch("incentives");
+  const hub = await startHubProcess(["--db", `${dir.path}/hub.db`, "--provision", REGION_TOKENS]);
   try {
     await seedLiveHub(hub.url);
     const url = `${hub.url}/api/v1/platforms/Windows/incentives`;
@@ -33,21 +33,22 @@ export async function benchIncentives(): Promise<Row[]> {
       }
       const hubRps = median(hubRuns.map((r) => r.requestsPerSecond));
       const bareRps = median(bareRuns.map((r) => r.requestsPerSecond));
-      const ratio = hubRps / bareRps;
       return [
         {
-          figure: `GET /incentives req/s (${size} B, ${CONNECTIONS} conns)`,
-          value: `${fmt(hubRps, 0)} (${fmt(ratio * 100)} %)`,
+          figure: `GET /incentives req/s (${size} B, ${CONNECTIONS} connections, wrk)`,
+          value: fmt(hubRps, 0),
           budget: "≥ 85 % of bare",
-          baseline: `${fmt(bareRps, 0)} req/s bare Bun.serve`,
-          verdict: ratio >= 0.85 ? "met" : "MISSED",
+          baseline: `${fmt(bareRps, 0)} bare Bun.serve`,
+          ratio: `${fmt((hubRps / bareRps) * 100)} %`,
+          ok: hubRps / bareRps >= 0.85,
         },
         {
           figure: "GET /incentives latency p50 / p99",
           value: `${fmt(median(hubRuns.map((r) => r.p50Ms)), 2)} / ${fmt(median(hubRuns.map((r) => r.p99Ms)), 2)} ms`,
-          budget: "-",
+          budget: "—",
           baseline: `${fmt(median(bareRuns.map((r) => r.p50Ms)), 2)} / ${fmt(median(bareRuns.map((r) => r.p99Ms)), 2)} ms`,
-          verdict: "info",
+          ratio: "—",
+          ok: null,
         },
       ];
     } finally {
@@ -59,4 +60,4 @@ export async function benchIncentives(): Promise<Row[]> {
   }
 }
 
-if (import.meta.main) printTable("Incentives", await benchIncentives());
+if (import.meta.main) printBenchRows("Incentives", await incentivesBench());

@@ -4,7 +4,7 @@
  * bare Bun.serve that fans the same frames out with no logic at all.
  */
 import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
-import { fmt, freePort, median, percentile, printTable, rssBytes, scratchDir, startHub, startProcess, type Row } from "./harness.ts";
+import { fmt, freePort, median, percentile, printBenchRows, rssBytes, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 import { REGION_TOKENS, seedLiveHub } from "./seed.ts";
 import { openStreams, type StreamClients } from "./sse-clients.ts";
 
@@ -46,10 +46,10 @@ async function measure(pid: number, host: string, port: number, path: string, pu
   return { delays, perStreamBytes: (open - idle) / STREAMS, lost };
 }
 
-export async function benchStreams(): Promise<Row[]> {
-  const dir = scratchDir();
+export async function streamsBench(): Promise<BenchRow[]> {
+  const dir = scratch("streams");
   const movers = MOVERS.map((m) => `${m.id}:${m.token}:${m.region}:steam`).join(",");
-  const hub = await startHub(["--db", `${dir.path}/hub.db`, "--provision", `${REGION_TOKENS},${movers}`, "--max-streams", String(STREAMS * 2)]);
+  const hub = await startHubProcess(["--db", `${dir.path}/hub.db`, "--provision", `${REGION_TOKENS},${movers}`, "--max-streams", String(STREAMS * 2)]);
   let hubResult: Fanout;
   let size: number;
   try {
@@ -91,16 +91,18 @@ export async function benchStreams(): Promise<Row[]> {
       value: `${fmt(median(hubResult.delays))} / ${fmt(p99)} ms${hubResult.lost ? ` (${hubResult.lost} missed)` : ""}`,
       budget: "p99 < 250 ms",
       baseline: `${fmt(median(bareResult.delays))} / ${fmt(percentile(bareResult.delays, 0.99))} ms bare fan-out`,
-      verdict: p99 < 250 && hubResult.lost === 0 ? "met" : "MISSED",
+      ratio: `${fmt(p99 / Math.max(1, percentile(bareResult.delays, 0.99)), 1)}×`,
+      ok: p99 < 250 && hubResult.lost === 0,
     },
     {
       figure: "Hub memory per open stream",
       value: `${fmt(kb)} KB`,
       budget: "< 20 KB",
       baseline: `${fmt(bareResult.perStreamBytes / 1024)} KB bare`,
-      verdict: kb < 20 ? "met" : "MISSED",
+      ratio: `${fmt(hubResult.perStreamBytes / bareResult.perStreamBytes, 1)}×`,
+      ok: kb < 20,
     },
   ];
 }
 
-if (import.meta.main) printTable("Streams", await benchStreams());
+if (import.meta.main) printBenchRows("Streams", await streamsBench());

@@ -1,13 +1,9 @@
 /** Passkeys (WebAuthn) through @simplewebauthn/server, with the relying party of the configuration. */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
@@ -29,6 +25,9 @@ export interface RelyingParty {
 }
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/** The WebAuthn library is large (about 18 MB resident); it is loaded on the first passkey request, not at start-up. */
+const webauthn = () => import("@simplewebauthn/server");
 
 export function toPasskeyBody(row: PasskeyRow): PasskeyBody {
   return { id: row.id, label: row.label, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
@@ -62,6 +61,7 @@ export class Passkeys {
   }
 
   async registrationOptions(user: { id: number; username: string; name: string | null }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const { generateRegistrationOptions } = await webauthn();
     return await generateRegistrationOptions({
       rpName: this.rp.name,
       rpID: this.rp.id,
@@ -77,6 +77,7 @@ export class Passkeys {
 
   /** Verifies a registration against the single-use challenge and stores the credential, or returns null. */
   async register(userId: number, response: RegistrationResponseJSON, expectedChallenge: string, label: string | null): Promise<PasskeyRow | null> {
+    const { verifyRegistrationResponse } = await webauthn();
     let verified;
     try {
       verified = await verifyRegistrationResponse({
@@ -109,6 +110,7 @@ export class Passkeys {
   }
 
   async authenticationOptions(userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const { generateAuthenticationOptions } = await webauthn();
     return await generateAuthenticationOptions({
       rpID: this.rp.id,
       allowCredentials: this.list(userId).map((row) => ({ id: row.credentialId, transports: transports(row) })),
@@ -125,6 +127,7 @@ export class Passkeys {
       .where(and(eq(passkeys.userId, userId), eq(passkeys.credentialId, response.id)))
       .get();
     if (!row) return false;
+    const { verifyAuthenticationResponse } = await webauthn();
     let verified;
     try {
       verified = await verifyAuthenticationResponse({

@@ -5,14 +5,14 @@
  */
 import type { AnyElysia } from "elysia";
 import { Elysia, t } from "elysia";
-import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
-import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
+import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import type { Access } from "../../http/access.ts";
 import { openApiDocument } from "../../http/openapi.ts";
 import { HttpProblem } from "../../http/problem.ts";
 import { HTML_CSP } from "../../http/security.ts";
 import { HUB_NAME } from "../../version.ts";
-import initScript from "./init.js" with { type: "text" };
+import initScript from "./init.js" with { type: "file" };
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -31,25 +31,26 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** Embedded files (paths inside the binary), read only when /docs is actually used. */
 interface Asset {
   readonly type: string;
-  readonly body: string;
+  readonly path: string;
   gzipped?: Uint8Array<ArrayBuffer>;
 }
 
 const ASSETS: Readonly<Record<string, Asset>> = {
-  "swagger-ui-bundle.js": { type: "text/javascript; charset=utf-8", body: swaggerBundle },
-  "swagger-ui.css": { type: "text/css; charset=utf-8", body: swaggerCss },
-  "init.js": { type: "text/javascript; charset=utf-8", body: initScript },
+  "swagger-ui-bundle.js": { type: "text/javascript; charset=utf-8", path: swaggerBundle },
+  "swagger-ui.css": { type: "text/css; charset=utf-8", path: swaggerCss },
+  "init.js": { type: "text/javascript; charset=utf-8", path: initScript },
 };
 
-function serveAsset(asset: Asset, request: Request): Response {
+async function serveAsset(asset: Asset, request: Request): Promise<Response> {
   const headers: Record<string, string> = { "content-type": asset.type, "cache-control": "public, max-age=3600", vary: "Accept-Encoding" };
   if ((request.headers.get("accept-encoding") ?? "").includes("gzip")) {
-    asset.gzipped ??= Bun.gzipSync(new TextEncoder().encode(asset.body));
+    asset.gzipped ??= Bun.gzipSync(await Bun.file(asset.path).bytes());
     return new Response(asset.gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
   }
-  return new Response(asset.body, { headers });
+  return new Response(Bun.file(asset.path), { headers });
 }
 
 export function docsRoutes(app: () => AnyElysia, access: Access) {
@@ -73,10 +74,10 @@ export function docsRoutes(app: () => AnyElysia, access: Access) {
     })
     .get(
       "/docs/assets/:name",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         const asset = ASSETS[params.name];
         if (!asset) throw new HttpProblem(404, `There is no documentation asset "${params.name}".`);
-        return serveAsset(asset, request);
+        return await serveAsset(asset, request);
       },
       { access: "public", params: t.Object({ name: t.String() }), detail: { hide: true } },
     );
