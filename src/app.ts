@@ -10,6 +10,7 @@ import { Mfa } from "./auth/mfa.ts";
 import type { HubContext } from "./context.ts";
 import { createAccess } from "./http/access.ts";
 import { errorHandling } from "./http/errors.ts";
+import type { IncentivesReplies } from "./http/incentives.ts";
 import { requestLog } from "./http/request-log.ts";
 import { responseFinisher } from "./http/security.ts";
 import { adminAgentRoutes } from "./routes/admin/agents.ts";
@@ -27,7 +28,7 @@ import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
-export function createApp(ctx: HubContext) {
+export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
   const { config, log } = ctx;
   const { accounts } = ctx;
   const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
@@ -41,7 +42,7 @@ export function createApp(ctx: HubContext) {
     .use(requestLog(log, config.trustedProxies))
     .use(errorHandling(log, () => app.routes, responses.finish))
     .use(healthRoutes(ctx, access))
-    .use(publicRoutes(ctx, access))
+    .use(publicRoutes(ctx, access, incentives))
     .use(historyRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))

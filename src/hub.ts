@@ -1,5 +1,7 @@
 /** Builds a hub's shared context and app from a Config: the same path for the server and the tests. */
 import { createApp, type HubApp } from "./app.ts";
+import { IncentivesReplies, INCENTIVES_ROUTE, incentivesFastRoute } from "./http/incentives.ts";
+import type { NativeRoutes } from "./server.ts";
 import { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
@@ -25,6 +27,8 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 export interface Hub {
   readonly ctx: HubContext;
   readonly app: HubApp;
+  /** Routes the server hands to Bun's native router ahead of the app (the hot path). */
+  readonly nativeRoutes: NativeRoutes;
   /** Migrations applied while opening. */
   readonly applied: readonly string[];
   /** Starts the timers: stale transitions, stream pings, changes made by other processes, retention (which prunes at once, in the background). */
@@ -87,9 +91,12 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const watcher = new ExternalChanges(db, reloadExternal);
   let housekeeping: ReturnType<typeof setInterval> | null = null;
 
+  const replies = new IncentivesReplies(ctx);
+  const app = createApp(ctx, replies);
   return {
     ctx,
-    app: createApp(ctx),
+    app,
+    nativeRoutes: { [INCENTIVES_ROUTE]: incentivesFastRoute(ctx, replies, (request) => app.fetch(request)) },
     applied,
     reloadExternal,
     start() {

@@ -1,5 +1,10 @@
-/** Runs the app on Bun's server (through Elysia, so routes use Bun's native router) and shuts it down gracefully. */
-import type { Server } from "bun";
+/**
+ * Runs the hub through Elysia's listen, so every route is served by Bun's
+ * native router (which also parses paths correctly whatever the Host), with
+ * the hot path added as a Bun-native route ahead of the app; shuts it down
+ * gracefully.
+ */
+import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
 import { MAX_BODY_BYTES } from "./http/errors.ts";
@@ -7,7 +12,10 @@ import { MAX_BODY_BYTES } from "./http/errors.ts";
 /** How long in-flight requests get to finish once shutdown begins. */
 export const SHUTDOWN_GRACE_MS = 5000;
 
-export function listen(ctx: HubContext, app: HubApp): Server<unknown> {
+export type NativeRoutes = Record<string, { GET: (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response> }>;
+
+export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Server<unknown> {
+  app.config.serve = { ...app.config.serve, routes };
   app.listen({
     hostname: ctx.config.host,
     port: ctx.config.port,

@@ -5,7 +5,7 @@
  * its speed wanders from one minute to the next.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFrom } from "../../src/config/load.ts";
 import { migrate, openDatabase, type HubDb } from "../../src/db/open.ts";
@@ -56,10 +56,19 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * On a machine with two or more cores and taskset, load benchmarks pin the
+ * server to one core and the load tool to another, so they do not fight over
+ * the same core and runs are comparable.
+ */
+export const PINNING = availableParallelism() >= 2 && Bun.which("taskset") !== null;
+export const SERVER_CPU = ["taskset", "-c", "0"];
+export const CLIENT_CPU = ["taskset", "-c", "1"];
+
 /** Starts a process and waits until `probe` answers 200. */
-export async function startProcess(cmd: string[], probe: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Running> {
+export async function startProcess(cmd: string[], probe: string, env: Record<string, string> = {}, timeoutMs = 30_000, pinned = false): Promise<Running> {
   const started = performance.now();
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  const proc = Bun.spawn(pinned && PINNING ? [...SERVER_CPU, ...cmd] : cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${cmd.join(" ")} exited with ${proc.exitCode}`);
@@ -87,9 +96,15 @@ export async function startProcess(cmd: string[], probe: string, env: Record<str
 }
 
 /** A hub served from source in its own process, on a free port. */
-export async function startHubProcess(args: string[], env: Record<string, string> = {}): Promise<Running> {
+export async function startHubProcess(args: string[], env: Record<string, string> = {}, pinned = false): Promise<Running> {
   const port = await freePort();
-  return await startProcess([process.execPath, MAIN, "serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...args], `http://127.0.0.1:${port}/healthz`, env);
+  return await startProcess(
+    [process.execPath, MAIN, "serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...args],
+    `http://127.0.0.1:${port}/healthz`,
+    env,
+    30_000,
+    pinned,
+  );
 }
 
 /** Resident memory of a process in bytes (Linux /proc). */
@@ -116,7 +131,8 @@ function toMs(text: string): number {
 }
 
 export async function wrk(url: string, options: { connections: number; threads?: number; seconds: number }): Promise<WrkResult> {
-  const proc = Bun.spawn(["wrk", "--latency", `-t${options.threads ?? 2}`, `-c${options.connections}`, `-d${options.seconds}s`, url], { stdout: "pipe", stderr: "pipe" });
+  const pin = PINNING ? CLIENT_CPU : [];
+  const proc = Bun.spawn([...pin, "wrk", "--latency", `-t${options.threads ?? 2}`, `-c${options.connections}`, `-d${options.seconds}s`, url], { stdout: "pipe", stderr: "pipe" });
   const text = await new Response(proc.stdout).text();
   await proc.exited;
   return {

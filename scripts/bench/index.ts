@@ -1,17 +1,21 @@
 /**
  * Every benchmark, one table: `npm run bench`. Set BENCH_BACKFILL_DAYS to
- * shorten the year-long backfill.
+ * shorten the year-long backfill, BENCH_STREAMS for fewer streams.
  */
 import { availableParallelism } from "node:os";
 import { backfillBench } from "./backfill.ts";
-import { printBenchRows, type BenchRow } from "./common.ts";
+import { PINNING, printBenchRows, type BenchRow } from "./common.ts";
 import { accuracyBench, forecastSpeedBench, printAccuracy } from "./forecast.ts";
 import { historyBench } from "./history.ts";
+import { incentivesBench } from "./incentives.ts";
+import { ingestBench } from "./ingest.ts";
+import { startupBench } from "./startup.ts";
+import { streamsBench } from "./streams.ts";
 
 const started = performance.now();
-console.log(`Bun ${Bun.version} on ${availableParallelism()} cores; each figure against a baseline measured in the same run.`);
+console.log(`Bun ${Bun.version} on ${availableParallelism()} cores${PINNING ? " (load tests pin server and client to separate cores)" : ""}; each figure against a baseline measured in the same run.`);
 const rows: BenchRow[] = [];
-for (const bench of [historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365))]) {
+for (const bench of [incentivesBench, streamsBench, ingestBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365))]) {
   rows.push(...(await bench()));
 }
 printBenchRows("Budgets (SPEC §15)", rows);

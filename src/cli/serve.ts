@@ -35,7 +35,7 @@ export const serve: Command = {
     const signal = nextSignal();
     let server;
     try {
-      server = listen(ctx, app);
+      server = listen(ctx, app, hub.nativeRoutes);
     } catch (error) {
       closeDatabase(db);
       lock.release();

@@ -127,7 +127,7 @@ export function createAccess(deps: AccessDeps): Access {
       case "public":
         return;
       case "public-read": {
-        accounts.presence.seen(clientIp(request, config.trustedProxies, server));
+        if (accounts.presence.wants()) accounts.presence.seen(clientIp(request, config.trustedProxies, server));
         if (!settings.get().requireAuth) return;
         const principal = identify(request, set);
         if (principal?.level !== "mfa") {

@@ -10,7 +10,6 @@ import { resolveClientIp, type TrustedProxies } from "../domain/net.ts";
 export type SocketSource = string | { requestIP(request: Request): { address: string } | null };
 
 const sockets = new WeakMap<Request, SocketSource>();
-const resolved = new WeakMap<Request, string>();
 
 /** Requests handled in-process (tests) have no socket; they count as this address. */
 export const NO_SOCKET_ADDRESS = "0.0.0.0";
@@ -20,11 +19,7 @@ export function rememberSocketAddress(request: Request, source: SocketSource): v
 }
 
 export function clientIp(request: Request, trust: TrustedProxies, server: SocketSource | null): string {
-  const known = resolved.get(request);
-  if (known !== undefined) return known;
-  const source = sockets.get(request) ?? server;
+  const source = server ?? sockets.get(request);
   const socket = typeof source === "string" ? source : (source?.requestIP(request)?.address ?? NO_SOCKET_ADDRESS);
-  const ip = resolveClientIp(socket, request.headers.get("x-forwarded-for"), trust);
-  resolved.set(request, ip);
-  return ip;
+  return trust.kind === "none" ? socket : resolveClientIp(socket, request.headers.get("x-forwarded-for"), trust);
 }

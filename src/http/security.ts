@@ -58,7 +58,8 @@ function finisherPlugin(finish: Finish, preflight: (request: Request) => Respons
       else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
       else if (typeof responseValue === "string") response = new Response(responseValue, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
       else return;
-      return finish(response, request, route);
+      // Error replies were finished (and counted) by the error handler already.
+      return response.status >= 400 ? response : finish(response, request, route);
     });
 }
 
@@ -74,11 +75,7 @@ export function responseFinisher(options: { https: boolean; cors: CorsOrigins; m
   const { cors } = options;
   const allowedOrigin = (origin: string): boolean => cors.kind === "any" || (cors.kind === "list" && cors.origins.includes(origin));
 
-  /** Error responses can pass through both the error handler and the response mapper: finish each once. */
-  const finished = new WeakSet<Response>();
   const finish: Finish = (response, request, route) => {
-    if (finished.has(response)) return response;
-    finished.add(response);
     options.metrics.count(request.method, route || "unmatched", response.status);
     const headers = response.headers;
     if (options.https || !headers.has("x-content-type-options")) for (const [name, value] of base) headers.set(name, value);

@@ -3,17 +3,8 @@ import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import { PLATFORMS } from "../domain/catalogue.ts";
 import type { Access } from "../http/access.ts";
-import { SECURITY_HEADERS } from "../http/security.ts";
-import type { Published } from "../live/store.ts";
-import {
-  IncentivesPayloadSchema,
-  JSON_TYPE,
-  PlatformParams,
-  etagMatches,
-  problems,
-  readCacheControl,
-  requirePlatform,
-} from "../http/schemas.ts";
+import type { IncentivesReplies } from "../http/incentives.ts";
+import { IncentivesPayloadSchema, PlatformParams, problems, readCacheControl, requirePlatform } from "../http/schemas.ts";
 
 const SiteMetaSchema = t.Object(
   {
@@ -49,19 +40,8 @@ const CoverageSchema = t.Object(
   { title: "CoveragePayload" },
 );
 
-export function publicRoutes(ctx: HubContext, access: Access) {
+export function publicRoutes(ctx: HubContext, access: Access, incentives: IncentivesReplies) {
   const { config, live, agents, settings } = ctx;
-  /** The hot path: each published payload gets its response headers built once, for both cache modes (copying a Headers is cheap). */
-  const prepared = new WeakMap<Published, { open: Headers; gated: Headers }>();
-  const headersFor = (published: Published, requireAuth: boolean): Headers => {
-    let pair = prepared.get(published);
-    if (!pair) {
-      const base = { ...SECURITY_HEADERS, "content-type": JSON_TYPE, etag: published.etag };
-      pair = { open: new Headers({ ...base, "cache-control": readCacheControl(false, 15) }), gated: new Headers({ ...base, "cache-control": readCacheControl(true, 15) }) };
-      prepared.set(published, pair);
-    }
-    return requireAuth ? pair.gated : pair.open;
-  };
   return new Elysia({ name: "routes/public", prefix: "/api/v1" })
     .use(access.plugin)
     .get(
@@ -86,12 +66,7 @@ export function publicRoutes(ctx: HubContext, access: Access) {
     )
     .get(
       "/platforms/:platform/incentives",
-      ({ params, request }) => {
-        const published = live.current(requirePlatform(params.platform));
-        const headers = headersFor(published, settings.get().requireAuth);
-        if (etagMatches(request.headers.get("if-none-match"), published.etag)) return new Response(null, { status: 304, headers });
-        return new Response(published.json, { headers });
-      },
+      ({ params, request }) => incentives.reply(requirePlatform(params.platform), request),
       {
         access: "public-read",
         params: PlatformParams,

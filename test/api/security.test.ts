@@ -79,7 +79,7 @@ describe("client IP", () => {
     const proxied = new Request("http://localhost/", { headers: { "x-forwarded-for": "198.51.100.9, 10.1.1.1" } });
     rememberSocketAddress(proxied, "10.0.0.5");
     expect(clientIp(proxied, trust, null)).toBe("198.51.100.9");
-    expect(clientIp(proxied, { kind: "none" }, null)).toBe("198.51.100.9");
+    expect(clientIp(proxied, { kind: "none" }, null)).toBe("10.0.0.5");
   });
 });
 

@@ -25,7 +25,7 @@ function isLoopback(url: string): boolean {
 describe.skipIf(!available)("/docs in a browser", () => {
   let browser: Browser;
   const hub = testHub();
-  const server = listen(hub.ctx, hub.app);
+  const server = listen(hub.ctx, hub.app, hub.nativeRoutes);
 
   beforeAll(async () => {
     browser = await chromium.launch({

@@ -160,7 +160,8 @@ describe("faults", () => {
       const healthy = new SseReader(await fetch(`${hub.url}/api/v1/platforms/Windows/incentives/stream`));
       await healthy.nextMessage(2000);
       await Bun.sleep(100);
-      expect(await openStreams()).toBe(2);
+      const opened = await openStreams();
+      expect(opened).toBe(2);
       const memoryBefore = rss(hub.proc.pid);
 
       let lastRevision = 0;
