@@ -39,6 +39,18 @@ export class IncentivesReplies {
   }
 }
 
+/**
+ * Elysia finds a request's path by searching from character 11 of the URL,
+ * which misses it when the host is shorter than four characters (http://hub/…);
+ * such a request reaches the app with a longer placeholder host instead.
+ */
+export function forElysia(request: Request): Request {
+  const url = request.url;
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1 || start >= 11) return request;
+  return new Request(`http://hub.invalid${url.slice(start)}`, request);
+}
+
 type BunRouteHandler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>;
 
 /**
@@ -56,7 +68,7 @@ export function incentivesFastRoute(
   return {
     GET(request, server) {
       const platform = request.params.platform ?? "";
-      if (!isPlatform(platform) || !plain(request)) return fallback(request);
+      if (!isPlatform(platform) || !plain(request)) return fallback(forElysia(request));
       if (accounts.presence.wants()) accounts.presence.seen(clientIp(request, config.trustedProxies, server));
       const response = replies.reply(platform, request);
       metrics.count("GET", INCENTIVES_ROUTE, response.status);

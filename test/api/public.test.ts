@@ -114,3 +114,38 @@ describe("GET /api/v1/platforms/{platform}/coverage", () => {
     expect((await call(hub, "GET", "/api/v1/platforms/Xbox/coverage")).status).toBe(404);
   });
 });
+
+describe("the Bun-native incentives route", () => {
+  test("answers the plain public case itself, and hands everything else to the app", async () => {
+    const { IncentivesReplies, incentivesFastRoute, forElysia } = await import("../../src/http/incentives.ts");
+    const { hub } = setup();
+    const replies = new IncentivesReplies(hub.ctx);
+    const handedOver: string[] = [];
+    const route = incentivesFastRoute(hub.ctx, replies, (request) => {
+      handedOver.push(request.url);
+      return new Response("from the app");
+    });
+    const server = { requestIP: () => ({ address: "198.51.100.20" }) } as never;
+    const request = (platform: string, headers: Record<string, string> = {}, url = `http://localhost/api/v1/platforms/${platform}/incentives`) =>
+      Object.assign(new Request(url, { headers }), { params: { platform }, cookies: new Map() }) as never;
+    const direct = await route.GET(request("Windows"), server);
+    const viaApp = await call(hub, "GET", "/api/v1/platforms/Windows/incentives");
+    expect(direct.status).toBe(200);
+    expect(await direct.text()).toBe(await viaApp.text());
+    for (const name of ["etag", "cache-control", "content-type", "x-content-type-options", "x-frame-options", "referrer-policy"]) expect(direct.headers.get(name)).toBe(viaApp.headers.get(name));
+    expect(hub.ctx.accounts.presence.online([])).toBe(2);
+    const conditional = await route.GET(request("Windows", { "if-none-match": direct.headers.get("etag") ?? "" }), server);
+    expect(conditional.status).toBe(304);
+    expect(handedOver).toEqual([]);
+    await route.GET(request("PS5"), server);
+    hub.ctx.settings.update({ requireAuth: true });
+    await route.GET(request("Windows"), server);
+    await route.GET(request("Windows", {}, "http://hub/api/v1/platforms/Windows/incentives"), server);
+    expect(handedOver).toEqual([
+      "http://localhost/api/v1/platforms/PS5/incentives",
+      "http://localhost/api/v1/platforms/Windows/incentives",
+      "http://hub.invalid/api/v1/platforms/Windows/incentives",
+    ]);
+    expect(forElysia(new Request("http://example.org:3000/x")).url).toBe("http://example.org:3000/x");
+  });
+});
