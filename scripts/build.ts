@@ -14,7 +14,8 @@ const { values } = parseArgs({
 });
 const outfile = values.outfile ?? join(root, "dist", "hub");
 mkdirSync(dirname(outfile), { recursive: true });
-const args = [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "src", "main.ts"), "--outfile", outfile];
+// The checkpoint worker is a second entry point, so the executable carries it too.
+const args = [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "src", "main.ts"), join(root, "src", "db", "checkpointer.ts"), "--outfile", outfile];
 if (values.target) args.push(`--target=${values.target}`);
 const started = performance.now();
 const result = Bun.spawnSync(args, { cwd: root, stdout: "inherit", stderr: "inherit" });

@@ -6,6 +6,7 @@ import { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
 import type { HubContext } from "./context.ts";
+import { BackgroundCheckpoints } from "./db/checkpoint.ts";
 import { provisionAgents, ProvisionError } from "./db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "./db/open.ts";
 import { ReadingQueries } from "./db/readings.ts";
@@ -33,14 +34,16 @@ export interface Hub {
   readonly applied: readonly string[];
   /** Starts the timers: stale transitions, stream pings, changes made by other processes, retention (which prunes at once, in the background). */
   start(): void;
-  /** Stops the timers and ends every stream. */
-  stop(): void;
+  /** Stops the timers and the background checkpoints, and ends every stream. */
+  stop(): Promise<void>;
   /** Re-reads everything another process may have changed. */
   reloadExternal(): void;
 }
 
 export interface HubOptions {
   readonly db?: HubDb;
+  /** Where the checkpoint worker script is (the default suits running from source). */
+  readonly checkpointer?: URL;
   readonly log?: Logger;
   readonly now?: () => number;
 }
@@ -89,6 +92,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     forecasts.invalidate();
   };
   const watcher = new ExternalChanges(db, reloadExternal);
+  const checkpoints = new BackgroundCheckpoints(db, log, options.checkpointer);
   let housekeeping: ReturnType<typeof setInterval> | null = null;
 
   const replies = new IncentivesReplies(ctx);
@@ -100,6 +104,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     applied,
     reloadExternal,
     start() {
+      checkpoints.start();
       live.start();
       streams.start();
       watcher.start();
@@ -107,13 +112,14 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
       housekeeping.unref?.();
     },
-    stop() {
+    async stop() {
       if (housekeeping) clearInterval(housekeeping);
       housekeeping = null;
       retention.stop();
       watcher.stop();
       live.stop();
       streams.closeAll();
+      await checkpoints.stop();
     },
   };
 }

@@ -7,6 +7,11 @@ export interface CommandInput {
   /** Standard input, for --password-stdin. */
   readonly stdin: () => Promise<string>;
   readonly out: (line: string) => void;
+  /**
+   * Worker scripts, located from the program's entry point: inside the
+   * compiled executable, embedded files are found relative to it only.
+   */
+  readonly workers: { readonly checkpointer: URL };
 }
 
 export interface Command {

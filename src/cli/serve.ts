@@ -22,11 +22,11 @@ export const serve: Command = {
   usage: "hub [serve] [flags]",
   summary: "Run the server (the default command)",
   flags: [],
-  async run({ config }) {
+  async run({ config, workers }) {
     const log = createLogger(config.logLevel);
     const lock = acquireServerLock(config.db);
     const db = openDatabase(config.db);
-    const hub = createHub(config, { db, log });
+    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer });
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     if (config.sessionSecretGenerated) {
@@ -45,7 +45,7 @@ export const serve: Command = {
     log.info("hub listening", { url: `http://${config.host}:${server.port}`, origin: config.origin, db: config.db, version: HUB_VERSION });
     const received = await signal;
     log.info("shutting down", { signal: received });
-    hub.stop();
+    await hub.stop();
     await drain(server);
     closeDatabase(db);
     lock.release();

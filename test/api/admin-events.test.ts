@@ -74,7 +74,7 @@ describe("admin: events", () => {
       const ended = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
       expect(ended.activeEvent).toBeNull();
     } finally {
-      hub.stop();
+      await hub.stop();
     }
   });
 });

@@ -105,7 +105,7 @@ describe("changes made by another process", () => {
         }
         expect(platforms).toEqual(["EGS"]);
       } finally {
-        hub.stop();
+        await hub.stop();
         hub.ctx.db.sqlite.close();
       }
     });

@@ -9,8 +9,8 @@ import { addAgent } from "../live-helpers.ts";
 
 const NOW = Date.parse("2026-11-21T18:00:00.000Z");
 const hubs: Hub[] = [];
-afterEach(() => {
-  for (const hub of hubs.splice(0)) hub.stop();
+afterEach(async () => {
+  for (const hub of hubs.splice(0)) await hub.stop();
 });
 
 function setup(readings: Parameters<typeof storeReadings>[1], env: Record<string, string> = { DATA_RETENTION_DAYS: "7" }) {

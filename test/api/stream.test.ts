@@ -139,7 +139,7 @@ describe("the incentives stream", () => {
       expect(pushed.status).toBe("degraded");
       expect(pushed.regions[0].stale).toBe(true);
     } finally {
-      hub.stop();
+      await hub.stop();
     }
     expect(MAX_TICK_MS).toBeLessThanOrEqual(30_000);
   });
@@ -158,7 +158,7 @@ describe("the incentives stream", () => {
       expect(JSON.parse((await sse.nextMessage(1000))?.data ?? "{}").activeEvent?.key).toBe("bp");
       expect(JSON.parse((await sse.nextMessage(1000))?.data ?? "{}").activeEvent).toBeNull();
     } finally {
-      hub.stop();
+      await hub.stop();
     }
   });
 

@@ -33,6 +33,7 @@ describe("dist/hub", () => {
     const doc = (await (await fetch(`${hub.url}/openapi.json`)).json()) as { info: { title: string } };
     expect(doc.info.title).toBe("Incentives Hub");
     expect(await hub.stop()).toBe(0);
+    expect(hub.output()).not.toContain("background checkpoints are unavailable");
     expect(existsSync(join(run.path, "data", "hub.db"))).toBe(true);
   });
 

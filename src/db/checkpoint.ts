@@ -1,0 +1,63 @@
+/**
+ * Checkpoints in the background: SQLite's automatic checkpoint runs on the
+ * committing thread and can stall a request for tens of milliseconds on a
+ * slow disk, so once a worker thread has taken the job over, the server
+ * turns the automatic one off. If the worker fails, SQLite takes it back.
+ */
+import type { Logger } from "../log.ts";
+import type { CheckpointerMessage } from "./checkpointer.ts";
+import type { HubDb } from "./open.ts";
+
+export const CHECKPOINT_INTERVAL_MS = 500;
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+
+export class BackgroundCheckpoints {
+  private worker: Worker | null = null;
+
+  constructor(
+    private readonly db: HubDb,
+    private readonly log: Logger,
+    private readonly script: URL = new URL("./checkpointer.ts", import.meta.url),
+  ) {}
+
+  private automatic(pages: number): void {
+    try {
+      this.db.sqlite.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+    } catch {
+      // the database is already closed: nothing left to checkpoint
+    }
+  }
+
+  start(): void {
+    if (this.worker || this.db.path === ":memory:") return;
+    try {
+      const worker = new Worker(this.script);
+      worker.onmessage = (event: MessageEvent<string>) => {
+        if (event.data === "started" && this.worker === worker) this.automatic(0);
+      };
+      worker.onerror = (event) => {
+        this.log.warn("background checkpoints are unavailable; SQLite checkpoints on commit", { error: event.message });
+        if (this.worker === worker) this.worker = null;
+        this.automatic(DEFAULT_AUTOCHECKPOINT_PAGES);
+      };
+      worker.postMessage({ type: "start", path: this.db.path, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerMessage);
+      this.worker = worker;
+    } catch (error) {
+      this.log.warn("background checkpoints are unavailable; SQLite checkpoints on commit", { error });
+    }
+  }
+
+  /** Stops the worker and gives checkpointing back to SQLite. */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = null;
+    const stopped = new Promise<void>((resolve) => {
+      worker.onmessage = () => resolve();
+    });
+    worker.postMessage({ type: "stop" } satisfies CheckpointerMessage);
+    await Promise.race([stopped, Bun.sleep(2000)]);
+    worker.terminate();
+    this.automatic(DEFAULT_AUTOCHECKPOINT_PAGES);
+  }
+}

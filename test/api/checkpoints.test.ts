@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { BackgroundCheckpoints } from "../../src/db/checkpoint.ts";
+import { migrate, openDatabase } from "../../src/db/open.ts";
+import { memoryLog, tempDir } from "../helpers.ts";
+
+const autocheckpoint = (db: ReturnType<typeof openDatabase>) => db.sqlite.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint;
+
+async function until(condition: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await Bun.sleep(20);
+}
+
+describe("background checkpoints", () => {
+  test("a worker takes checkpoints over, keeps the WAL from growing, and hands them back when stopped", async () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase(join(dir.path, "hub.db"));
+      migrate(db);
+      const { log, lines } = memoryLog("warn");
+      const checkpoints = new BackgroundCheckpoints(db, log);
+      checkpoints.start();
+      await until(() => autocheckpoint(db) === 0);
+      expect(autocheckpoint(db)).toBe(0);
+      const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, ?)");
+      for (let round = 0; round < 6; round++) {
+        for (let i = 0; i < 600; i++) insert.run(round * 1000 + i, 0);
+        await Bun.sleep(600);
+      }
+      const wal = statSync(join(dir.path, "hub.db-wal")).size;
+      // Without checkpoints, 3,600 commits of several pages each would leave a WAL of tens of megabytes.
+      expect(wal).toBeLessThan(16 * 1024 * 1024);
+      await checkpoints.stop();
+      expect(autocheckpoint(db)).toBe(1000);
+      expect(lines).toEqual([]);
+      db.sqlite.close();
+    } finally {
+      dir.cleanup();
+    }
+  }, 30_000);
+
+  test("without its worker, SQLite keeps checkpointing on commit and the hub says so", async () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase(join(dir.path, "hub.db"));
+      migrate(db);
+      const { log, lines } = memoryLog("warn");
+      const checkpoints = new BackgroundCheckpoints(db, log, new URL("file:///nonexistent/checkpointer.ts"));
+      checkpoints.start();
+      await until(() => lines.length > 0);
+      expect(String(lines[0]?.msg)).toContain("background checkpoints are unavailable");
+      expect(autocheckpoint(db)).toBe(1000);
+      await checkpoints.stop();
+      db.sqlite.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
