@@ -4,7 +4,7 @@
  */
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { allSlots, backfill, BackfillError } from "../sim/backfill.ts";
-import { playLive, provisionSimAgents, SIMULATOR_AGENT_LABEL } from "../sim/live.ts";
+import { playLive, provisionSimAgents, provisionSimAgentsViaApi, SIMULATOR_AGENT_LABEL } from "../sim/live.ts";
 import { CommandError, type Command } from "./command.ts";
 
 const DEFAULT_SEED = 1;
@@ -45,10 +45,11 @@ function stopSignal(seconds: number | undefined): AbortController {
 
 export const simulate: Command = {
   name: "simulate",
-  usage: "hub simulate --hub URL --agents N [--speed X] | --backfill-days D",
+  usage: "hub simulate --hub URL (--api-key KEY | --db FILE) --agents N [--speed X] | --backfill-days D",
   summary: "Play simulated agents against a running hub, or write days of simulated history into a database",
   flags: [
     { name: "hub", takesValue: true },
+    { name: "api-key", takesValue: true },
     { name: "agents", takesValue: true },
     { name: "speed", takesValue: true },
     { name: "seed", takesValue: true },
@@ -84,7 +85,7 @@ export const simulate: Command = {
       }
     }
 
-    if (hub === undefined) throw new CommandError('use "hub simulate --hub URL --db FILE --agents N" or "hub simulate --db FILE --backfill-days D"');
+    if (hub === undefined) throw new CommandError('use "hub simulate --hub URL --api-key KEY --agents N" or "hub simulate --db FILE --backfill-days D"');
     const base = hubUrl(hub);
     const count = integerFlag("agents", flag("agents"), 1, MAX_AGENTS);
     if (count === undefined) throw new CommandError("--agents N is needed: how many agents to play");
@@ -93,13 +94,22 @@ export const simulate: Command = {
     if (!/^\d+(\.\d+)?$/.test(speedText) || !(speed > 0) || speed > 100_000) throw new CommandError(`--speed must be a number above 0 and at most 100000 (got "${speedText}")`);
     const duration = integerFlag("duration", flag("duration"), 1, 365 * 86_400);
 
-    const db = openDatabase(config.db);
+    const apiKey = flag("api-key");
     let agents;
-    try {
-      migrate(db);
-      agents = provisionSimAgents(db, config.catalogue.regions, count, Date.now());
-    } finally {
-      db.sqlite.close();
+    if (apiKey !== undefined) {
+      try {
+        agents = await provisionSimAgentsViaApi(base, apiKey, config.catalogue.regions, count);
+      } catch (error) {
+        throw new CommandError(`could not create the agents through the admin API: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    } else {
+      const db = openDatabase(config.db);
+      try {
+        migrate(db);
+        agents = provisionSimAgents(db, config.catalogue.regions, count, Date.now());
+      } finally {
+        db.sqlite.close();
+      }
     }
     out(`playing ${agents.length} agents labelled "${SIMULATOR_AGENT_LABEL}" against ${base} at ${speed}× speed${duration ? ` for ${duration} s` : ""}; Ctrl-C stops`);
     const controller = stopSignal(duration);

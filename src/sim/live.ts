@@ -74,6 +74,45 @@ export function provisionSimAgents(db: HubDb, regions: readonly Region[], count:
   return agents;
 }
 
+interface AdminAgent {
+  readonly id: number;
+  readonly label: string | null;
+  readonly platform: string;
+  readonly region: string;
+}
+
+/**
+ * The same through the admin API with an admin's API key: agents labelled
+ * "simulator" left by an earlier run get new tokens, the rest are created.
+ */
+export async function provisionSimAgentsViaApi(hubUrl: string, apiKey: string, regions: readonly Region[], count: number): Promise<SimAgent[]> {
+  const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${hubUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 200)}`);
+    return JSON.parse(text) as T;
+  };
+  const byId = new Map(regions.map((r) => [r.id, r]));
+  const { agents: listed } = await call<{ agents: AdminAgent[] }>("GET", "/api/v1/admin/agents");
+  const previous = listed.filter((a) => a.label === SIMULATOR_AGENT_LABEL && byId.has(a.region));
+  const agents: SimAgent[] = [];
+  for (let n = 0; n < count; n++) {
+    const reused = previous[n];
+    const reusedRegion = reused ? byId.get(reused.region) : undefined;
+    if (reused && reusedRegion && (PLATFORMS as readonly string[]).includes(reused.platform)) {
+      await call("PATCH", `/api/v1/admin/agents/${reused.id}`, { enabled: true });
+      const { token } = await call<{ token: string }>("POST", `/api/v1/admin/agents/${reused.id}/token`);
+      agents.push({ id: reused.id, token, platform: reused.platform as Platform, region: reusedRegion });
+      continue;
+    }
+    const { platform, region } = slotOfAgent(n, regions);
+    const created = await call<{ agent: { id: number }; token: string }>("POST", "/api/v1/admin/agents", { region: region.id, provider: providerOf(platform), label: SIMULATOR_AGENT_LABEL });
+    agents.push({ id: created.agent.id, token: created.token, platform, region });
+  }
+  return agents;
+}
+
 /**
  * When an agent should next read: at its phase (phaseOffsetSeconds past a
  * multiple of its period, the middle of [pollMin, pollMax]), moved by up to

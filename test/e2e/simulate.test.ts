@@ -77,6 +77,42 @@ describe("hub simulate", () => {
     }
   });
 
+  test("live with an admin API key: agents are made through the admin API", async () => {
+    const db = join(dir.path, "api.db");
+    const password = "correct horse battery";
+    const hub = await startHub({ args: ["--db", db], env: { ADMIN_BOOTSTRAP_USER: "ops", ADMIN_BOOTSTRAP_PASSWORD: password, MFA_ENFORCED_ROLES: "", ENABLE_API_KEYS: "true" } });
+    try {
+      const login = await fetch(`${hub.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "ops", password }) });
+      const cookie = (login.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+      const { csrfToken } = (await (await fetch(`${hub.url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
+      const made = await fetch(`${hub.url}/api/v1/auth/api-keys`, { method: "POST", headers: { cookie, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: "{}" });
+      const { token } = (await made.json()) as { token: string };
+      const seed = seedWithoutOutages([
+        ["Windows", "eu-west-1"],
+        ["EGS", "eu-west-2"],
+      ]);
+      const run = await runCli(["simulate", "--hub", hub.url, "--api-key", token, "--agents", "2", "--duration", "3", "--seed", String(seed)]);
+      expect(run.stderr).toBe("");
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toContain("2 readings accepted, 0 refused");
+      const agents = query<{ platform: string; region: string; label: string }>(db, "SELECT platform, region, label FROM agents ORDER BY id");
+      expect(agents).toEqual([
+        { platform: "Windows", region: "eu-west-1", label: "simulator" },
+        { platform: "EGS", region: "eu-west-2", label: "simulator" },
+      ]);
+      const audited = query<{ action: string; actor: string }>(db, "SELECT action, actor FROM audit_log WHERE action = 'agent.create'");
+      expect(audited).toEqual([
+        { action: "agent.create", actor: "ops" },
+        { action: "agent.create", actor: "ops" },
+      ]);
+      const refused = await runCli(["simulate", "--hub", hub.url, "--api-key", "hub_not-a-real-key", "--agents", "1", "--duration", "1"]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain("admin API");
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  });
+
   test("bad command lines are refused with one line", async () => {
     const cases: [string[], string][] = [
       [["simulate"], "hub simulate --hub URL"],
