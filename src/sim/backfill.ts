@@ -5,10 +5,12 @@
  * Speed comes from how SQLite is fed, not from shortcuts in the data: one
  * transaction in rollback-journal mode (pages past the old end of the file
  * need no journal, and an interrupted backfill leaves nothing behind),
- * multi-row INSERTs, and, when the new readings outnumber the old, the
- * readings indexes dropped first and built again at the end, each in one
- * sorted pass, instead of being updated row by row. The indexes are built
- * from their own stored definitions, inside the same transaction.
+ * multi-row INSERTs, and rows written in the order of the (platform,
+ * region, measured_at) and (agent_id, measured_at) indexes, so those two only
+ * ever grow at their right edge. The index on measured_at alone cannot be fed
+ * in order that way: when the new readings outnumber the old it is dropped
+ * first and built again at the end in one sorted pass, from its own stored
+ * definition, inside the same transaction.
  *
  * Each (platform, region) gets a disabled agent labelled "simulated history"
  * that its readings are attributed to, so simulated data can be told apart
@@ -28,6 +30,18 @@ export const HISTORY_AGENT_LABEL = "simulated history";
 const ROWS_PER_INSERT = 64;
 const VALUES_PER_ROW = 4;
 const CACHE_KIB = 512 * 1024;
+/** Indexes (migrations/0001_init.sql) that slots written in inIndexOrder() only append to. */
+const IN_ORDER_INDEXES = new Set(["readings_slot_time", "readings_agent"]);
+
+/**
+ * Slots in the byte order SQLite's index uses for (platform, region). Each
+ * slot's history agent is created in this order too, so agent ids rise with
+ * it and the (agent_id, measured_at) index also grows at its right edge.
+ */
+function inIndexOrder(slots: readonly BackfillSlot[]): BackfillSlot[] {
+  const key = (slot: BackfillSlot) => `${slot.platform}\u0000${slot.region.id}`;
+  return [...slots].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
 
 export interface BackfillSlot {
   readonly platform: Platform;
@@ -122,7 +136,10 @@ export function backfill(db: HubDb, options: BackfillOptions): BackfillResult {
       const present = sqlite.query<{ n: number | null }, []>("SELECT MAX(id) AS n FROM readings").get()?.n ?? 0;
       const indexes =
         expected > present
-          ? sqlite.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'readings' AND sql IS NOT NULL").all()
+          ? sqlite
+              .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'readings' AND sql IS NOT NULL")
+              .all()
+              .filter((index) => !IN_ORDER_INDEXES.has(index.name))
           : [];
       for (const index of indexes) sqlite.exec(`DROP INDEX "${index.name}"`);
 
@@ -130,7 +147,7 @@ export function backfill(db: HubDb, options: BackfillOptions): BackfillResult {
       const single = insertStatement(db, 1);
       const params: (string | number)[] = new Array<string | number>(5 + ROWS_PER_INSERT * VALUES_PER_ROW);
       const clocks = new Map<string, ZoneClock>();
-      options.slots.forEach((slot, index) => {
+      inIndexOrder(options.slots).forEach((slot, index) => {
         const agentId = historyAgent(db, slot, options.end);
         const clock = clocks.get(slot.region.tz) ?? new ZoneClock(slot.region.tz);
         clocks.set(slot.region.tz, clock);
