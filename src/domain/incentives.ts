@@ -6,15 +6,10 @@
  */
 import type { Catalogue } from "./catalogue.ts";
 import type { PublicEvent } from "./events.ts";
+import type { AcceptedReading } from "./readings.ts";
 
-export interface LiveValue {
-  readonly survivor: number;
-  readonly killer: number;
-  readonly ratio: number;
-  readonly measuredAt: number;
-  readonly version: string | null;
-  readonly category: string | null;
-}
+/** What a region's live value keeps of the reading that set it. */
+export type LiveValue = Pick<AcceptedReading, "survivor" | "killer" | "ratio" | "measuredAt" | "version" | "category">;
 
 export interface RegionIncentive {
   readonly region: string;
