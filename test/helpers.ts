@@ -1,4 +1,5 @@
 /** Shared test scaffolding: configs, in-process hubs and request helpers. */
+import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +61,17 @@ export function memoryDb(): HubDb {
 export function tempDir(prefix = "hub-test-"): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Call at a test file's top level: returns a maker of temporary directories that are all removed after the file's tests. */
+export function scratchDirs(): () => string {
+  const cleanups: (() => void)[] = [];
+  afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+  return () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    return dir.path;
+  };
 }
 
 /** Collects log lines as parsed objects. */

@@ -1,19 +1,13 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { HUB_VERSION } from "../../src/version.ts";
-import { tempDir } from "../helpers.ts";
+import { scratchDirs } from "../helpers.ts";
 import { runCli, startHub } from "./harness.ts";
 
-const dirs: (() => void)[] = [];
-afterAll(() => dirs.forEach((d) => d()));
-function scratch(): string {
-  const dir = tempDir();
-  dirs.push(dir.cleanup);
-  return dir.path;
-}
+const scratch = scratchDirs();
 
 describe("hub CLI", () => {
   test("--help lists every flag with its variable and default", async () => {

@@ -2,21 +2,15 @@
  * Faults a real server must survive: being killed mid-burst, running out of
  * disk, and a client that stops reading its stream.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers.ts";
+import { scratchDirs } from "../helpers.ts";
 import { SseReader } from "../live-helpers.ts";
 import { startHub } from "./harness.ts";
 
-const dirs: (() => void)[] = [];
-afterAll(() => dirs.forEach((d) => d()));
-function scratch(): string {
-  const dir = tempDir();
-  dirs.push(dir.cleanup);
-  return dir.path;
-}
+const scratch = scratchDirs();
 
 function agents(n: number, region = "eu-west-1") {
   return Array.from({ length: n }, (_, i) => ({ id: `f${i}`, token: `fault-agent-token-${String(i).padStart(5, "0")}` , region }));

@@ -1,16 +1,11 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers.ts";
+import { scratchDirs } from "../helpers.ts";
 import { runCli, startHub } from "./harness.ts";
 
-const dirs: (() => void)[] = [];
-afterAll(() => dirs.forEach((d) => d()));
-function dbPath(): string {
-  const dir = tempDir();
-  dirs.push(dir.cleanup);
-  return join(dir.path, "hub.db");
-}
+const scratch = scratchDirs();
+const dbPath = (): string => join(scratch(), "hub.db");
 
 function walSize(db: string): number {
   return existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
