@@ -1,7 +1,9 @@
 /**
  * A software WebAuthn authenticator for tests: a real P-256 key pair that
  * produces genuine "none" attestations and signed assertions, so the hub's
- * passkey flows are verified end to end by @simplewebauthn/server.
+ * passkey flows are verified end to end by @simplewebauthn/server. Like
+ * navigator.credentials, create() and get() take `{ publicKey }`, which is
+ * what the hub's registration and challenge replies are.
  */
 
 type CborValue = number | string | Uint8Array | CborValue[] | Map<number | string, CborValue>;
@@ -75,7 +77,7 @@ export class SoftwareAuthenticator {
     return b64url(this.credentialId);
   }
 
-  async create(options: { challenge: string; rp: { id?: string } }): Promise<Record<string, unknown>> {
+  async create({ publicKey: options }: { publicKey: { challenge: string; rp: { id?: string } } }): Promise<Record<string, unknown>> {
     this.keys = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
     const raw = new Uint8Array(await crypto.subtle.exportKey("raw", this.keys.publicKey));
     const cose = cbor(
@@ -109,7 +111,7 @@ export class SoftwareAuthenticator {
     };
   }
 
-  async get(options: { challenge: string; rpId?: string }, overrides: { origin?: string } = {}): Promise<Record<string, unknown>> {
+  async get({ publicKey: options }: { publicKey: { challenge: string; rpId?: string } }, overrides: { origin?: string } = {}): Promise<Record<string, unknown>> {
     if (!this.keys) throw new Error("create a credential first");
     this.counter++;
     const rpId = options.rpId ?? new URL(this.origin).hostname;
@@ -122,6 +124,7 @@ export class SoftwareAuthenticator {
       rawId: this.id,
       type: "public-key",
       response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(derSignature(signature)) },
+      authenticatorAttachment: "platform",
       clientExtensionResults: {},
     };
   }

@@ -26,8 +26,17 @@ export interface RelyingParty {
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 
-/** The WebAuthn library is large (about 18 MB resident); it is loaded on the first passkey request, not at start-up. */
-const webauthn = () => import("@simplewebauthn/server");
+/**
+ * The WebAuthn library is large (about 18 MB resident); it is loaded on the first passkey request, not at start-up.
+ * Its certificate code starts with `import "reflect-metadata"` so that tsyringe (under @peculiar/x509) finds the
+ * polyfill, but in a lazily imported module Bun's bundler evaluates the ESM imports before the CommonJS ones
+ * (oven-sh/bun#41601): in dist/hub tsyringe ran first and threw on every passkey request. Loading the polyfill
+ * ourselves, before the library, restores the order the library relies on.
+ */
+async function webauthn() {
+  await import("reflect-metadata");
+  return await import("@simplewebauthn/server");
+}
 
 export function toPasskeyBody(row: PasskeyRow): PasskeyBody {
   return { id: row.id, label: row.label, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };

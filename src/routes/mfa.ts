@@ -7,12 +7,74 @@ import type { HubContext } from "../context.ts";
 import { PasskeySchema, VerifiedSchema } from "../http/account-schemas.ts";
 import type { Access } from "../http/access.ts";
 import { clientIp, type SocketSource } from "../http/client-ip.ts";
-import { JSON_TYPE, problems } from "../http/schemas.ts";
+import { idParams, problems } from "../http/schemas.ts";
 
 const Code = t.String({ maxLength: 16, description: "The 6-digit code shown by the authenticator app" });
 const RememberDevice = t.Optional(t.Boolean({ description: "Skip the second factor on this browser for 30 days (hub_device cookie)" }));
 const NO_CONTENT = t.Void({ description: "Done" });
-const Options = t.Record(t.String(), t.Unknown(), { description: "WebAuthn options to pass to navigator.credentials" });
+const Base64Url = (description: string) => t.String({ maxLength: 65536, description: `${description}, base64url` });
+
+const CredentialDescriptor = t.Object({
+  id: Base64Url("Credential id"),
+  type: t.String({ description: "Always public-key" }),
+  transports: t.Optional(t.Array(t.String({ description: "usb, nfc, ble, hybrid, internal, …" }))),
+});
+
+const Extensions = t.Object({}, { additionalProperties: true, description: "WebAuthn extension inputs" });
+
+const Requirement = t.Union([t.Literal("discouraged"), t.Literal("preferred"), t.Literal("required")]);
+
+const Hints = t.Array(t.Union([t.Literal("hybrid"), t.Literal("security-key"), t.Literal("client-device")]));
+
+/*
+ * Both option objects accept members they do not list: Elysia drops the
+ * undeclared members of a reply, and a WebAuthn library upgrade that adds
+ * one must reach the browser rather than vanish here.
+ */
+const CreationOptions = t.Object(
+  {
+    rp: t.Object({ id: t.Optional(t.String({ description: "The RP id (the host of ORIGIN unless RP_ID is set)" })), name: t.String() }),
+    user: t.Object({ id: Base64Url("User handle"), name: t.String(), displayName: t.String() }),
+    challenge: Base64Url("Single-use challenge, valid for 5 minutes"),
+    pubKeyCredParams: t.Array(t.Object({ alg: t.Integer({ description: "A COSE algorithm id" }), type: t.Literal("public-key") })),
+    timeout: t.Optional(t.Integer({ description: "Milliseconds" })),
+    excludeCredentials: t.Optional(t.Array(CredentialDescriptor, { description: "The account's passkeys, so an authenticator is not registered twice" })),
+    authenticatorSelection: t.Optional(
+      t.Object({
+        authenticatorAttachment: t.Optional(t.Union([t.Literal("platform"), t.Literal("cross-platform")])),
+        requireResidentKey: t.Optional(t.Boolean()),
+        residentKey: t.Optional(Requirement),
+        userVerification: t.Optional(Requirement),
+      }),
+    ),
+    hints: t.Optional(Hints),
+    attestation: t.Optional(t.Union([t.Literal("none"), t.Literal("indirect"), t.Literal("direct"), t.Literal("enterprise")])),
+    attestationFormats: t.Optional(t.Array(t.String())),
+    extensions: t.Optional(Extensions),
+  },
+  {
+    title: "PasskeyCreationOptions",
+    additionalProperties: true,
+    description: "PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3): PublicKeyCredential.parseCreationOptionsFromJSON() turns it into the publicKey of navigator.credentials.create()",
+  },
+);
+
+const RequestOptions = t.Object(
+  {
+    challenge: Base64Url("Single-use challenge, valid for 5 minutes"),
+    timeout: t.Optional(t.Integer({ description: "Milliseconds" })),
+    rpId: t.Optional(t.String()),
+    allowCredentials: t.Optional(t.Array(CredentialDescriptor, { description: "The account's passkeys" })),
+    userVerification: t.Optional(Requirement),
+    hints: t.Optional(Hints),
+    extensions: t.Optional(Extensions),
+  },
+  {
+    title: "PasskeyRequestOptions",
+    additionalProperties: true,
+    description: "PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3): PublicKeyCredential.parseRequestOptionsFromJSON() turns it into the publicKey of navigator.credentials.get()",
+  },
+);
 
 const RegistrationCredential = t.Object(
   {
@@ -30,7 +92,7 @@ const RegistrationCredential = t.Object(
     authenticatorAttachment: t.Optional(t.String({ maxLength: 32 })),
     clientExtensionResults: t.Record(t.String(), t.Unknown()),
   },
-  { description: "The PublicKeyCredential from navigator.credentials.create(), JSON-encoded (base64url fields)" },
+  { description: "The PublicKeyCredential from navigator.credentials.create(), as its toJSON() gives it (base64url fields)" },
 );
 
 const AuthenticationCredential = t.Object(
@@ -47,21 +109,27 @@ const AuthenticationCredential = t.Object(
     authenticatorAttachment: t.Optional(t.String({ maxLength: 32 })),
     clientExtensionResults: t.Record(t.String(), t.Unknown()),
   },
-  { description: "The PublicKeyCredential from navigator.credentials.get(), JSON-encoded (base64url fields)" },
+  { description: "The PublicKeyCredential from navigator.credentials.get(), as its toJSON() gives it (base64url fields)" },
 );
 
-/** WebAuthn options as the library made them (their shape is the WebAuthn standard's, not ours to restate). */
-function jsonResponse(value: object): Response {
-  return new Response(JSON.stringify(value), { headers: { "content-type": JSON_TYPE, "cache-control": "no-store" } });
-}
+const PasskeyVerification = t.Union(
+  [AuthenticationCredential, t.Object({ response: AuthenticationCredential, rememberDevice: RememberDevice }, { description: "The same, wrapped" })],
+  { description: "The authenticator's response as the body itself, or wrapped as { response, rememberDevice }" },
+);
+
+const RememberQuery = t.Object({
+  remember: t.Optional(t.Boolean({ description: "true: skip the second factor on this browser for 30 days (hub_device cookie), as rememberDevice does" })),
+});
 
 /** The schemas above check the shape; the WebAuthn library checks everything else. */
 function asRegistration(credential: typeof RegistrationCredential.static): RegistrationResponseJSON {
   return credential as unknown as RegistrationResponseJSON;
 }
 
-function asAuthentication(credential: typeof AuthenticationCredential.static): AuthenticationResponseJSON {
-  return credential as unknown as AuthenticationResponseJSON;
+/** Unwraps either body form; remember-device is asked for by the body or by the query. */
+function assertionOf(body: typeof PasskeyVerification.static, rememberQuery: boolean | undefined): { response: AuthenticationResponseJSON; rememberDevice: boolean } {
+  const wrapped = "rawId" in body ? { response: body, rememberDevice: undefined } : body;
+  return { response: wrapped.response as unknown as AuthenticationResponseJSON, rememberDevice: rememberQuery === true || wrapped.rememberDevice === true };
 }
 
 export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
@@ -118,11 +186,22 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         detail: { tags: ["mfa"], summary: "Remove TOTP", description: "409 when it is the last factor and the role requires one." },
       },
     )
-    .post("/passkeys/registration", async ({ request }) => jsonResponse(await mfa.passkeyRegistrationOptions(access.userOf(request))), {
-      access: "session-partial",
-      response: { 200: Options, ...problems(401, 403) },
-      detail: { tags: ["mfa"], summary: "Passkey registration options", description: "Creation options with a single-use challenge valid for 5 minutes." },
-    })
+    .post(
+      "/passkeys/registration",
+      async ({ request, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return { publicKey: await mfa.passkeyRegistrationOptions(access.userOf(request)) };
+      },
+      {
+        access: "session-partial",
+        response: { 200: t.Object({ publicKey: CreationOptions }, { title: "PasskeyRegistration" }), ...problems(401, 403) },
+        detail: {
+          tags: ["mfa"],
+          summary: "Passkey registration options",
+          description: "Creation options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the created credential to POST /api/v1/auth/mfa/passkeys.",
+        },
+      },
+    )
     .post(
       "/passkeys",
       async ({ request, body, set }) => {
@@ -150,24 +229,44 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       },
       {
         access: "session",
-        params: t.Object({ id: t.Integer({ minimum: 1 }) }),
+        params: idParams("Passkey"),
         response: { 204: NO_CONTENT, ...problems(401, 403, 404, 409) },
         detail: { tags: ["mfa"], summary: "Remove a passkey", description: "409 when it is the last factor and the role requires one." },
       },
     )
-    .post("/passkeys/challenge", async ({ request }) => jsonResponse(await mfa.passkeyChallenge(access.userOf(request))), {
-      access: "session-partial",
-      response: { 200: Options, ...problems(401, 403, 409) },
-      detail: { tags: ["mfa"], summary: "Passkey challenge", description: "Request options with a single-use challenge valid for 5 minutes." },
-    })
     .post(
-      "/passkeys/verification",
-      async ({ request, body, cookie, server }) => reply(await mfa.verifyPasskey(access.userOf(request), asAuthentication(body.response), body.rememberDevice ?? false, ip(request, server)), cookie),
+      "/passkeys/challenge",
+      async ({ request, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return { publicKey: await mfa.passkeyChallenge(access.userOf(request)) };
+      },
       {
         access: "session-partial",
-        body: t.Object({ response: AuthenticationCredential, rememberDevice: RememberDevice }),
+        response: { 200: t.Object({ publicKey: RequestOptions }, { title: "PasskeyChallenge" }), ...problems(401, 403, 409) },
+        detail: {
+          tags: ["mfa"],
+          summary: "Passkey challenge",
+          description: "Request options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the assertion to POST /api/v1/auth/mfa/passkeys/verification.",
+        },
+      },
+    )
+    .post(
+      "/passkeys/verification",
+      async ({ request, body, query, cookie, server }) => {
+        const { response, rememberDevice } = assertionOf(body, query.remember);
+        return reply(await mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server)), cookie);
+      },
+      {
+        access: "session-partial",
+        query: RememberQuery,
+        body: PasskeyVerification,
         response: { 200: VerifiedSchema, ...problems(400, 401, 403, 429) },
-        detail: { tags: ["mfa"], summary: "Verify with a passkey", description: "Passes the second factor with an assertion for the pending challenge." },
+        detail: {
+          tags: ["mfa"],
+          summary: "Verify with a passkey",
+          description:
+            "Passes the second factor with an assertion for the pending challenge. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.",
+        },
       },
     );
 }

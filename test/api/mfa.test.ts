@@ -108,67 +108,153 @@ describe("TOTP", () => {
   });
 });
 
+type PublicKeyReply<T> = { publicKey: T };
+type CreationOptions = { challenge: string; rp: { id: string; name: string }; user: { name: string }; excludeCredentials?: { id: string }[] };
+type RequestOptions = { challenge: string; rpId: string; allowCredentials: { id: string }[] };
+
 describe("passkeys, with a software authenticator", () => {
   async function registerPasskey(admin: Browser, authenticator: SoftwareAuthenticator, label = "laptop") {
-    const options = await admin.json<{ challenge: string; rp: { id: string; name: string }; user: { name: string } }>("POST", "/api/v1/auth/mfa/passkeys/registration");
+    const options = await admin.json<PublicKeyReply<CreationOptions>>("POST", "/api/v1/auth/mfa/passkeys/registration");
     expect(options.status).toBe(200);
-    expect(options.body.rp).toEqual({ id: "localhost", name: "Incentives Hub" });
+    expect(options.body.publicKey.rp).toEqual({ id: "localhost", name: "Incentives Hub" });
     return await admin.json<{ passkey: { id: number; label: string } }>("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(options.body), label });
   }
+
+  /** An enrolled admin, and a second browser signed in at password level that must now pass the passkey. */
+  async function challenged() {
+    const { h, admin, clock } = await enrolling();
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+    await registerPasskey(admin, authenticator);
+    const laptop = new Browser(h);
+    expect(await laptop.login("root", PASSWORD)).toMatchObject({ next: "mfa", methods: ["webauthn"] });
+    const challenge = async () => (await laptop.json<PublicKeyReply<RequestOptions>>("POST", "/api/v1/auth/mfa/passkeys/challenge")).body;
+    return { h, laptop, authenticator, challenge, clock };
+  }
+
+  const deviceCookie = (response: Response) => response.headers.getSetCookie().find((c) => c.startsWith("hub_device="));
 
   test("register during enrolment (upgrading the session), then verify a later login", async () => {
     const { h, admin } = await enrolling();
     const authenticator = new SoftwareAuthenticator(ORIGIN);
-    const registered = await registerPasskey(admin, authenticator);
+    const options = await admin.request("POST", "/api/v1/auth/mfa/passkeys/registration");
+    expect(options.status).toBe(200);
+    expect(options.headers.get("cache-control")).toBe("no-store");
+    const creation = (await options.json()) as PublicKeyReply<CreationOptions>;
+    expect(Object.keys(creation)).toEqual(["publicKey"]);
+    expect(creation.publicKey).toMatchObject({ rp: { id: "localhost", name: "Incentives Hub" }, user: { name: "root" }, excludeCredentials: [] });
+    expect(creation.publicKey.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const registered = await admin.json<{ passkey: Record<string, unknown> }>("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(creation), label: "laptop" });
     expect(registered.status).toBe(201);
-    expect(registered.body.passkey).toMatchObject({ label: "laptop", lastUsedAt: null });
+    expect(registered.body).toEqual({ passkey: { id: expect.any(Number), label: "laptop", createdAt: expect.any(Number), lastUsedAt: null } });
     expect(await admin.session()).toMatchObject({ authenticated: true, mfa: { methods: ["webauthn"] }, user: { hasPasskey: true } });
-    const listed = await admin.json<{ passkeys: { id: number; label: string }[] }>("GET", "/api/v1/auth/mfa/passkeys");
-    expect(listed.body.passkeys.map((p) => p.label)).toEqual(["laptop"]);
+    const listed = await admin.json("GET", "/api/v1/auth/mfa/passkeys");
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({ passkeys: [registered.body.passkey] });
 
     const later = new Browser(h);
     expect(await later.login("root", PASSWORD)).toMatchObject({ next: "mfa", methods: ["webauthn"] });
-    const challenge = await later.json<{ challenge: string; rpId: string; allowCredentials: { id: string }[] }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    const challenge = await later.request("POST", "/api/v1/auth/mfa/passkeys/challenge");
     expect(challenge.status).toBe(200);
-    expect(challenge.body.allowCredentials.map((c) => c.id)).toEqual([authenticator.id]);
-    const assertion = await authenticator.get(challenge.body);
-    const verified = await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: assertion });
+    expect(challenge.headers.get("cache-control")).toBe("no-store");
+    const request = (await challenge.json()) as PublicKeyReply<RequestOptions>;
+    expect(Object.keys(request)).toEqual(["publicKey"]);
+    expect(request.publicKey.rpId).toBe("localhost");
+    expect(request.publicKey.allowCredentials.map((c) => c.id)).toEqual([authenticator.id]);
+    const verified = await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", await authenticator.get(request));
     expect(verified.status).toBe(200);
     expect(verified.body).toEqual({ next: "ok", methods: ["webauthn"] });
+    expect(deviceCookie(verified.response)).toBeUndefined();
     expect((await later.session()).authenticated).toBe(true);
     const stored = h.ctx.db.sqlite.query<{ counter: number; last_used_at: number | null }, []>("SELECT counter, last_used_at FROM passkeys").get();
     expect(stored?.counter).toBe(1);
     expect(stored?.last_used_at).not.toBeNull();
   });
 
+  test("verification takes the authenticator's response as the body itself", async () => {
+    const { laptop, authenticator, challenge } = await challenged();
+    const verified = await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification", await authenticator.get(await challenge()));
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ next: "ok", methods: ["webauthn"] });
+    expect(deviceCookie(verified.response)).toBeUndefined();
+    expect((await laptop.session()).authenticated).toBe(true);
+  });
+
+  test("verification takes the response wrapped, with rememberDevice in the body", async () => {
+    const { h, laptop, authenticator, challenge } = await challenged();
+    const plain = await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: await authenticator.get(await challenge()) });
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual({ next: "ok", methods: ["webauthn"] });
+    expect(deviceCookie(plain.response)).toBeUndefined();
+
+    const phone = new Browser(h);
+    await phone.login("root", PASSWORD);
+    const options = (await phone.json<PublicKeyReply<RequestOptions>>("POST", "/api/v1/auth/mfa/passkeys/challenge")).body;
+    const remembered = await phone.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: await authenticator.get(options), rememberDevice: true });
+    expect(remembered.status).toBe(200);
+    expect(remembered.body).toEqual({ next: "ok", methods: ["webauthn"] });
+    expect(deviceCookie(remembered.response)).toContain("HttpOnly");
+    await phone.request("POST", "/api/v1/auth/logout");
+    expect(await phone.login("root", PASSWORD)).toMatchObject({ status: 200, next: "ok" });
+  });
+
+  test("?remember=true sets hub_device, and the next login from that browser skips the passkey", async () => {
+    const { h, laptop, authenticator, challenge } = await challenged();
+    const verified = await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification?remember=true", await authenticator.get(await challenge()));
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ next: "ok", methods: ["webauthn"] });
+    const device = deviceCookie(verified.response) ?? "";
+    expect(device).toMatch(/^hub_device=[^;]+;/);
+    expect(device).toContain("HttpOnly");
+    expect(device).toContain("Path=/");
+    expect(device).toContain(`Max-Age=${30 * 86400}`);
+    expect((await laptop.request("POST", "/api/v1/auth/logout")).status).toBe(204);
+    expect(await laptop.login("root", PASSWORD)).toMatchObject({ status: 200, next: "ok" });
+    expect((await laptop.session()).authenticated).toBe(true);
+    expect((await new Browser(h).login("root", PASSWORD)).next).toBe("mfa");
+  });
+
+  test("?remember=false does not remember, and any other value is refused", async () => {
+    const { laptop, authenticator, challenge } = await challenged();
+    const refused = await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification?remember=maybe", await authenticator.get(await challenge()));
+    expect(refused.status).toBe(400);
+    expect(refused.response.headers.get("content-type")).toStartWith("application/problem+json");
+    const verified = await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification?remember=false", await authenticator.get(await challenge()));
+    expect(verified.status).toBe(200);
+    expect(deviceCookie(verified.response)).toBeUndefined();
+  });
+
   test("challenges are single-use and expire after 5 minutes; forged assertions fail", async () => {
-    const { h, admin, clock } = await enrolling();
-    const authenticator = new SoftwareAuthenticator(ORIGIN);
-    await registerPasskey(admin, authenticator);
-    const later = new Browser(h);
-    await later.login("root", PASSWORD);
+    const { laptop: later, authenticator, challenge, clock } = await challenged();
 
-    const first = await later.json<{ challenge: string }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
-    const wrongOrigin = await authenticator.get(first.body, { origin: "https://evil.example.org" });
-    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: wrongOrigin })).status).toBe(401);
-    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: await authenticator.get(first.body) })).status).toBe(400);
+    const first = await challenge();
+    const wrongOrigin = await authenticator.get(first, { origin: "https://evil.example.org" });
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", wrongOrigin)).status).toBe(401);
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", await authenticator.get(first))).status).toBe(400);
 
-    const second = await later.json<{ challenge: string }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    const second = await challenge();
     clock.advance(5 * 60_000 + 1);
-    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: await authenticator.get(second.body) })).status).toBe(400);
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", await authenticator.get(second))).status).toBe(400);
 
-    const third = await later.json<{ challenge: string }>("POST", "/api/v1/auth/mfa/passkeys/challenge");
-    const good = await authenticator.get(third.body);
-    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: good })).status).toBe(200);
+    const good = await authenticator.get(await challenge());
+    expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", good)).status).toBe(200);
     expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: good })).status).toBe(400);
+  });
+
+  test("a verification body that is neither a credential nor a wrapped one is a 400", async () => {
+    const { laptop, challenge } = await challenged();
+    await challenge();
+    for (const body of [{ id: "x" }, { response: { id: "x" } }, {}]) {
+      expect((await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification", body)).status).toBe(400);
+    }
+    expect((await laptop.session()).authenticated).toBe(false);
   });
 
   test("a registration must answer the pending challenge", async () => {
     const { admin } = await enrolling();
     const authenticator = new SoftwareAuthenticator(ORIGIN);
-    const forged = await authenticator.create({ challenge: "bm90LXRoZS1jaGFsbGVuZ2U", rp: { id: "localhost" } });
+    const forged = await authenticator.create({ publicKey: { challenge: "bm90LXRoZS1jaGFsbGVuZ2U", rp: { id: "localhost" } } });
     expect((await admin.json("POST", "/api/v1/auth/mfa/passkeys", { response: forged })).status).toBe(400);
-    const options = await admin.json<{ challenge: string; rp: { id: string } }>("POST", "/api/v1/auth/mfa/passkeys/registration");
+    const options = await admin.json<PublicKeyReply<CreationOptions>>("POST", "/api/v1/auth/mfa/passkeys/registration");
     const otherOrigin = await new SoftwareAuthenticator("https://evil.example.org").create(options.body);
     expect((await admin.json("POST", "/api/v1/auth/mfa/passkeys", { response: otherOrigin })).status).toBe(400);
     expect((await admin.session()).authenticated).toBe(false);
@@ -180,7 +266,10 @@ describe("passkeys, with a software authenticator", () => {
     const first = await registerPasskey(admin, new SoftwareAuthenticator(ORIGIN), "one");
     const second = await registerPasskey(admin, new SoftwareAuthenticator(ORIGIN), "two");
     expect((await admin.request("DELETE", "/api/v1/auth/mfa/passkeys/999")).status).toBe(404);
-    expect((await admin.request("DELETE", `/api/v1/auth/mfa/passkeys/${first.body.passkey.id}`)).status).toBe(204);
+    const removed = await admin.request("DELETE", `/api/v1/auth/mfa/passkeys/${first.body.passkey.id}`);
+    expect(removed.status).toBe(204);
+    expect(await removed.text()).toBe("");
     expect((await admin.request("DELETE", `/api/v1/auth/mfa/passkeys/${second.body.passkey.id}`)).status).toBe(409);
+    expect((await admin.json<{ passkeys: { label: string }[] }>("GET", "/api/v1/auth/mfa/passkeys")).body.passkeys.map((p) => p.label)).toEqual(["two"]);
   });
 });

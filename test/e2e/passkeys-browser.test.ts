@@ -1,0 +1,210 @@
+/**
+ * The whole passkey flow against the compiled binary, in real Chromium with
+ * Chrome's virtual authenticator. The WebAuthn library is loaded lazily and
+ * bundles differently from how it runs from source: dist/hub once answered
+ * 500 to every passkey request while every in-process test passed.
+ *
+ * The admin comes from ADMIN_BOOTSTRAP_* with MFA not enforced
+ * (MFA_ENFORCED_ROLES empty), so the passkey is registered by a fully
+ * signed-in session and the last one may be deleted at the end.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from "playwright-core";
+import { tempDir } from "../helpers.ts";
+import { ROOT, startHub, type RunningHub } from "./harness.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+if (!available) {
+  const message = `!!! ${CHROMIUM} is missing: the passkey browser test is SKIPPED (install Debian's chromium package) !!!`;
+  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
+  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
+}
+
+const USERNAME = "root";
+const PASSWORD = "correct horse battery";
+
+function isLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+}
+
+interface Reply<T> {
+  readonly status: number;
+  readonly body: T;
+}
+
+/**
+ * One fetch from inside the page, as a web app makes it: same-origin
+ * credentials, and the session's CSRF token on every state-changing request.
+ */
+async function call<T = unknown>(page: Page, method: string, path: string, body?: unknown): Promise<Reply<T>> {
+  return (await page.evaluate(
+    async ({ method, path, body }) => {
+      const headers: Record<string, string> = {};
+      if (method !== "GET") {
+        const session = (await (await fetch("/api/v1/auth/session", { credentials: "same-origin" })).json()) as { csrfToken: string | null };
+        if (session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
+      }
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const response = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+    },
+    { method, path, body },
+  )) as Reply<T>;
+}
+
+/** navigator.credentials.create() with the hub's `{ publicKey }` reply, the credential serialised by its own toJSON(). */
+async function createCredential(page: Page, publicKey: unknown): Promise<RegistrationResponseJSON> {
+  return (await page.evaluate(async (json) => {
+    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(json as PublicKeyCredentialCreationOptionsJSON) });
+    if (!(credential instanceof PublicKeyCredential)) throw new Error("navigator.credentials.create() gave no public-key credential");
+    return credential.toJSON();
+  }, publicKey)) as RegistrationResponseJSON;
+}
+
+/** navigator.credentials.get() with the hub's `{ publicKey }` reply. */
+async function getAssertion(page: Page, publicKey: unknown): Promise<AuthenticationResponseJSON> {
+  return (await page.evaluate(async (json) => {
+    const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(json as PublicKeyCredentialRequestOptionsJSON) });
+    if (!(credential instanceof PublicKeyCredential)) throw new Error("navigator.credentials.get() gave no public-key credential");
+    return credential.toJSON();
+  }, publicKey)) as AuthenticationResponseJSON;
+}
+
+interface SessionBody {
+  authenticated: boolean;
+  authLevel: string | null;
+  mfa: { required: boolean; enroll: boolean; methods: string[] };
+  user: { username: string; hasPasskey: boolean } | null;
+}
+
+interface PasskeyBody {
+  id: number;
+  label: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+describe.skipIf(!available)("passkeys through dist/hub in Chromium", () => {
+  const build = tempDir("hub-passkeys-");
+  const binary = join(build.path, "hub");
+  let hub: RunningHub;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const built = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", binary], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    if (built.exitCode !== 0) throw new Error(`build failed: ${built.stderr.toString()}`);
+    hub = await startHub({
+      cmd: [binary],
+      cwd: build.path,
+      args: ["--db", join(build.path, "hub.db")],
+      env: { ADMIN_BOOTSTRAP_USER: USERNAME, ADMIN_BOOTSTRAP_PASSWORD: PASSWORD, MFA_ENFORCED_ROLES: "" },
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+  }, 45_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.stop();
+    build.cleanup();
+  });
+
+  test("register, list, second factor with remember-device, remembered login, delete", async () => {
+    const port = new URL(hub.url).port;
+    const origin = `http://localhost:${port}`;
+    // WebAuthn needs a secure context and an RP id the page's host matches: localhost is both, and it is the hub's default origin.
+    expect(hub.output()).toContain(`"origin":"${origin}"`);
+
+    const context: BrowserContext = await browser.newContext();
+    const blocked: string[] = [];
+    await context.route("**/*", async (route) => {
+      const url = route.request().url();
+      if (isLoopback(url)) await route.continue();
+      else {
+        blocked.push(url);
+        await route.abort();
+      }
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+
+    const cdp: CDPSession = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+
+    expect((await page.goto(`${origin}/healthz`))?.status()).toBe(200);
+    expect(await page.evaluate(() => window.isSecureContext && typeof PublicKeyCredential.parseCreationOptionsFromJSON === "function")).toBe(true);
+
+    const signIn = await call<{ next: string; methods: string[] }>(page, "POST", "/api/v1/auth/login", { username: USERNAME, password: PASSWORD });
+    expect(signIn).toEqual({ status: 200, body: { next: "ok", methods: [] } });
+
+    const registration = await call<{ publicKey: { challenge: string; rp: { id: string; name: string }; user: { name: string } } }>(page, "POST", "/api/v1/auth/mfa/passkeys/registration");
+    expect(registration.status).toBe(200);
+    expect(Object.keys(registration.body)).toEqual(["publicKey"]);
+    expect(registration.body.publicKey).toMatchObject({ rp: { id: "localhost", name: "Incentives Hub" }, user: { name: USERNAME } });
+    const created = await createCredential(page, registration.body.publicKey);
+    expect(created.type).toBe("public-key");
+    const stored = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+    expect(stored.credentials.map((c) => c.rpId)).toEqual(["localhost"]);
+
+    const registered = await call<{ passkey: PasskeyBody }>(page, "POST", "/api/v1/auth/mfa/passkeys", { response: created, label: "virtual authenticator" });
+    expect(registered).toEqual({ status: 201, body: { passkey: { id: expect.any(Number), label: "virtual authenticator", createdAt: expect.any(Number), lastUsedAt: null } } });
+    const passkey = registered.body.passkey;
+
+    expect(await call(page, "GET", "/api/v1/auth/mfa/passkeys")).toEqual({ status: 200, body: { passkeys: [passkey] } });
+    expect((await call<SessionBody>(page, "GET", "/api/v1/auth/session")).body).toMatchObject({ authenticated: true, authLevel: "mfa", user: { hasPasskey: true } });
+
+    expect(await call(page, "POST", "/api/v1/auth/logout")).toEqual({ status: 204, body: null });
+    expect(await call(page, "POST", "/api/v1/auth/login", { username: USERNAME, password: PASSWORD })).toEqual({ status: 200, body: { next: "mfa", methods: ["webauthn"] } });
+    expect((await call<SessionBody>(page, "GET", "/api/v1/auth/session")).body).toMatchObject({
+      authenticated: false,
+      authLevel: "password",
+      mfa: { required: true, enroll: false, methods: ["webauthn"] },
+    });
+
+    const challenge = await call<{ publicKey: { challenge: string; rpId: string; allowCredentials: { id: string }[] } }>(page, "POST", "/api/v1/auth/mfa/passkeys/challenge");
+    expect(challenge.status).toBe(200);
+    expect(Object.keys(challenge.body)).toEqual(["publicKey"]);
+    expect(challenge.body.publicKey.rpId).toBe("localhost");
+    expect(challenge.body.publicKey.allowCredentials.map((c) => c.id)).toEqual([created.id]);
+    const assertion = await getAssertion(page, challenge.body.publicKey);
+    expect(assertion.id).toBe(created.id);
+    const verified = await call(page, "POST", "/api/v1/auth/mfa/passkeys/verification?remember=true", assertion);
+    expect(verified).toEqual({ status: 200, body: { next: "ok", methods: ["webauthn"] } });
+
+    const device = (await context.cookies(origin)).find((c) => c.name === "hub_device");
+    expect(device).toMatchObject({ httpOnly: true, path: "/", sameSite: "Lax" });
+    const daysLeft = ((device?.expires ?? 0) * 1000 - Date.now()) / 86_400_000;
+    expect(daysLeft).toBeGreaterThan(29.9);
+    expect(daysLeft).toBeLessThanOrEqual(30);
+    expect((await call<SessionBody>(page, "GET", "/api/v1/auth/session")).body).toMatchObject({ authenticated: true, authLevel: "mfa", mfa: { required: false } });
+    const used = await call<{ passkeys: PasskeyBody[] }>(page, "GET", "/api/v1/auth/mfa/passkeys");
+    expect(used.body.passkeys[0]?.lastUsedAt).toEqual(expect.any(Number));
+
+    expect(await call(page, "POST", "/api/v1/auth/logout")).toEqual({ status: 204, body: null });
+    expect(await call(page, "POST", "/api/v1/auth/login", { username: USERNAME, password: PASSWORD })).toEqual({ status: 200, body: { next: "ok", methods: ["webauthn"] } });
+    expect((await call<SessionBody>(page, "GET", "/api/v1/auth/session")).body).toMatchObject({ authenticated: true, authLevel: "mfa" });
+
+    expect(await call(page, "DELETE", `/api/v1/auth/mfa/passkeys/${passkey.id}`)).toEqual({ status: 204, body: null });
+    expect(await call(page, "GET", "/api/v1/auth/mfa/passkeys")).toEqual({ status: 200, body: { passkeys: [] } });
+
+    expect(blocked).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(hub.output()).not.toContain('"level":"error"');
+    await context.close();
+  }, 30_000);
+});
