@@ -21,7 +21,7 @@ import {
 import { HttpProblem } from "../http/problem.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { eq } from "drizzle-orm";
-import { ApiKeys, presentedApiKey } from "./apikeys.ts";
+import { ApiKeys, presentedApiKeys } from "./apikeys.ts";
 import { TrustedDevices } from "./devices.ts";
 import { Passkeys } from "./passkeys.ts";
 import { hashPassword, hashPasswordSync, passwordProblem, verifyPassword } from "./passwords.ts";
@@ -42,7 +42,7 @@ export interface UserPrincipal {
 
 export interface Resolution {
   readonly principal: UserPrincipal | null;
-  /** Why presented credentials were refused (bad API key), when they were. */
+  /** Why presented credentials were refused (an unknown, expired, switched-off or conflicting API key), when they were. */
   readonly refusal: string | null;
   /** The session's expiry moved: send the cookie again. */
   readonly renewCookie: boolean;
@@ -68,7 +68,7 @@ export interface LoginOutcome {
 }
 
 export function actorOf(principal: UserPrincipal): Actor {
-  return { userId: principal.user.id, name: principal.user.username };
+  return { userId: principal.user.id, name: principal.user.username, via: principal.via === "apiKey" ? "api-key" : "session" };
 }
 
 export function checkUsername(username: string): void {
@@ -114,15 +114,14 @@ export class Accounts {
     this.presence = new Presence(now);
   }
 
-  /** The user behind a request: an API key (when keys are on) wins over the session cookie. */
+  /** The user behind a request: API keys (when keys are on) win over the session cookie. */
   resolve(request: Request, sessionCookie: string | undefined): Resolution {
-    const key = presentedApiKey(request);
-    if (key !== null) {
+    const presented = presentedApiKeys(request);
+    if (presented.length > 0) {
       if (!this.settings.get().enableApiKeys) return { principal: null, refusal: "API keys are turned off on this hub.", renewCookie: false };
-      const row = this.apiKeys.authenticate(key);
-      const user = row ? findUserById(this.db.orm, row.userId) : undefined;
-      if (!row || !user?.enabled) return { principal: null, refusal: "This API key is not valid.", renewCookie: false };
-      return { principal: { user, via: "apiKey", session: null, level: "mfa" }, refusal: null, renewCookie: false };
+      const check = this.apiKeys.authenticate(presented);
+      if (check.owner === null) return { principal: null, refusal: check.refusal, renewCookie: false };
+      return { principal: { user: check.owner, via: "apiKey", session: null, level: "mfa" }, refusal: null, renewCookie: false };
     }
     if (!sessionCookie) return { principal: null, refusal: null, renewCookie: false };
     const session = this.sessions.find(sessionCookie);

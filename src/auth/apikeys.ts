@@ -6,10 +6,13 @@
 import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { apiKeys } from "../db/schema.ts";
+import { findUserById, type UserRow } from "../db/users.ts";
 import { randomToken, sha256Hex } from "./tokens.ts";
 
 export const API_KEY_PREFIX = "hub_";
 export const API_KEY_PATTERN = /^hub_[A-Za-z0-9_-]{43}$/;
+/** Only `hub_…` bearer credentials are API keys; any other bearer token (a metrics token) is left alone. */
+const BEARER_API_KEY = /^Bearer[ ]+(hub_\S*)\s*$/i;
 const LAST_USED_INTERVAL_MS = 60_000;
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -24,18 +27,37 @@ export interface ApiKeyBody {
   readonly expiresAt: number | null;
 }
 
+/** A new key: `key` is the token, which exists only in this reply. */
+export interface CreatedApiKey {
+  readonly key: string;
+  readonly apiKey: ApiKeyBody;
+}
+
 export function toApiKeyBody(row: ApiKeyRow): ApiKeyBody {
   return { id: row.id, label: row.label, prefix: row.prefix, enabled: row.enabled, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt };
 }
 
-/** The API key sent with a request (Bearer hub_… or X-API-Key), or null. */
-export function presentedApiKey(request: Request): string | null {
-  const header = request.headers.get("x-api-key");
-  if (header !== null) return header.trim();
-  const authorization = request.headers.get("authorization");
-  const match = authorization ? /^Bearer[ ]+(hub_\S*)\s*$/i.exec(authorization) : null;
-  return match?.[1] ?? null;
+/** The header a key came in, as a client would recognise it in a message. */
+export type ApiKeyHeader = "X-API-Key" | "Authorization: Bearer";
+
+export interface PresentedApiKey {
+  readonly header: ApiKeyHeader;
+  readonly token: string;
 }
+
+/** Every API key sent with a request, from X-API-Key and from a `Bearer hub_…` credential. */
+export function presentedApiKeys(request: Request): PresentedApiKey[] {
+  const presented: PresentedApiKey[] = [];
+  const header = request.headers.get("x-api-key");
+  if (header !== null) presented.push({ header: "X-API-Key", token: header.trim() });
+  const authorization = request.headers.get("authorization");
+  const bearer = authorization === null ? undefined : BEARER_API_KEY.exec(authorization)?.[1];
+  if (bearer !== undefined) presented.push({ header: "Authorization: Bearer", token: bearer });
+  return presented;
+}
+
+/** The owner a request's keys authenticate as, or why they do not. */
+export type ApiKeyCheck = { readonly owner: UserRow; readonly refusal: null } | { readonly owner: null; readonly refusal: string };
 
 export class ApiKeys {
   private readonly touched = new Map<number, number>();
@@ -45,22 +67,14 @@ export class ApiKeys {
     private readonly now: () => number,
   ) {}
 
-  create(userId: number, label: string | null, expiresInDays: number | null): { key: ApiKeyBody; token: string } {
-    const token = `${API_KEY_PREFIX}${randomToken(32)}`;
-    const now = this.now();
+  create(userId: number, label: string | null, expiresAt: number | null): CreatedApiKey {
+    const key = `${API_KEY_PREFIX}${randomToken(32)}`;
     const row = this.orm
       .insert(apiKeys)
-      .values({
-        userId,
-        keyHash: sha256Hex(token),
-        prefix: token.slice(0, 12),
-        label,
-        createdAt: now,
-        expiresAt: expiresInDays === null ? null : now + expiresInDays * 86_400_000,
-      })
+      .values({ userId, keyHash: sha256Hex(key), prefix: key.slice(0, 12), label, createdAt: this.now(), expiresAt })
       .returning()
       .get();
-    return { key: toApiKeyBody(row), token };
+    return { key, apiKey: toApiKeyBody(row) };
   }
 
   list(userId: number): ApiKeyBody[] {
@@ -84,16 +98,45 @@ export class ApiKeys {
     this.orm.delete(apiKeys).where(eq(apiKeys.id, id)).run();
   }
 
-  /** The usable key row for a presented token, or null. */
-  authenticate(token: string): ApiKeyRow | null {
-    if (!API_KEY_PATTERN.test(token)) return null;
-    const row = this.orm.select().from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(token))).get();
-    const now = this.now();
-    if (!row || !row.enabled || (row.expiresAt !== null && row.expiresAt <= now)) return null;
-    if (now - (this.touched.get(row.id) ?? 0) >= LAST_USED_INTERVAL_MS) {
-      this.touched.set(row.id, now);
-      this.orm.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
+  /**
+   * Every presented key must be usable, so that a typo in one header is
+   * reported instead of hidden behind a good key in the other; and two headers
+   * must carry the same key, since acting as one of two owners would be a guess.
+   */
+  authenticate(presented: readonly PresentedApiKey[]): ApiKeyCheck {
+    const refusals: string[] = [];
+    const usable: { header: ApiKeyHeader; row: ApiKeyRow; owner: UserRow }[] = [];
+    for (const { header, token } of presented) {
+      const row = API_KEY_PATTERN.test(token) ? this.orm.select().from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(token))).get() : undefined;
+      const owner = row ? findUserById(this.orm, row.userId) : undefined;
+      const refusal = this.refusalOf(header, row, owner);
+      if (refusal !== null) refusals.push(refusal);
+      else if (row && owner) usable.push({ header, row, owner });
     }
-    return row;
+    if (refusals.length > 0) return { owner: null, refusal: refusals.join(" ") };
+    const [first, ...others] = usable;
+    if (!first) return { owner: null, refusal: "No API key was sent." };
+    if (others.some((other) => other.row.id !== first.row.id)) {
+      return { owner: null, refusal: `${usable.map((u) => u.header).join(" and ")} carry two different API keys; send one key, in one header (or the same key in both).` };
+    }
+    this.markUsed(first.row);
+    return { owner: first.owner, refusal: null };
+  }
+
+  private refusalOf(header: ApiKeyHeader, row: ApiKeyRow | undefined, owner: UserRow | undefined): string | null {
+    if (!row || !owner?.enabled) return `The key in ${header} is not valid.`;
+    if (row.expiresAt !== null && row.expiresAt <= this.now()) {
+      return `The key in ${header} expired at ${new Date(row.expiresAt).toISOString()}; create a new one.`;
+    }
+    if (!row.enabled) return `The key in ${header} is switched off; its owner can switch it on again.`;
+    return null;
+  }
+
+  /** lastUsedAt is written at most once a minute per key, so a busy script does not write on every request. */
+  private markUsed(row: ApiKeyRow): void {
+    const now = this.now();
+    if (now - (this.touched.get(row.id) ?? 0) < LAST_USED_INTERVAL_MS) return;
+    this.touched.set(row.id, now);
+    this.orm.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
   }
 }

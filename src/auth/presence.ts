@@ -12,6 +12,16 @@ const REFRESH_MS = 1000;
  */
 export const LOOKUPS_PER_MS = 10;
 
+/**
+ * One spelling per viewer, so that a client seen on a dual-stack socket
+ * (::ffff:a.b.c.d) and through a proxy's X-Forwarded-For (a.b.c.d) counts
+ * once; hex digits may come in either case.
+ */
+export function viewerKey(ip: string): string {
+  const lower = ip.toLowerCase();
+  return lower.startsWith("::ffff:") && lower.includes(".") ? lower.slice(7) : lower;
+}
+
 export class Presence {
   private readonly lastRead = new Map<string, number>();
   private bucket = -1;
@@ -30,18 +40,19 @@ export class Presence {
   }
 
   seen(ip: string): void {
+    const viewer = viewerKey(ip);
     const now = this.now();
-    const last = this.lastRead.get(ip);
+    const last = this.lastRead.get(viewer);
     if (last !== undefined && now - last < REFRESH_MS) return;
     if (this.lastRead.size >= MAX_TRACKED) this.prune();
-    this.lastRead.delete(ip);
-    this.lastRead.set(ip, now);
+    this.lastRead.delete(viewer);
+    this.lastRead.set(viewer, now);
   }
 
   online(streamViewers: Iterable<string>): number {
     this.prune();
     const viewers = new Set(this.lastRead.keys());
-    for (const ip of streamViewers) viewers.add(ip);
+    for (const ip of streamViewers) viewers.add(viewerKey(ip));
     return viewers.size;
   }
 

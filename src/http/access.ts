@@ -14,6 +14,7 @@ import type { AgentDirectory } from "../live/agents.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { clientIp, type SocketSource } from "./client-ip.ts";
 import { readCookie, serializeCookie, type CookieAttributes } from "./cookies.ts";
+import { receivedRequest } from "./incentives.ts";
 import { HttpProblem } from "./problem.ts";
 
 export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin", "metrics"] as const;
@@ -127,7 +128,7 @@ export function createAccess(deps: AccessDeps): Access {
       case "public":
         return;
       case "public-read": {
-        if (accounts.presence.wants()) accounts.presence.seen(clientIp(request, config.trustedProxies, server));
+        if (accounts.presence.wants()) accounts.presence.seen(clientIp(receivedRequest(request), config.trustedProxies, server));
         if (!settings.get().requireAuth) return;
         const principal = identify(request, set);
         if (principal?.level !== "mfa") {

@@ -63,15 +63,39 @@ export const PasskeySchema = t.Object(
 
 export const ApiKeySchema = t.Object(
   {
-    id: t.Integer(),
-    label: t.Nullable(t.String()),
-    prefix: t.String({ description: "The first 12 characters of the key" }),
-    enabled: t.Boolean(),
+    id: t.Integer({ description: "The key's id, never reused" }),
+    label: t.Nullable(t.String({ description: "The owner's name for the key" })),
+    prefix: t.String({ description: "The first 12 characters of the key, to recognise it by" }),
+    enabled: t.Boolean({ description: "A switched-off key authenticates nothing until switched on again" }),
     createdAt: epochMs("Created"),
-    lastUsedAt: t.Nullable(epochMs("Last used")),
-    expiresAt: t.Nullable(epochMs("Expires")),
+    lastUsedAt: t.Nullable(epochMs("Last authenticated a request (kept to within a minute); null if never")),
+    expiresAt: t.Nullable(epochMs("From this instant on the key authenticates nothing; null if it never expires")),
   },
-  { title: "ApiKey", examples: [{ id: 3, label: "grafana", prefix: "hub_Q2x1Y3Rp", enabled: true, createdAt: 1795300000000, lastUsedAt: null, expiresAt: null }] },
+  {
+    title: "ApiKey",
+    description: "One of the signed-in user's API keys; the key itself is never shown again after it is created.",
+    examples: [{ id: 3, label: "grafana", prefix: "hub_Q2x1Y3Rp", enabled: true, createdAt: 1795300000000, lastUsedAt: null, expiresAt: 1797892000000 }],
+  },
+);
+
+export const NewApiKeySchema = t.Object(
+  {
+    key: t.String({
+      pattern: "^hub_[A-Za-z0-9_-]{43}$",
+      description: "The key: hub_ + 43 base64url characters. Shown only in this reply (the hub keeps only its SHA-256); send it as Authorization: Bearer or X-API-Key",
+    }),
+    apiKey: ApiKeySchema,
+  },
+  {
+    title: "NewApiKey",
+    description: "The key just created, and its entry as listed from now on.",
+    examples: [
+      {
+        key: "hub_Q2x1Y3RpdmF0ZS1hbGwtdGhlLXRoaW5ncy0xMjM0NTY",
+        apiKey: { id: 3, label: "grafana", prefix: "hub_Q2x1Y3Rp", enabled: true, createdAt: 1795300000000, lastUsedAt: null, expiresAt: 1797892000000 },
+      },
+    ],
+  },
 );
 
 export const AdminSettingsSchema = t.Object(

@@ -39,16 +39,30 @@ export class IncentivesReplies {
   }
 }
 
+/** Copies made by forElysia, each with the request Bun received. */
+const received = new WeakMap<Request, Request>();
+
 /**
  * Elysia finds a request's path by searching from character 11 of the URL,
  * which misses it when the host is shorter than four characters (http://hub/…);
- * such a request reaches the app with a longer placeholder host instead.
+ * such a request reaches the app as a copy with a longer placeholder host instead.
  */
 export function forElysia(request: Request): Request {
   const url = request.url;
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1 || start >= 11) return request;
-  return new Request(`http://hub.invalid${url.slice(start)}`, request);
+  const copy = new Request(`http://hub.invalid${url.slice(start)}`, request);
+  received.set(copy, request);
+  return copy;
+}
+
+/**
+ * The request as Bun received it. A copy made by forElysia has no socket of
+ * its own, so its client address must be asked of the original, or every
+ * such read would count as one anonymous viewer beside the real one.
+ */
+export function receivedRequest(request: Request): Request {
+  return received.get(request) ?? request;
 }
 
 type BunRouteHandler = (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response>;

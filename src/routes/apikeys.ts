@@ -1,15 +1,65 @@
-/** A signed-in user's own API keys (only while the hub allows API keys). */
+/** A signed-in user's own API keys (only while the hub allows API keys), in the wire shapes the field's dashboards speak. */
 import { Elysia, t } from "elysia";
 import type { Accounts } from "../auth/accounts.ts";
 import { actorOf } from "../auth/accounts.ts";
 import type { HubContext } from "../context.ts";
 import { audit } from "../db/audit.ts";
-import { ApiKeySchema } from "../http/account-schemas.ts";
+import { ApiKeySchema, NewApiKeySchema } from "../http/account-schemas.ts";
 import type { Access } from "../http/access.ts";
+import { LabelSchema } from "../http/field-schemas.ts";
 import { HttpProblem } from "../http/problem.ts";
-import { problems } from "../http/schemas.ts";
+import { idParams, problems } from "../http/schemas.ts";
 
-const IdParams = t.Object({ id: t.Integer({ minimum: 1 }) });
+const DAY_MS = 86_400_000;
+/** The last instant a JavaScript Date can hold, so every accepted expiry can be shown as a date. */
+const LAST_DATE_MS = 8_640_000_000_000_000;
+
+const IdParams = idParams("API key");
+const Label = t.Nullable(LabelSchema);
+
+const CreateBody = t.Object(
+  {
+    label: t.Optional(Label),
+    expiresAt: t.Optional(
+      t.Nullable(
+        t.Integer({
+          minimum: 0,
+          maximum: LAST_DATE_MS,
+          description: "When the key stops working (epoch ms); must be in the future. Null or absent, with no expiresInDays: the key never expires",
+        }),
+      ),
+    ),
+    expiresInDays: t.Optional(
+      t.Nullable(t.Integer({ minimum: 1, maximum: 3650, description: "Instead of expiresAt: the key stops working this many days from now. Sending both is refused" })),
+    ),
+  },
+  { description: "Every field is optional: {} makes an unlabelled key that never expires." },
+);
+
+const PatchBody = t.Object(
+  {
+    label: t.Optional(Label),
+    enabled: t.Optional(t.Boolean({ description: "false switches the key off until switched on again" })),
+  },
+  { description: "Only the fields sent change." },
+);
+
+/** The instant a new key expires, from either way of asking for it; null when it never does. */
+function expiryOf(body: { expiresAt?: number | null; expiresInDays?: number | null }, now: number): number | null {
+  const { expiresAt = null, expiresInDays = null } = body;
+  if (expiresAt !== null && expiresInDays !== null) {
+    throw new HttpProblem(400, "Send expiresAt or expiresInDays, not both.", {
+      errors: [{ location: "body.expiresInDays", message: "not allowed together with expiresAt" }],
+    });
+  }
+  if (expiresInDays !== null) return now + expiresInDays * DAY_MS;
+  if (expiresAt !== null && expiresAt <= now) {
+    throw new HttpProblem(400, `expiresAt must be in the future (epoch milliseconds); ${expiresAt} is ${new Date(expiresAt).toISOString()}, which has passed.`, {
+      errors: [{ location: "body.expiresAt", message: "must be in the future", value: expiresAt }],
+    });
+  }
+  return expiresAt;
+}
 
 export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts) {
   const { db, settings, now } = ctx;
@@ -30,11 +80,14 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
       "",
       ({ request }) => {
         allowed();
-        return { keys: accounts.apiKeys.list(access.userOf(request).user.id) };
+        return { apiKeys: accounts.apiKeys.list(access.userOf(request).user.id) };
       },
       {
         access: "session",
-        response: { 200: t.Object({ keys: t.Array(ApiKeySchema) }), ...problems(401, 403) },
+        response: {
+          200: t.Object({ apiKeys: t.Array(ApiKeySchema) }, { title: "ApiKeyList", description: "The signed-in user's keys, oldest first" }),
+          ...problems(401, 403),
+        },
         detail: { tags: ["api-keys"], summary: "List my API keys", description: "The signed-in user's keys (never the keys themselves, only their prefix)." },
       },
     )
@@ -43,23 +96,24 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
       ({ request, body, set }) => {
         allowed();
         const principal = access.userOf(request);
-        const created = accounts.apiKeys.create(principal.user.id, label(body.label) ?? null, body.expiresInDays ?? null);
-        audit(db.orm, actorOf(principal), "apikey.create", `apikey:${created.key.id}`, { label: created.key.label }, now());
+        const created = accounts.apiKeys.create(principal.user.id, label(body.label) ?? null, expiryOf(body, now()));
+        audit(db.orm, actorOf(principal), "apikey.create", `apikey:${created.apiKey.id}`, { label: created.apiKey.label, expiresAt: created.apiKey.expiresAt }, now());
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return created;
       },
       {
         access: "session",
-        body: t.Object({
-          label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
-          expiresInDays: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 3650 }))),
-        }),
-        response: {
-          201: t.Object({ key: ApiKeySchema, token: t.String({ description: "hub_ + 43 base64url characters, shown only here" }) }),
-          ...problems(400, 401, 403),
+        body: CreateBody,
+        response: { 201: NewApiKeySchema, ...problems(400, 401, 403) },
+        detail: {
+          tags: ["api-keys"],
+          summary: "Create an API key",
+          description:
+            "The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. " +
+            "An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both.",
+          "x-response-headers": { 201: ["Cache-Control"] },
         },
-        detail: { tags: ["api-keys"], summary: "Create an API key", description: "The token is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role." },
       },
     )
     .patch(
@@ -68,16 +122,16 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
         allowed();
         const { principal, key } = owned(request, params.id);
         const updated = accounts.apiKeys.update(key.id, { label: label(body.label), enabled: body.enabled });
-        audit(db.orm, actorOf(principal), "apikey.update", `apikey:${key.id}`, { label: body.label, enabled: body.enabled }, now());
         if (!updated) throw new HttpProblem(404, `You have no API key ${key.id}.`);
-        return { key: updated };
+        audit(db.orm, actorOf(principal), "apikey.update", `apikey:${key.id}`, { label: body.label, enabled: body.enabled }, now());
+        return { apiKey: updated };
       },
       {
         access: "session",
         params: IdParams,
-        body: t.Object({ label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))), enabled: t.Optional(t.Boolean()) }),
-        response: { 200: t.Object({ key: ApiKeySchema }), ...problems(400, 401, 403, 404) },
-        detail: { tags: ["api-keys"], summary: "Rename or switch a key on or off", description: "A disabled key authenticates nothing until enabled again." },
+        body: PatchBody,
+        response: { 200: t.Object({ apiKey: ApiKeySchema }, { description: "The key as it is now" }), ...problems(400, 401, 403, 404) },
+        detail: { tags: ["api-keys"], summary: "Rename or switch a key on or off", description: "A switched-off key authenticates nothing until switched on again." },
       },
     )
     .delete(
@@ -92,7 +146,7 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
       {
         access: "session",
         params: IdParams,
-        response: { 204: t.Void({ description: "Deleted" }), ...problems(401, 403, 404) },
+        response: { 204: t.Void({ description: "Deleted" }), ...problems(400, 401, 403, 404) },
         detail: { tags: ["api-keys"], summary: "Delete an API key", description: "It stops working at once." },
       },
     );

@@ -1,12 +1,28 @@
 import { describe, expect, test } from "bun:test";
 import { sha256Hex } from "../../src/auth/tokens.ts";
 import { Browser } from "../browser.ts";
-import { call, expectProblem, testHub } from "../helpers.ts";
+import { call, expectProblem, json, testHub } from "../helpers.ts";
 
 const PASSWORD = "correct horse battery";
+const START = Date.parse("2026-11-21T18:00:00Z");
+
+interface ApiKeyView {
+  id: number;
+  label: string | null;
+  prefix: string;
+  enabled: boolean;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+}
+
+interface NewKey {
+  key: string;
+  apiKey: ApiKeyView;
+}
 
 async function setup(env: Record<string, string> = { ENABLE_API_KEYS: "true" }) {
-  let now = Date.parse("2026-11-21T18:00:00Z");
+  let now = START;
   const h = testHub({ env: { MFA_ENFORCED_ROLES: "", ...env }, now: () => now });
   const admin = new Browser(h);
   await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
@@ -20,34 +36,87 @@ const script = (h: ReturnType<typeof testHub>, token: string, header: "bearer" |
   call(h, method, path, { body, headers: header === "bearer" ? { authorization: `Bearer ${token}` } : { "x-api-key": token } });
 
 describe("API keys", () => {
-  test("create shows the token once; only the hash is stored; list shows the prefix", async () => {
+  test("create shows the key once as { key, apiKey }; only the hash is stored; list is { apiKeys } with the prefix", async () => {
     const { h, admin } = await setup();
-    const created = await admin.json<{ key: { id: number; prefix: string; label: string; enabled: boolean; expiresAt: number | null }; token: string }>("POST", "/api/v1/auth/api-keys", {
-      label: "grafana",
-      expiresInDays: 30,
-    });
+    const created = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { label: "grafana", expiresInDays: 30 });
     expect(created.status).toBe(201);
-    expect(created.body.token).toMatch(/^hub_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.key).toMatchObject({ label: "grafana", enabled: true, prefix: created.body.token.slice(0, 12) });
-    expect(created.body.key.expiresAt).toBe(Date.parse("2026-11-21T18:00:00Z") + 30 * 86_400_000);
+    expect(created.response.headers.get("cache-control")).toBe("no-store");
+    expect(Object.keys(created.body).sort()).toEqual(["apiKey", "key"]);
+    expect(created.body.key).toMatch(/^hub_[A-Za-z0-9_-]{43}$/);
+    expect(created.body.apiKey).toEqual({
+      id: expect.any(Number),
+      label: "grafana",
+      prefix: created.body.key.slice(0, 12),
+      enabled: true,
+      createdAt: START,
+      lastUsedAt: null,
+      expiresAt: START + 30 * 86_400_000,
+    });
     const stored = h.ctx.db.sqlite.query<{ key_hash: string }, []>("SELECT key_hash FROM api_keys").get();
-    expect(stored?.key_hash).toBe(sha256Hex(created.body.token));
-    const listed = await admin.json<{ keys: Record<string, unknown>[] }>("GET", "/api/v1/auth/api-keys");
-    expect(listed.body.keys).toEqual([created.body.key]);
-    expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
+    expect(stored?.key_hash).toBe(sha256Hex(created.body.key));
+    const listed = await admin.json<{ apiKeys: ApiKeyView[] }>("GET", "/api/v1/auth/api-keys");
+    expect(listed.body).toEqual({ apiKeys: [created.body.apiKey] });
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
+  });
+
+  test("expiresAt in epoch ms, or expiresInDays; never both, never in the past; none means never", async () => {
+    const { admin } = await setup();
+    const at = START + 7 * 86_400_000;
+    const dated = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { label: "week", expiresAt: at });
+    expect(dated.status).toBe(201);
+    expect(dated.body.apiKey.expiresAt).toBe(at);
+    const forever = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
+    expect(forever.body.apiKey).toMatchObject({ label: null, expiresAt: null });
+    expect((await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { expiresAt: null, expiresInDays: 2 })).body.apiKey.expiresAt).toBe(START + 2 * 86_400_000);
+    for (const expiresAt of [START, START - 1]) {
+      const past = await admin.json<{ detail: string; errors: { location: string }[] }>("POST", "/api/v1/auth/api-keys", { expiresAt });
+      expect(past.status).toBe(400);
+      expectProblem(past.response);
+      expect(past.body.detail).toContain("expiresAt must be in the future");
+      expect(past.body.errors[0]?.location).toBe("body.expiresAt");
+    }
+    const both = await admin.json<{ detail: string }>("POST", "/api/v1/auth/api-keys", { expiresAt: at, expiresInDays: 7 });
+    expect(both.status).toBe(400);
+    expect(both.body.detail).toBe("Send expiresAt or expiresInDays, not both.");
+    expect((await admin.json("POST", "/api/v1/auth/api-keys", { expiresAt: "tomorrow" })).status).toBe(400);
+    expect((await admin.json("POST", "/api/v1/auth/api-keys", { expiresAt: at + 0.5 })).status).toBe(400);
+    expect((await admin.json<{ apiKeys: unknown[] }>("GET", "/api/v1/auth/api-keys")).body.apiKeys).toHaveLength(3);
+  });
+
+  test("an expired key authenticates no more, by either header, and says it expired", async () => {
+    const { h, admin, advance } = await setup();
+    const made = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { expiresAt: START + 60_000 });
+    for (const style of ["bearer", "x-api-key"] as const) expect((await script(h, made.body.key, style)("GET", "/api/v1/admin/users")).status).toBe(200);
+    advance(60_000);
+    for (const style of ["bearer", "x-api-key"] as const) {
+      const refused = await script(h, made.body.key, style)("GET", "/api/v1/admin/users");
+      expect(refused.status).toBe(401);
+      expectProblem(refused);
+      const { detail } = await json<{ detail: string }>(refused);
+      expect(detail).toBe(`The key in ${style === "bearer" ? "Authorization: Bearer" : "X-API-Key"} expired at 2026-11-21T18:01:00.000Z; create a new one.`);
+    }
+    expect((await admin.json<{ apiKeys: ApiKeyView[] }>("GET", "/api/v1/auth/api-keys")).body.apiKeys[0]).toMatchObject({ expiresAt: START + 60_000 });
+  });
+
+  test("lastUsedAt records when a key last authenticated", async () => {
+    const { h, admin, advance } = await setup();
+    const made = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
+    advance(5000);
+    await script(h, made.body.key)("GET", "/api/v1/admin/users");
+    expect((await admin.json<{ apiKeys: ApiKeyView[] }>("GET", "/api/v1/auth/api-keys")).body.apiKeys[0]?.lastUsedAt).toBe(START + 5000);
   });
 
   test("a key acts as its owner with the owner's current role, by Bearer or X-API-Key, without CSRF", async () => {
     const { h, admin, bobId } = await setup();
-    const { body } = await admin.json<{ token: string }>("POST", "/api/v1/auth/api-keys", {});
+    const { body } = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
     for (const style of ["bearer", "x-api-key"] as const) {
-      const as = script(h, body.token, style);
+      const as = script(h, body.key, style);
       expect((await as("GET", "/api/v1/admin/users")).status).toBe(200);
       expect((await as("PATCH", `/api/v1/admin/users/${bobId}`, { name: "Bobby" })).status).toBe(200);
     }
     const bob = new Browser(h);
     await bob.login("bob", PASSWORD);
-    const bobKey = (await bob.json<{ token: string }>("POST", "/api/v1/auth/api-keys", { label: "bob" })).body.token;
+    const bobKey = (await bob.json<NewKey>("POST", "/api/v1/auth/api-keys", { label: "bob" })).body.key;
     expect((await script(h, bobKey)("GET", "/api/v1/admin/users")).status).toBe(403);
     await admin.json("PATCH", `/api/v1/admin/users/${bobId}`, { role: "admin" });
     expect((await script(h, bobKey)("GET", "/api/v1/admin/users")).status).toBe(200);
@@ -57,8 +126,8 @@ describe("API keys", () => {
 
   test("keys cannot manage keys or change passwords: those need a session", async () => {
     const { h, admin } = await setup();
-    const { body } = await admin.json<{ token: string }>("POST", "/api/v1/auth/api-keys", {});
-    const as = script(h, body.token);
+    const { body } = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
+    const as = script(h, body.key);
     expect((await as("GET", "/api/v1/auth/api-keys")).status).toBe(403);
     expect((await as("POST", "/api/v1/auth/password", { currentPassword: PASSWORD, newPassword: "something long enough" })).status).toBe(403);
   });
@@ -67,32 +136,34 @@ describe("API keys", () => {
     const { h, admin, bobId, advance } = await setup();
     const bob = new Browser(h);
     await bob.login("bob", PASSWORD);
-    const made = await bob.json<{ key: { id: number }; token: string }>("POST", "/api/v1/auth/api-keys", { expiresInDays: 1 });
-    const as = script(h, made.body.token);
+    const made = await bob.json<NewKey>("POST", "/api/v1/auth/api-keys", { expiresInDays: 1 });
+    const as = script(h, made.body.key);
     expect((await as("GET", "/api/v1/admin/users")).status).toBe(403);
-    expect((await bob.json("PATCH", `/api/v1/auth/api-keys/${made.body.key.id}`, { enabled: false, label: "off" })).body).toMatchObject({ key: { enabled: false, label: "off" } });
+    const patched = await bob.json<{ apiKey: ApiKeyView }>("PATCH", `/api/v1/auth/api-keys/${made.body.apiKey.id}`, { enabled: false, label: "off" });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ apiKey: { ...made.body.apiKey, enabled: false, label: "off", lastUsedAt: START } });
     expect((await as("GET", "/api/v1/admin/users")).status).toBe(401);
-    await bob.json("PATCH", `/api/v1/auth/api-keys/${made.body.key.id}`, { enabled: true });
+    await bob.json("PATCH", `/api/v1/auth/api-keys/${made.body.apiKey.id}`, { enabled: true });
     expect((await as("GET", "/api/v1/admin/users")).status).toBe(403);
     await admin.json("PATCH", `/api/v1/admin/users/${bobId}`, { enabled: false });
     expect((await as("GET", "/api/v1/admin/users")).status).toBe(401);
     await admin.json("PATCH", `/api/v1/admin/users/${bobId}`, { enabled: true });
     advance(86_400_001);
     expect((await as("GET", "/api/v1/admin/users")).status).toBe(401);
-    const root = await admin.json<{ key: { id: number }; token: string }>("POST", "/api/v1/auth/api-keys", {});
-    expect((await admin.request("DELETE", `/api/v1/auth/api-keys/${root.body.key.id}`)).status).toBe(204);
-    expect((await script(h, root.body.token)("GET", "/api/v1/admin/users")).status).toBe(401);
+    const root = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
+    expect((await admin.request("DELETE", `/api/v1/auth/api-keys/${root.body.apiKey.id}`)).status).toBe(204);
+    expect((await script(h, root.body.key)("GET", "/api/v1/admin/users")).status).toBe(401);
     expect((await script(h, "hub_not-a-real-key")("GET", "/api/v1/admin/users")).status).toBe(401);
   });
 
   test("one user cannot see or touch another's keys", async () => {
     const { h, admin } = await setup();
-    const root = await admin.json<{ key: { id: number } }>("POST", "/api/v1/auth/api-keys", {});
+    const root = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
     const bob = new Browser(h);
     await bob.login("bob", PASSWORD);
-    expect((await bob.json<{ keys: unknown[] }>("GET", "/api/v1/auth/api-keys")).body.keys).toEqual([]);
-    expect((await bob.json("PATCH", `/api/v1/auth/api-keys/${root.body.key.id}`, { enabled: false })).status).toBe(404);
-    expect((await bob.request("DELETE", `/api/v1/auth/api-keys/${root.body.key.id}`)).status).toBe(404);
+    expect((await bob.json<{ apiKeys: unknown[] }>("GET", "/api/v1/auth/api-keys")).body.apiKeys).toEqual([]);
+    expect((await bob.json("PATCH", `/api/v1/auth/api-keys/${root.body.apiKey.id}`, { enabled: false })).status).toBe(404);
+    expect((await bob.request("DELETE", `/api/v1/auth/api-keys/${root.body.apiKey.id}`)).status).toBe(404);
   });
 
   test("while keys are off: management is 403 and no key authenticates", async () => {
@@ -102,7 +173,7 @@ describe("API keys", () => {
     expect(refused.status).toBe(403);
     expectProblem(refused.response);
     const made = h.ctx.accounts.apiKeys.create(1, null, null);
-    expect((await script(h, made.token)("GET", "/api/v1/admin/users")).status).toBe(401);
+    expect((await script(h, made.key)("GET", "/api/v1/admin/users")).status).toBe(401);
   });
 
   test("bad input is 400", async () => {
@@ -113,19 +184,69 @@ describe("API keys", () => {
   });
 });
 
+describe("a key in each header", () => {
+  const both = (h: ReturnType<typeof testHub>, xApiKey: string, bearer: string) => call(h, "GET", "/api/v1/admin/users", { headers: { "x-api-key": xApiKey, authorization: `Bearer ${bearer}` } });
+  const refusal = async (response: Response) => {
+    expect(response.status).toBe(401);
+    expectProblem(response);
+    expect(response.headers.get("www-authenticate")).toBe('Bearer realm="hub"');
+    return (await json<{ detail: string }>(response)).detail;
+  };
+
+  test("a bad key beside a good one is a 401 naming the header that was wrong", async () => {
+    const { h, admin, advance } = await setup();
+    const good = (await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {})).body.key;
+    const off = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
+    await admin.json("PATCH", `/api/v1/auth/api-keys/${off.body.apiKey.id}`, { enabled: false });
+    const brief = (await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { expiresAt: START + 1000 })).body.key;
+    const unknown = `hub_${"A".repeat(43)}`;
+    expect(await refusal(await both(h, unknown, good))).toBe("The key in X-API-Key is not valid.");
+    expect(await refusal(await both(h, good, unknown))).toBe("The key in Authorization: Bearer is not valid.");
+    expect(await refusal(await both(h, "hub_typo", good))).toBe("The key in X-API-Key is not valid.");
+    expect(await refusal(await both(h, "", good))).toBe("The key in X-API-Key is not valid.");
+    expect(await refusal(await both(h, off.body.key, good))).toBe("The key in X-API-Key is switched off; its owner can switch it on again.");
+    expect(await refusal(await both(h, unknown, unknown))).toBe("The key in X-API-Key is not valid. The key in Authorization: Bearer is not valid.");
+    advance(1000);
+    expect(await refusal(await both(h, good, brief))).toBe("The key in Authorization: Bearer expired at 2026-11-21T18:00:01.000Z; create a new one.");
+    expect((await both(h, good, good)).status).toBe(200);
+  });
+
+  test("two different valid keys are ambiguous: 401, whoever owns them", async () => {
+    const { h, admin } = await setup();
+    const first = (await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { label: "first" })).body.key;
+    const second = (await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { label: "second" })).body.key;
+    const bob = new Browser(h);
+    await bob.login("bob", PASSWORD);
+    const bobs = (await bob.json<NewKey>("POST", "/api/v1/auth/api-keys", {})).body.key;
+    const ambiguous = "X-API-Key and Authorization: Bearer carry two different API keys; send one key, in one header (or the same key in both).";
+    expect(await refusal(await both(h, first, second))).toBe(ambiguous);
+    expect(await refusal(await both(h, bobs, first))).toBe(ambiguous);
+    expect(await refusal(await both(h, first, bobs))).toBe(ambiguous);
+  });
+
+  test("the same rules hold on the read gate; a bearer credential that is not an API key is left alone", async () => {
+    const { h, admin } = await setup({ ENABLE_API_KEYS: "true", REQUIRE_AUTH: "true" });
+    const good = (await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {})).body.key;
+    const read = (headers: Record<string, string>) => call(h, "GET", "/api/v1/platforms/Windows/incentives", { headers });
+    expect(await refusal(await read({ "x-api-key": "hub_nope", authorization: `Bearer ${good}` }))).toBe("The key in X-API-Key is not valid.");
+    expect((await read({ "x-api-key": good, authorization: `Bearer ${good}` })).status).toBe(200);
+    expect((await read({ "x-api-key": good, authorization: "Bearer some-metrics-token" })).status).toBe(200);
+  });
+});
+
 describe("the read gate", () => {
   test("with requireAuth on, reads need a full session or a key; health, docs, auth and agent routes stay open", async () => {
     const { h, admin } = await setup({ ENABLE_API_KEYS: "true", REQUIRE_AUTH: "true" });
-    const { body } = await admin.json<{ token: string }>("POST", "/api/v1/auth/api-keys", {});
+    const { body } = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
     const reads = ["/api/v1/meta", "/api/v1/platforms/Windows/incentives", "/api/v1/platforms/Windows/coverage"];
     for (const path of reads) {
       expect((await call(h, "GET", path)).status).toBe(401);
       const signedIn = await admin.request("GET", path);
       expect(signedIn.status).toBe(200);
       expect(signedIn.headers.get("cache-control")).toBe("no-store");
-      expect((await script(h, body.token)("GET", path)).status).toBe(200);
+      expect((await script(h, body.key)("GET", path)).status).toBe(200);
     }
-    const stream = await script(h, body.token)("GET", "/api/v1/platforms/Windows/incentives/stream");
+    const stream = await script(h, body.key)("GET", "/api/v1/platforms/Windows/incentives/stream");
     expect(stream.status).toBe(200);
     await stream.body?.cancel();
     for (const path of ["/healthz", "/openapi.json", "/docs", "/api/v1/auth/session"]) expect((await call(h, "GET", path)).status).toBe(200);

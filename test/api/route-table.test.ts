@@ -42,11 +42,11 @@ async function world() {
   await admin.json("POST", "/api/v1/auth/mfa/policy", { roles: ["user"] });
   await admin.json("POST", "/api/v1/admin/users", { username: "bob", role: "user", password: PASSWORD });
   await admin.json("POST", "/api/v1/admin/users", { username: "carl", role: "user", password: PASSWORD });
-  const adminKey = (await admin.json<{ token: string }>("POST", "/api/v1/auth/api-keys", {})).body.token;
+  const adminKey = (await admin.json<{ key: string }>("POST", "/api/v1/auth/api-keys", {})).body.key;
   await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: [] });
   const user = new Browser(hub, "192.0.2.2");
   await user.login("carl", PASSWORD);
-  const userKey = (await user.json<{ token: string }>("POST", "/api/v1/auth/api-keys", {})).body.token;
+  const userKey = (await user.json<{ key: string }>("POST", "/api/v1/auth/api-keys", {})).body.key;
   await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: ["user"] });
   const partial = new Browser(hub, "192.0.2.3");
   expect((await partial.login("bob", PASSWORD)).next).toBe("enroll_mfa");

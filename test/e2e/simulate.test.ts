@@ -86,12 +86,12 @@ describe("hub simulate", () => {
       const cookie = (login.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
       const { csrfToken } = (await (await fetch(`${hub.url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
       const made = await fetch(`${hub.url}/api/v1/auth/api-keys`, { method: "POST", headers: { cookie, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: "{}" });
-      const { token } = (await made.json()) as { token: string };
+      const { key } = (await made.json()) as { key: string };
       const seed = seedWithoutOutages([
         ["Windows", "eu-west-1"],
         ["EGS", "eu-west-2"],
       ]);
-      const run = await runCli(["simulate", "--hub", hub.url, "--api-key", token, "--agents", "2", "--duration", "3", "--seed", String(seed)]);
+      const run = await runCli(["simulate", "--hub", hub.url, "--api-key", key, "--agents", "2", "--duration", "3", "--seed", String(seed)]);
       expect(run.stderr).toBe("");
       expect(run.exitCode).toBe(0);
       expect(run.stdout).toContain("2 readings accepted, 0 refused");
