@@ -14,6 +14,7 @@ import type { IncentivesReplies } from "./http/incentives.ts";
 import { requestLog } from "./http/request-log.ts";
 import { responseFinisher } from "./http/security.ts";
 import { adminAgentRoutes } from "./routes/admin/agents.ts";
+import { adminAuditRoutes } from "./routes/admin/audit.ts";
 import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
@@ -53,8 +54,9 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
     .use(adminSettingsRoutes(ctx, access, accounts))
     .use(adminAgentRoutes(ctx, access, agentAdmin))
     .use(adminEventRoutes(access, eventAdmin))
+    .use(adminAuditRoutes(ctx, access))
     .use(metricsRoutes(ctx, access))
-    .use(docsRoutes(() => app, access));
+    .use(docsRoutes(() => app, access, config.origin));
   return app;
 }
 

@@ -71,17 +71,18 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   if (admin) log.info("first admin created from the configuration", { username: admin.username });
   const agents = new AgentDirectory(db, config.catalogue, { pollMin: config.pollMin, pollMax: config.pollMax });
   const events = new EventBook(db);
-  const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
-  const streams = new StreamHub(live, config.maxStreams);
-  const ingest = new Ingest(db, agents, live, now, log);
+  // The retention window bounds every read from here on, so the live values below are rebuilt within it too.
   const readings = new ReadingQueries(db);
-  const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
-  ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
   const retention = new Retention(readings, config.retentionDays, now, () => {
     live.rebuildAll();
     ingest.forget();
     forecasts.invalidate();
   }, log);
+  const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
+  const streams = new StreamHub(live, config.maxStreams);
+  const ingest = new Ingest(db, agents, live, now, log);
+  const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
+  ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
   const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention };
 
   const reloadExternal = (): void => {

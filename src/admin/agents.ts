@@ -8,9 +8,11 @@ import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
 import { audit, type Actor } from "../db/audit.ts";
 import { insertAgent, type Agent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
+import { oldestVisibleReading } from "../db/readings.ts";
 import { agents, readings } from "../db/schema.ts";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { isPlatform, parseProvider, platformOf, type Catalogue, type Platform, type Provider } from "../domain/catalogue.ts";
+import { characters } from "../domain/characters.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { Ingest } from "../live/ingest.ts";
@@ -286,7 +288,7 @@ export class AgentAdmin {
     if (!provider) return { ok: false, reason: "provider must be steam, epic or grdk" };
     const platform = platformOf(provider);
     if (r.platform !== undefined && r.platform !== null && r.platform !== platform) return { ok: false, reason: `platform ${JSON.stringify(r.platform)} does not match provider ${provider}` };
-    if (r.label !== undefined && r.label !== null && (typeof r.label !== "string" || r.label.length > 120)) return { ok: false, reason: "label must be a string of at most 120 characters" };
+    if (r.label !== undefined && r.label !== null && (typeof r.label !== "string" || characters(r.label) > 120)) return { ok: false, reason: "label must be a string of at most 120 characters" };
     if (r.enabled !== undefined && typeof r.enabled !== "boolean") return { ok: false, reason: "enabled must be true or false" };
     if (r.provisionId !== undefined && r.provisionId !== null && (typeof r.provisionId !== "string" || !/^[A-Za-z0-9._-]{1,64}$/.test(r.provisionId))) {
       return { ok: false, reason: "provisionId must be 1 to 64 letters, digits, '.', '_' or '-'" };
@@ -350,7 +352,7 @@ export class AgentAdmin {
     return { imported, skipped };
   }
 
-  /** Per-agent reading counts and extent in one region (agentId null for orphans). */
+  /** Per-agent reading counts and extent in one region, inside the retention window (agentId null for orphans). */
   attribution(platform: Platform, region: string): { agentId: number | null; readings: number; firstAt: number; lastAt: number }[] {
     return this.db.orm
       .select({
@@ -360,7 +362,7 @@ export class AgentAdmin {
         lastAt: sql<number>`max(${readings.measuredAt})`,
       })
       .from(readings)
-      .where(and(eq(readings.platform, platform), eq(readings.region, region)))
+      .where(and(eq(readings.platform, platform), eq(readings.region, region), gte(readings.measuredAt, oldestVisibleReading(this.db))))
       .groupBy(readings.agentId)
       .orderBy(readings.agentId)
       .all();

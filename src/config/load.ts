@@ -7,12 +7,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { Catalogue, regionProblem, flagEmoji, type Region } from "../domain/catalogue.ts";
 import {
   CONFIG_OPTION,
+  InvalidProvision,
   InvalidValue,
   OPTIONS,
   OPTION_KEYS,
+  parseProvisionList,
   provisionEntry,
   type OptionSpec,
+  type ProvisionAt,
   type ProvisionEntry,
+  type ProvisionField,
   type Settings,
 } from "./options.ts";
 
@@ -148,17 +152,32 @@ function describeValue(value: unknown, secret: boolean | undefined): string {
   return JSON.stringify(shown.length > 80 ? `${shown.slice(0, 77)}...` : shown);
 }
 
+function invalid(value: unknown, secret: boolean | undefined, name: string, allowed: string, reason: string): ConfigError {
+  return new ConfigError(`invalid value ${describeValue(value, secret)} for ${name}: expected ${allowed}${reason ? ` (${reason})` : ""}`);
+}
+
 function parseWith<T>(option: OptionSpec<T>, value: unknown, name: string): T {
   try {
     return option.parse(value);
   } catch (error) {
     if (!(error instanceof InvalidValue)) throw error;
-    const reason = error.message ? ` (${error.message})` : "";
-    throw new ConfigError(`invalid value ${describeValue(value, option.secret)} for ${name}: expected ${option.allowed}${reason}`);
+    throw invalid(value, option.secret, name, option.allowed, error.message);
   }
 }
 
-function envProvisioned(env: Env): ProvisionEntry[] {
+/** Runs a provision parser; a bad entry becomes the one line naming where it was configured. */
+function provisioning(parse: () => ProvisionEntry[]): ProvisionEntry[] {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof InvalidProvision)) throw error;
+    throw invalid(error.value, error.secret, error.where, error.allowed, error.message);
+  }
+}
+
+const AGENT_VARIABLE: Readonly<Record<ProvisionField, string>> = { id: "ID", token: "TOKEN", region: "REGION", provider: "PROVIDER", label: "LABEL" };
+
+function envProvisioned(env: Env, knownRegion: (id: string) => boolean): ProvisionEntry[] {
   const groups = new Map<number, Map<string, string>>();
   for (const [name, raw] of Object.entries(env)) {
     const match = /^AGENT(\d+)_(TOKEN|REGION|PROVIDER|ID|LABEL)$/.exec(name);
@@ -174,18 +193,11 @@ function envProvisioned(env: Env): ProvisionEntry[] {
       for (const required of ["TOKEN", "REGION", "PROVIDER"]) {
         if (!fields.get(required)) throw new ConfigError(`AGENT${n}_* is incomplete: AGENT${n}_${required} is not set`);
       }
-      try {
-        return provisionEntry({
-          id: fields.get("ID") ?? `agent${n}`,
-          token: fields.get("TOKEN"),
-          region: fields.get("REGION"),
-          provider: fields.get("PROVIDER"),
-          label: fields.get("LABEL"),
-        });
-      } catch (error) {
-        if (error instanceof InvalidValue) throw new ConfigError(`invalid AGENT${n}_*: ${error.message}`);
-        throw error;
-      }
+      return provisionEntry(
+        { id: fields.get("ID") ?? `agent${n}`, token: fields.get("TOKEN"), region: fields.get("REGION"), provider: fields.get("PROVIDER"), label: fields.get("LABEL") },
+        { entry: `AGENT${n}_*`, field: (field) => `AGENT${n}_${AGENT_VARIABLE[field]}` },
+        knownRegion,
+      );
     });
 }
 
@@ -239,25 +251,21 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
     values[key] = value;
   }
 
+  const extraRegions = "regions" in file ? parseRegions(file.regions, String(configFile)) : [];
+  const catalogue = new Catalogue(extraRegions);
+  const knownRegion = (id: string) => catalogue.hasRegion(id);
+
   const provisioned = new Map<string, ProvisionEntry>();
   const addAll = (entries: readonly ProvisionEntry[]): void => {
     for (const entry of entries) provisioned.set(entry.id, entry);
   };
-  const provisionOption = OPTIONS.provision;
-  if ("provision" in file) addAll(parseWith(provisionOption, file.provision, `provision in ${configFile}`));
-  if (env.PROVISION_AGENTS !== undefined) addAll(parseWith(provisionOption, unquote(env.PROVISION_AGENTS), "PROVISION_AGENTS"));
-  addAll(envProvisioned(env));
+  const provisionFrom = (value: unknown, at: ProvisionAt) => provisioning(() => parseProvisionList(value, at, knownRegion));
+  if ("provision" in file) addAll(provisionFrom(file.provision, (path) => `provision${path} in ${configFile}`));
+  if (env.PROVISION_AGENTS !== undefined) addAll(provisionFrom(unquote(env.PROVISION_AGENTS), (path) => `${OPTIONS.provision.env}${path}`));
+  addAll(provisioning(() => envProvisioned(env, knownRegion)));
   const provisionFlag = args.settings.get("provision");
-  if (provisionFlag !== undefined) addAll(parseWith(provisionOption, provisionFlag, provisionOption.flag));
+  if (provisionFlag !== undefined) addAll(provisionFrom(provisionFlag, (path) => `${OPTIONS.provision.flag}${path}`));
   if (provisioned.size > 0) explicit.add("provision");
-
-  const extraRegions = "regions" in file ? parseRegions(file.regions, String(configFile)) : [];
-  const catalogue = new Catalogue(extraRegions);
-  for (const entry of provisioned.values()) {
-    if (!catalogue.hasRegion(entry.region)) {
-      throw new ConfigError(`provisioned agent "${entry.id}" names unknown region "${entry.region}"; add it under regions in the config file or fix the id`);
-    }
-  }
 
   const settings = values as Omit<Settings, "provision">;
   const origin = settings.origin ?? `http://localhost:${settings.port}`;

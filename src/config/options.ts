@@ -18,6 +18,8 @@ export interface ProvisionEntry {
   readonly region: string;
   readonly provider: Provider;
   readonly label: string | null;
+  /** Where it was configured (`PROVISION_AGENTS entry 2`, `AGENT3_*`, `provision[0] in hub.yaml`), for a line that stops start-up. */
+  readonly source: string;
 }
 
 export type CorsOrigins = { readonly kind: "none" } | { readonly kind: "any" } | { readonly kind: "list"; readonly origins: readonly string[] };
@@ -169,37 +171,102 @@ function cadence(value: unknown): string {
 const PROVISION_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const TOKEN = /^[\x21-\x7e]{16,512}$/;
 
-/** Checks one provisioned agent; the region is checked against the catalogue later, once extra regions are known. */
-export function provisionEntry(fields: { id: unknown; token: unknown; region: unknown; provider: unknown; label?: unknown }): ProvisionEntry {
-  const id = typeof fields.id === "string" || typeof fields.id === "number" ? String(fields.id).trim() : "";
-  if (!PROVISION_ID.test(id)) throw new InvalidValue(`agent id "${id}" must be 1 to 64 letters, digits, ".", "_" or "-"`);
-  const token = typeof fields.token === "string" ? fields.token.trim() : "";
-  if (!TOKEN.test(token)) throw new InvalidValue(`agent "${id}" needs a token of 16 to 512 visible ASCII characters without spaces`);
-  const region = typeof fields.region === "string" ? fields.region.trim() : "";
-  if (region === "") throw new InvalidValue(`agent "${id}" needs a region`);
-  const provider = typeof fields.provider === "string" ? parseProvider(fields.provider) : null;
-  if (!provider) throw new InvalidValue(`agent "${id}" needs a provider of steam, epic or grdk`);
-  const label = fields.label === undefined || fields.label === null ? null : String(fields.label).trim();
-  if (label !== null && label.length > 120) throw new InvalidValue(`agent "${id}" has a label longer than 120 characters`);
-  return { id, token, region, provider, label: label === "" ? null : label };
+export type ProvisionField = "id" | "token" | "region" | "provider" | "label";
+
+const PROVISION_ALLOWED: Readonly<Record<ProvisionField, string>> = {
+  id: '1 to 64 letters, digits, ".", "_" or "-"',
+  token: "16 to 512 visible ASCII characters without spaces",
+  region: "a region id of the catalogue or one added under regions in the config file",
+  provider: "steam, epic or grdk",
+  label: "at most 120 characters",
+};
+const PROVISION_ENTRY = "id:token:region:provider";
+const PROVISION_LIST = "id:token:region:provider entries separated by commas, or a list of { id, token, region, provider, label? }";
+
+/**
+ * A bad provisioned agent. It carries where it was configured, down to the
+ * variable, flag entry or file key, so that the line stopping start-up names
+ * it like any other bad setting; `secret` hides a value that holds a token.
+ */
+export class InvalidProvision extends InvalidValue {
+  constructor(
+    readonly where: string,
+    readonly value: unknown,
+    readonly allowed: string,
+    readonly secret: boolean,
+    reason = "",
+  ) {
+    super(reason);
+  }
 }
 
-/** `id:token:region:provider` entries separated by commas, or a YAML list of objects. */
-export function parseProvisionList(value: unknown): ProvisionEntry[] {
+/** Where one provisioned agent was configured: the entry as a whole, and each of its fields. */
+export interface ProvisionPlace {
+  readonly entry: string;
+  field(field: ProvisionField): string;
+}
+
+/** Names a place inside a provision setting: `at(" entry 2")`, `at("[0].region")`. */
+export type ProvisionAt = (path: string) => string;
+
+/** Checks one provisioned agent, and its region against `knownRegion` when given. */
+export function provisionEntry(
+  fields: { id: unknown; token: unknown; region: unknown; provider: unknown; label?: unknown },
+  place: ProvisionPlace,
+  knownRegion?: (id: string) => boolean,
+): ProvisionEntry {
+  const id = typeof fields.id === "string" || typeof fields.id === "number" ? String(fields.id).trim() : "";
+  // An id too long to be one may be a token put in the wrong place: it is not shown either.
+  const secret = (field: ProvisionField) => field === "token" || (field === "id" && id.length > 64);
+  const bad = (field: ProvisionField, reason = "") => new InvalidProvision(place.field(field), fields[field], PROVISION_ALLOWED[field], secret(field), reason);
+  if (!PROVISION_ID.test(id)) throw bad("id");
+  const token = typeof fields.token === "string" ? fields.token.trim() : "";
+  if (!TOKEN.test(token)) throw bad("token");
+  const region = typeof fields.region === "string" ? fields.region.trim() : "";
+  if (region === "") throw bad("region");
+  if (knownRegion && !knownRegion(region)) throw bad("region", "unknown region");
+  const provider = typeof fields.provider === "string" ? parseProvider(fields.provider) : null;
+  if (!provider) throw bad("provider");
+  const label = fields.label === undefined || fields.label === null ? null : String(fields.label).trim();
+  if (label !== null && label.length > 120) throw bad("label");
+  return { id, token, region, provider, label: label === "" ? null : label, source: place.entry };
+}
+
+function commaEntries(value: unknown, at: ProvisionAt, path: string, knownRegion: ((id: string) => boolean) | undefined): ProvisionEntry[] {
+  return list(value).map((entry, i) => {
+    const where = at(`${path} entry ${i + 1}`);
+    const parts = entry.split(":");
+    // The whole entry holds the token, so only its shape is told, never its text.
+    if (parts.length !== 4) throw new InvalidProvision(where, entry, PROVISION_ENTRY, true, `${parts.length} ${parts.length === 1 ? "part" : "parts"} instead of 4`);
+    const [id, token, region, provider] = parts;
+    return provisionEntry({ id, token, region, provider }, { entry: where, field: (field) => `the ${field} of ${where}` }, knownRegion);
+  });
+}
+
+/**
+ * `id:token:region:provider` entries separated by commas, or a YAML list of
+ * objects (or of such strings). `at` names the setting as the error line
+ * should (`PROVISION_AGENTS`, `--provision`, `provision … in FILE`).
+ */
+export function parseProvisionList(value: unknown, at: ProvisionAt = (path) => `provision${path}`, knownRegion?: (id: string) => boolean): ProvisionEntry[] {
   if (Array.isArray(value)) {
-    return value.flatMap((item) => {
-      if (typeof item === "string") return parseProvisionList(item);
-      if (item === null || typeof item !== "object") throw new InvalidValue("each entry needs id, token, region and provider");
+    return value.flatMap((item: unknown, i) => {
+      if (typeof item === "string") return commaEntries(item, at, `[${i}]`, knownRegion);
+      if (item === null || typeof item !== "object" || Array.isArray(item)) {
+        throw new InvalidProvision(at(`[${i}]`), item, "an entry with id, token, region and provider", true);
+      }
       const record = item as Record<string, unknown>;
-      return [provisionEntry({ id: record.id, token: record.token, region: record.region, provider: record.provider, label: record.label })];
+      return [
+        provisionEntry(
+          { id: record.id, token: record.token, region: record.region, provider: record.provider, label: record.label },
+          { entry: at(`[${i}]`), field: (field) => at(`[${i}].${field}`) },
+          knownRegion,
+        ),
+      ];
     });
   }
-  return list(value).map((entry) => {
-    const parts = entry.split(":");
-    if (parts.length !== 4) throw new InvalidValue(`entry "${entry.split(":")[0]}:…" must be id:token:region:provider`);
-    const [id, token, region, provider] = parts;
-    return provisionEntry({ id, token, region, provider });
-  });
+  if (typeof value !== "string" && typeof value !== "number") throw new InvalidProvision(at(""), value, PROVISION_LIST, true);
+  return commaEntries(value, at, "", knownRegion);
 }
 
 export function parseRoles(value: unknown): Role[] {

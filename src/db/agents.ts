@@ -61,7 +61,7 @@ export function provisionAgents(orm: Orm, entries: readonly ProvisionEntry[], no
       const tokenHash = sha256Hex(entry.token);
       const holder = tx.select({ id: agents.id, provisionId: agents.provisionId }).from(agents).where(eq(agents.tokenHash, tokenHash)).get();
       if (holder && holder.provisionId !== entry.id) {
-        throw new ProvisionError(`the token of provisioned agent "${entry.id}" is already used by agent ${holder.id}; give it its own token`);
+        throw new ProvisionError(`the token of provisioned agent "${entry.id}" (${entry.source}) is already used by agent ${holder.id}; give it its own token`);
       }
       const existing = tx.select({ id: agents.id }).from(agents).where(eq(agents.provisionId, entry.id)).get();
       const fields = {

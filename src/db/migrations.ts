@@ -3,6 +3,8 @@
  * compiled binary) as text. Append only: a shipped migration is never edited.
  */
 import init from "../../migrations/0001_init.sql" with { type: "text" };
+import autoincrementIds from "../../migrations/0002_autoincrement_ids.sql" with { type: "text" };
+import probeReadingsAndAuditVia from "../../migrations/0003_probe_readings_and_audit_via.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -10,4 +12,8 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init", sql: init }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "0001_init", sql: init },
+  { version: 2, name: "0002_autoincrement_ids", sql: autoincrementIds },
+  { version: 3, name: "0003_probe_readings_and_audit_via", sql: probeReadingsAndAuditVia },
+];

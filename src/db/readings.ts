@@ -3,8 +3,10 @@
  * retention prune. Every query walks the (platform, region, measured_at)
  * index (or measured_at for the prune); none loads a region's readings into
  * JavaScript to find a few of them. Readings with equal measured_at are
- * ordered by id, which is their order of arrival.
+ * ordered by id, which is their order of arrival. No read shows a reading
+ * measured before the retention window, pruned yet or not.
  */
+import type { Database } from "bun:sqlite";
 import type { ReadingSeries } from "../domain/forecast.ts";
 import type { HubDb } from "./open.ts";
 
@@ -35,14 +37,32 @@ interface KeyedRow {
 }
 
 type Slot = [platform: string, region: string];
+/** A slot and the oldest visible measured_at. */
+type VisibleSlot = [...Slot, since: number];
 
 const SLOT = "platform = ?1 AND region = ?2";
-/** Strictly before the reading (?3 = measured_at, ?4 = id) in (measured_at, id) order. */
-const BEFORE = "measured_at <= ?3 AND (measured_at < ?3 OR id < ?4)";
-const AFTER = "measured_at >= ?3 AND (measured_at > ?3 OR id > ?4)";
+const VISIBLE = "measured_at >= ?3";
+/** Strictly before the reading (?4 = measured_at, ?5 = id) in (measured_at, id) order. */
+const BEFORE = "measured_at <= ?4 AND (measured_at < ?4 OR id < ?5)";
+const AFTER = "measured_at >= ?4 AND (measured_at > ?4 OR id > ?5)";
 const NEWEST_FIRST = "ORDER BY measured_at DESC, id DESC";
 const OLDEST_FIRST = "ORDER BY measured_at ASC, id ASC";
 const KEYED = "id, measured_at, survivor, killer, ratio";
+
+/**
+ * The oldest measured_at a read may show, per database connection. The
+ * retention window sets it before the hub answers anything, so what is shown
+ * never depends on how far the background prune has come; the prune only
+ * reclaims the space. Kept beside the connection rather than in one reader so
+ * that every reader of the readings table (the admin's attribution too) is
+ * bound by the same window.
+ */
+const horizons = new WeakMap<Database, () => number>();
+
+/** The oldest measured_at a read of `db` may show (no bound without a retention window). */
+export function oldestVisibleReading(db: HubDb): number {
+  return horizons.get(db.sqlite)?.() ?? Number.MIN_SAFE_INTEGER;
+}
 
 function entry(row: KeyedRow): ActivityEntry {
   return { t: row.measured_at, survivor: row.survivor, killer: row.killer, ratio: Math.round(row.ratio * 100) / 100 };
@@ -61,10 +81,10 @@ export class ReadingQueries {
   private readonly seriesQuery;
   private readonly pruneQuery;
 
-  constructor(db: HubDb) {
+  constructor(private readonly db: HubDb) {
     const q = db.sqlite;
-    this.extentQuery = q.query<{ first: number | null; last: number | null }, Slot>(
-      `SELECT (SELECT MIN(measured_at) FROM readings WHERE ${SLOT}) AS first, (SELECT MAX(measured_at) FROM readings WHERE ${SLOT}) AS last`,
+    this.extentQuery = q.query<{ first: number | null; last: number | null }, VisibleSlot>(
+      `SELECT (SELECT MIN(measured_at) FROM readings WHERE ${SLOT} AND ${VISIBLE}) AS first, (SELECT MAX(measured_at) FROM readings WHERE ${SLOT} AND ${VISIBLE}) AS last`,
     );
     this.countQuery = q.query<{ n: number }, [...Slot, number, number, number]>(
       `SELECT COUNT(*) AS n FROM (SELECT 1 FROM readings WHERE ${SLOT} AND measured_at >= ?3 AND measured_at <= ?4 LIMIT ?5)`,
@@ -88,13 +108,15 @@ export class ReadingQueries {
        SELECT r.measured_at - r.measured_at % ?5 AS t, r.survivor AS survivor, r.killer AS killer
        FROM walk JOIN readings AS r ON r.id = walk.id`,
     );
-    this.recentQuery = q.query<KeyedRow, [...Slot, number]>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} ${NEWEST_FIRST} LIMIT ?3`);
-    this.newestQuery = q.query<KeyedRow, Slot>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} ${NEWEST_FIRST} LIMIT 1`);
-    this.oldestQuery = q.query<KeyedRow, Slot>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} ${OLDEST_FIRST} LIMIT 1`);
-    this.differentBeforeQuery = q.query<KeyedRow, [...Slot, number, number, number, number]>(
-      `SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${BEFORE} AND (survivor <> ?5 OR killer <> ?6) ${NEWEST_FIRST} LIMIT 1`,
+    this.recentQuery = q.query<KeyedRow, [...VisibleSlot, number]>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${VISIBLE} ${NEWEST_FIRST} LIMIT ?4`);
+    this.newestQuery = q.query<KeyedRow, VisibleSlot>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${VISIBLE} ${NEWEST_FIRST} LIMIT 1`);
+    this.oldestQuery = q.query<KeyedRow, VisibleSlot>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${VISIBLE} ${OLDEST_FIRST} LIMIT 1`);
+    this.differentBeforeQuery = q.query<KeyedRow, [...VisibleSlot, number, number, number, number]>(
+      `SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${VISIBLE} AND ${BEFORE} AND (survivor <> ?6 OR killer <> ?7) ${NEWEST_FIRST} LIMIT 1`,
     );
-    this.nextAfterQuery = q.query<KeyedRow, [...Slot, number, number]>(`SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${AFTER} ${OLDEST_FIRST} LIMIT 1`);
+    this.nextAfterQuery = q.query<KeyedRow, [...VisibleSlot, number, number]>(
+      `SELECT ${KEYED} FROM readings WHERE ${SLOT} AND ${VISIBLE} AND ${AFTER} ${OLDEST_FIRST} LIMIT 1`,
+    );
     this.seriesQuery = q.query<[number, number, number], [...Slot, number, number]>(
       `SELECT measured_at, survivor, killer FROM readings WHERE ${SLOT} AND measured_at >= ?3 AND measured_at <= ?4 ${OLDEST_FIRST}`,
     );
@@ -103,44 +125,57 @@ export class ReadingQueries {
     );
   }
 
-  /** The first and last measured_at stored for the region, or nulls. */
+  /** Readings measured before this are not shown (the retention window). */
+  oldestVisible(): number {
+    return oldestVisibleReading(this.db);
+  }
+
+  /** Hides readings measured before `oldestVisible()` from every read of this database connection, from now on. */
+  limitTo(oldestVisible: () => number): void {
+    horizons.set(this.db.sqlite, oldestVisible);
+  }
+
+  /** The first and last visible measured_at of the region, or nulls. */
   extent(platform: string, region: string): Extent {
-    const row = this.extentQuery.get(platform, region);
+    const row = this.extentQuery.get(platform, region, this.oldestVisible());
     return { firstAt: row?.first ?? null, lastAt: row?.last ?? null };
   }
 
   /** How many readings lie in [from, to], counting no further than `cap`. */
   countUpTo(platform: string, region: string, from: number, to: number, cap: number): number {
-    return this.countQuery.get(platform, region, from, to, cap)?.n ?? 0;
+    return this.countQuery.get(platform, region, Math.max(from, this.oldestVisible()), to, cap)?.n ?? 0;
   }
 
   /** Every reading in [from, to], oldest first. */
   raw(platform: string, region: string, from: number, to: number): HistoryPoint[] {
-    return this.rawQuery.all(platform, region, from, to);
+    return this.rawQuery.all(platform, region, Math.max(from, this.oldestVisible()), to);
   }
 
   /** One point per non-empty epoch-aligned bucket of [from, to]: its start and its last reading's values, oldest first. */
   buckets(platform: string, region: string, from: number, to: number, widthMs: number): HistoryPoint[] {
-    return this.bucketQuery.all(platform, region, from, to, widthMs).reverse();
+    return this.bucketQuery.all(platform, region, Math.max(from, this.oldestVisible()), to, widthMs).reverse();
   }
 
   /** The newest `limit` readings, newest first. */
   recent(platform: string, region: string, limit: number): ActivityEntry[] {
-    return this.recentQuery.all(platform, region, limit).map(entry);
+    return this.recentQuery.all(platform, region, this.oldestVisible(), limit).map(entry);
   }
 
   /**
    * The newest `limit` readings whose survivor or killer differs from the
-   * reading before them (the first reading counts), newest first. Walks
-   * backwards a run of equal values at a time: the newest older reading with
-   * other values ends the run, and the reading after it starts the run.
+   * reading before them (the first visible reading counts), newest first.
+   * Walks backwards a run of equal values at a time: the newest older reading
+   * with other values ends the run, and the reading after it starts the run.
    */
   changes(platform: string, region: string, limit: number): ActivityEntry[] {
+    const since = this.oldestVisible();
     const found: ActivityEntry[] = [];
-    let cursor = this.newestQuery.get(platform, region);
+    let cursor = this.newestQuery.get(platform, region, since);
     while (cursor && found.length < limit) {
-      const different = this.differentBeforeQuery.get(platform, region, cursor.measured_at, cursor.id, cursor.survivor, cursor.killer);
-      const start = different ? this.nextAfterQuery.get(platform, region, different.measured_at, different.id) : this.oldestQuery.get(platform, region);
+      const different = this.differentBeforeQuery.get(platform, region, since, cursor.measured_at, cursor.id, cursor.survivor, cursor.killer);
+      const start = different
+        ? this.nextAfterQuery.get(platform, region, since, different.measured_at, different.id)
+        : this.oldestQuery.get(platform, region, since);
       if (!start) break;
       found.push(entry(start));
       cursor = different;
@@ -150,7 +185,7 @@ export class ReadingQueries {
 
   /** Readings in [from, to] as parallel arrays, oldest first: the forecast's input. */
   series(platform: string, region: string, from: number, to: number): ReadingSeries {
-    const rows = this.seriesQuery.values(platform, region, from, to);
+    const rows = this.seriesQuery.values(platform, region, Math.max(from, this.oldestVisible()), to);
     const n = rows.length;
     const t = new Float64Array(n);
     const survivor = new Int32Array(n);

@@ -1,6 +1,6 @@
 /**
  * Drizzle's view of the tables created by migrations/. The SQL files are the
- * source of truth; test/api/schema.test.ts checks that both agree.
+ * source of truth; test/api/db.test.ts checks that both agree.
  */
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
@@ -8,7 +8,7 @@ import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizz
 export const agents = sqliteTable(
   "agents",
   {
-    id: integer("id").primaryKey(),
+    id: integer("id").primaryKey({ autoIncrement: true }),
     tokenHash: text("token_hash").notNull().unique(),
     provider: text("provider", { enum: ["steam", "epic", "grdk"] }).notNull(),
     platform: text("platform", { enum: ["Windows", "EGS", "GRDK"] }).notNull(),
@@ -41,6 +41,8 @@ export const readings = sqliteTable(
     receivedAt: integer("received_at").notNull(),
     agentId: integer("agent_id").references(() => agents.id, { onDelete: "set null" }),
     activeEvent: text("active_event"),
+    /** The agent's assignment said probeImmediately when this reading arrived. */
+    probe: integer("probe", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     index("readings_slot_time").on(t.platform, t.region, t.measuredAt),
@@ -61,7 +63,7 @@ export const slotState = sqliteTable(
 );
 
 export const users = sqliteTable("users", {
-  id: integer("id").primaryKey(),
+  id: integer("id").primaryKey({ autoIncrement: true }),
   username: text("username").notNull(),
   usernameKey: text("username_key").notNull().unique(),
   name: text("name"),
@@ -99,7 +101,7 @@ export const sessions = sqliteTable(
 export const apiKeys = sqliteTable(
   "api_keys",
   {
-    id: integer("id").primaryKey(),
+    id: integer("id").primaryKey({ autoIncrement: true }),
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -117,7 +119,7 @@ export const apiKeys = sqliteTable(
 export const passkeys = sqliteTable(
   "passkeys",
   {
-    id: integer("id").primaryKey(),
+    id: integer("id").primaryKey({ autoIncrement: true }),
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -156,7 +158,7 @@ export const settings = sqliteTable("settings", {
 export const events = sqliteTable(
   "events",
   {
-    id: integer("id").primaryKey(),
+    id: integer("id").primaryKey({ autoIncrement: true }),
     key: text("key").notNull(),
     label: text("label").notNull(),
     multiplier: real("multiplier").notNull(),
@@ -179,6 +181,8 @@ export const auditLog = sqliteTable(
     action: text("action").notNull(),
     target: text("target"),
     detail: text("detail"),
+    /** How the change came in; null on entries written before the hub recorded it. */
+    via: text("via", { enum: ["session", "api-key", "cli", "config"] }),
   },
   (t) => [index("audit_log_at").on(t.at)],
 );

@@ -1,8 +1,11 @@
 /**
  * The acceptance rules for an agent's reading (SPEC §9), checked in order so
  * that a refusal names the first rule broken. Pure: the caller supplies the
- * agent's assignment, the clock and when the agent's previous reading arrived.
+ * agent's assignment, the clock, when the agent's previous reading arrived and
+ * whether the probe exception of rule 5 applies.
  */
+import { characters } from "./characters.ts";
+import { parseIsoTime } from "./iso-time.ts";
 
 export const MAX_FUTURE_MS = 60_000;
 export const MAX_PAST_MS = 10 * 60_000;
@@ -52,15 +55,12 @@ export interface ReadingContext {
   readonly pollMinSeconds: number;
   /** When the agent's previous accepted reading arrived (epoch ms), or null. */
   readonly previousAcceptedAt: number | null;
-}
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-
-/** Epoch ms of a strict ISO-8601 date-time with a zone, or null. */
-export function parseIsoTime(value: unknown): number | null {
-  if (typeof value !== "string" || !ISO_8601.test(value)) return null;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : null;
+  /**
+   * This would be the agent's second accepted reading and its first was a
+   * probe: rule 5 lets it through, once, because after probing an agent moves
+   * onto its phase, which may come sooner than the spacing.
+   */
+  readonly secondAfterProbe: boolean;
 }
 
 function refuse(rule: number, location: string, detail: string): Verdict {
@@ -73,7 +73,7 @@ function isBonus(value: unknown): value is number {
 
 function optionalLabel(value: unknown): { ok: boolean; value: string | null } {
   if (value === undefined || value === null) return { ok: true, value: null };
-  if (typeof value === "string" && value.length <= MAX_LABEL_LENGTH) return { ok: true, value };
+  if (typeof value === "string" && characters(value) <= MAX_LABEL_LENGTH) return { ok: true, value };
   return { ok: false, value: null };
 }
 
@@ -84,8 +84,8 @@ export function parseReportedEvent(value: unknown): ReportedEvent | null {
   const { key, label, multiplier } = event;
   const startsAt = parseIsoTime(event.startsAt);
   const endsAt = parseIsoTime(event.endsAt);
-  if (typeof key !== "string" || key.length < 1 || key.length > 64) return null;
-  if (typeof label !== "string" || label.length > 120) return null;
+  if (typeof key !== "string" || key.length < 1 || characters(key) > 64) return null;
+  if (typeof label !== "string" || characters(label) > 120) return null;
   if (typeof multiplier !== "number" || !Number.isFinite(multiplier) || multiplier <= 0) return null;
   if (startsAt === null || endsAt === null || endsAt <= startsAt) return null;
   return { key, label, multiplier, startsAt, endsAt };
@@ -115,7 +115,7 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
     return refuse(4, "body.ratio", `ratio must be a finite number greater than 0 and at most ${MAX_RATIO}.`);
   }
 
-  if (context.previousAcceptedAt !== null) {
+  if (context.previousAcceptedAt !== null && !context.secondAfterProbe) {
     const spacingMs = RATE_FACTOR * context.pollMinSeconds * 1000;
     const waitMs = context.previousAcceptedAt + spacingMs - context.now;
     if (waitMs > 0) {

@@ -25,13 +25,20 @@ export interface IngestCounters {
 /** Told about every stored reading, after it is on disk. */
 export type AcceptedListener = (platform: Platform, region: string) => void;
 
-type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null];
+type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null, number];
+
+/** What rule 5 needs to know of an agent's accepted readings so far. */
+interface Previous {
+  /** When the newest arrived (epoch ms); null when there is none. */
+  readonly at: number | null;
+  /** The agent has exactly one, and it was a probe: the next reading is exempt from rule 5. */
+  readonly secondAfterProbe: boolean;
+}
 
 export class Ingest {
-  /** When each agent's previous accepted reading arrived; null when it has none. */
-  private readonly lastAccepted = new Map<number, number | null>();
+  private readonly previous = new Map<number, Previous>();
   private readonly insert;
-  private readonly lastReceived;
+  private readonly storedPrevious;
   private readonly acceptedListeners = new Set<AcceptedListener>();
   readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
 
@@ -44,16 +51,19 @@ export class Ingest {
   ) {
     // run() rather than RETURNING with get(): a statement stepped to completion commits at once and lets the WAL checkpoint.
     this.insert = db.sqlite.query<unknown, InsertParams>(
-      "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event, probe) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.lastReceived = db.sqlite.query<{ at: number | null }, [number]>("SELECT MAX(received_at) AS at FROM readings WHERE agent_id = ?");
+    // Derived from the stored readings rather than kept apart, so a restart, or readings detached or deleted by an admin, leave it right.
+    this.storedPrevious = db.sqlite.query<{ at: number | null; n: number; probes: number | null }, [number]>(
+      "SELECT MAX(received_at) AS at, COUNT(*) AS n, SUM(probe) AS probes FROM readings WHERE agent_id = ?",
+    );
   }
 
   /** Forgets what is known about agents' previous readings (after readings were deleted). */
   forget(agentId?: number): void {
-    if (agentId === undefined) this.lastAccepted.clear();
-    else this.lastAccepted.delete(agentId);
+    if (agentId === undefined) this.previous.clear();
+    else this.previous.delete(agentId);
   }
 
   /** Subscribes to stored readings; returns the unsubscribe function. */
@@ -62,11 +72,12 @@ export class Ingest {
     return () => this.acceptedListeners.delete(listener);
   }
 
-  private previousAcceptedAt(agentId: number): number | null {
-    let previous = this.lastAccepted.get(agentId);
+  private previousOf(agentId: number): Previous {
+    let previous = this.previous.get(agentId);
     if (previous === undefined) {
-      previous = this.lastReceived.get(agentId)?.at ?? null;
-      this.lastAccepted.set(agentId, previous);
+      const stored = this.storedPrevious.get(agentId);
+      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1 };
+      this.previous.set(agentId, previous);
     }
     return previous;
   }
@@ -78,12 +89,14 @@ export class Ingest {
   submit(agent: Agent, body: unknown): IngestResult {
     const now = this.now();
     const assignment = this.agents.assignment(agent);
+    const previous = this.previousOf(agent.id);
     const verdict = checkReading(body, {
       region: agent.region,
       platform: agent.platform,
       now,
       pollMinSeconds: assignment.pollMinSeconds,
-      previousAcceptedAt: this.previousAcceptedAt(agent.id),
+      previousAcceptedAt: previous.at,
+      secondAfterProbe: previous.secondAfterProbe,
     });
     if (!verdict.ok) {
       const { refusal } = verdict;
@@ -110,6 +123,7 @@ export class Ingest {
         now,
         agent.id,
         reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
+        assignment.probeImmediately ? 1 : 0,
       );
       id = Number(result.lastInsertRowid);
     } catch (error) {
@@ -119,7 +133,7 @@ export class Ingest {
         headers: { "retry-after": "30" },
       });
     }
-    this.lastAccepted.set(agent.id, now);
+    this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately });
     this.counters.accepted++;
     for (const listener of this.acceptedListeners) listener(platform, reading.region);
     const becameLive = this.live.offer(platform, reading.region, {

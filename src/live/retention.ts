@@ -1,6 +1,7 @@
 /**
- * Prunes readings older than the retention window, at start-up and then
- * hourly. Deletes go in small batches with a turn of the event loop between
+ * The retention window. Reads are bounded by it from the moment it exists;
+ * readings older than it are pruned at start-up and then hourly, to reclaim
+ * the space. Deletes go in small batches with a turn of the event loop between
  * them, so a large first prune never keeps the hub from answering requests.
  */
 import type { ReadingQueries } from "../db/readings.ts";
@@ -26,9 +27,11 @@ export class Retention {
     private readonly intervalMs = PRUNE_INTERVAL_MS,
   ) {
     this.retentionMs = retentionDays * DAY_MS;
+    // Before the first prune ends (or after a restart with a shorter window) old readings are still stored; they must not show meanwhile.
+    readings.limitTo(() => this.cutoff());
   }
 
-  /** Readings measured before this instant are due for pruning. */
+  /** Readings measured before this instant are hidden and due for pruning. */
   cutoff(): number {
     return this.now() - this.retentionMs;
   }

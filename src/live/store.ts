@@ -5,6 +5,7 @@
  * Server-Sent Events frame, and handed to every listener as the same bytes.
  */
 import type { HubDb } from "../db/open.ts";
+import { oldestVisibleReading } from "../db/readings.ts";
 import { PLATFORMS, type Catalogue, type Platform } from "../domain/catalogue.ts";
 import { nextEventBoundary, selectActiveEvent, type AdminEvent } from "../domain/events.ts";
 import { deriveIncentives, isFresh, type IncentivesContent, type LiveValue } from "../domain/incentives.ts";
@@ -110,9 +111,9 @@ export class LiveStore {
     private readonly staleAfterMs: number,
     private readonly now: () => number,
   ) {
-    this.newestQuery = db.sqlite.query<ReadingRow, [string, string]>(
+    this.newestQuery = db.sqlite.query<ReadingRow, [string, string, number]>(
       "SELECT id, survivor, killer, ratio, measured_at, version, category, agent_id, active_event FROM readings " +
-        "WHERE platform = ? AND region = ? ORDER BY measured_at DESC, id ASC LIMIT 1",
+        "WHERE platform = ? AND region = ? AND measured_at >= ? ORDER BY measured_at DESC, id ASC LIMIT 1",
     );
     this.recentByAgentQuery = db.sqlite.query<{ agent_id: number; newest: number }, [number]>(
       "SELECT agent_id, MAX(measured_at) AS newest FROM readings WHERE measured_at > ? AND agent_id IS NOT NULL GROUP BY agent_id",
@@ -145,7 +146,7 @@ export class LiveStore {
 
   /** Re-reads the newest stored reading of one slot (after deletions). */
   rebuildSlot(platform: Platform, region: string): void {
-    const row = this.newestQuery.get(platform, region);
+    const row = this.newestQuery.get(platform, region, oldestVisibleReading(this.db));
     const slots = this.slots.get(platform);
     if (!slots) return;
     if (row) slots.set(region, toLive(row));

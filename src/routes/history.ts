@@ -5,7 +5,7 @@ import { bucketWidthFor, MAX_HISTORY_POINTS, resolveHistoryWindow } from "../dom
 import { DAY_MS } from "../domain/timezone.ts";
 import type { Access } from "../http/access.ts";
 import { HttpProblem } from "../http/problem.ts";
-import { PlatformRegionParams, problems, readCacheControl, requirePlatform, requireRegion } from "../http/schemas.ts";
+import { integerQuery, PlatformRegionParams, problems, readCacheControl, requirePlatform, requireRegion } from "../http/schemas.ts";
 
 export const ACTIVITY_LIMITS = { min: 1, max: 50, default: 10 } as const;
 
@@ -22,8 +22,8 @@ const HistoryRangeSchema = t.Object(
       description: `raw: one point per reading (at most ${MAX_HISTORY_POINTS} in the window); bucketed: one point per non-empty bucket`,
     }),
     bucketMs: t.Integer({ minimum: 0, description: "Bucket width; 0 when raw" }),
-    firstAt: t.Nullable(epochMs("The region's oldest stored reading")),
-    lastAt: t.Nullable(epochMs("The region's newest stored reading")),
+    firstAt: t.Nullable(epochMs("The region's oldest stored reading inside the retention window")),
+    lastAt: t.Nullable(epochMs("The region's newest stored reading inside the retention window")),
     points: t.Array(HistoryPointSchema, { description: "Oldest first. A bucket's point carries the values of its last reading, never an average." }),
   },
   {
@@ -47,12 +47,12 @@ const HistoryRangeSchema = t.Object(
 
 const HistoryQuery = t.Object({
   from: t.Optional(
-    t.String({
+    integerQuery({
       description: "Start of the window, epoch milliseconds (an integer). Default: to − 24 h. Raised to to − DATA_RETENTION_DAYS; must be before to.",
-      examples: ["1763661600000"],
+      examples: [1_763_661_600_000],
     }),
   ),
-  to: t.Optional(t.String({ description: "End of the window, epoch milliseconds (an integer). Default and latest: now.", examples: ["1763748000000"] })),
+  to: t.Optional(integerQuery({ description: "End of the window, epoch milliseconds (an integer). Default and latest: now.", examples: [1_763_748_000_000] })),
 });
 
 const ActivityEntrySchema = t.Object({
@@ -86,9 +86,11 @@ const ActivitySchema = t.Object(
 
 const ActivityQuery = t.Object({
   limit: t.Optional(
-    t.String({
+    integerQuery({
       description: `How many readings each list holds: an integer from ${ACTIVITY_LIMITS.min} to ${ACTIVITY_LIMITS.max} (default ${ACTIVITY_LIMITS.default})`,
-      examples: ["10"],
+      minimum: ACTIVITY_LIMITS.min,
+      maximum: ACTIVITY_LIMITS.max,
+      examples: [10],
     }),
   ),
 });
@@ -162,7 +164,9 @@ export function historyRoutes(ctx: HubContext, access: Access) {
         const { platform, region } = slot(params);
         const window = resolveHistoryWindow({ from: query.from, to: query.to, now: ctx.now(), retentionMs: config.retentionDays * DAY_MS });
         if (!window.ok) throw new HttpProblem(400, window.detail, { errors: [{ location: window.location, message: window.detail }] });
-        const { from, to } = window;
+        // Raised to the retention window itself, not only to `to` − retention, so an old `to` cannot reach readings not yet pruned, and the bucket width follows what can show.
+        const from = Math.max(window.from, readings.oldestVisible());
+        const { to } = window;
         set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 60);
         return ctx.metrics.time("history", () => {
           const { firstAt, lastAt } = readings.extent(platform, region);
@@ -186,7 +190,8 @@ export function historyRoutes(ctx: HubContext, access: Access) {
             "`to` − 24 h, must be before `to`, and is raised to `to` − DATA_RETENTION_DAYS; non-integers are a 400. Up to 1500 readings come one " +
             "by one (`resolution: raw`, `bucketMs: 0`); beyond that they are bucketed with the narrowest width of 1 m, 5 m, 15 m, 30 m, 1 h, 3 h, " +
             "6 h, 12 h, 1 d, 7 d giving at most 1500 buckets, aligned to the epoch. Each non-empty bucket gives one point at its start with the " +
-            "values of its last reading (never an average). `firstAt` and `lastAt` are the region's whole stored extent.",
+            "values of its last reading (never an average). `firstAt` and `lastAt` are the region's whole stored extent. Nothing older than DATA_RETENTION_DAYS ever shows, " +
+            "whether or not it has been pruned yet.",
         },
       },
     )
@@ -207,7 +212,7 @@ export function historyRoutes(ctx: HubContext, access: Access) {
           tags: ["incentives"],
           summary: "Region activity",
           description:
-            "The newest readings of one region, and the newest changes: readings, over everything stored for the region, whose survivor or " +
+            "The newest readings of one region, and the newest changes: readings, over everything stored for the region inside the retention window, whose survivor or " +
             "killer differs from the reading before them (the first reading counts). Both newest first; equal times are in order of arrival.",
         },
       },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { call, expectProblem, json, testHub } from "../helpers.ts";
+import { call, expectProblem, json, memoryDb, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
 const T0 = Date.parse("2026-11-21T18:00:00.000Z");
@@ -109,6 +109,8 @@ describe("POST /api/v1/agent/readings", () => {
 
   test("rule 5: too fast is 429 with Retry-After, and accepted again once the spacing passed", async () => {
     const { hub, now, advance } = setup();
+    addAgent(hub, "eu-west-1");
+    // The group's second agent never probes, so its second reading has no exception.
     const agent = addAgent(hub, "eu-west-1");
     expect((await post(hub, agent, reading("Windows", "eu-west-1", now()))).status).toBe(201);
     advance(60_000);
@@ -123,10 +125,67 @@ describe("POST /api/v1/agent/readings", () => {
 
   test("rule 5 remembers readings stored before a restart", async () => {
     const { hub, now } = setup();
+    addAgent(hub, "eu-west-1");
     const agent = addAgent(hub, "eu-west-1");
     expect((await post(hub, agent, reading("Windows", "eu-west-1", now()))).status).toBe(201);
     hub.ctx.ingest.forget();
     expect((await post(hub, agent, reading("Windows", "eu-west-1", now()))).status).toBe(429);
+  });
+
+  test("rule 5 probe exception: after a first reading that was a probe, the second may come sooner, once", async () => {
+    const { hub, now, advance } = setup();
+    const agent = addAgent(hub, "eu-west-1");
+    const assignment = await json(await call(hub, "GET", "/api/v1/agent/assignment", { headers: { authorization: `Bearer ${agent.token}` } }));
+    expect(assignment.probeImmediately).toBe(true);
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", now(), { refreshTimeSeconds: 300 }))).status).toBe(201);
+    advance(207_000);
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", now()))).status).toBe(201);
+    advance(207_000);
+    const third = await post(hub, agent, reading("Windows", "eu-west-1", now()));
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("33");
+    expect(hub.ctx.db.sqlite.query<{ probe: number }, []>("SELECT probe FROM readings ORDER BY id").all()).toEqual([{ probe: 1 }, { probe: 0 }]);
+  });
+
+  test("rule 5 probe exception survives a restart between the probe and the second reading", async () => {
+    let now = T0;
+    const db = memoryDb();
+    const before = testHub({ db, now: () => now });
+    const agent = addAgent(before, "eu-west-1");
+    expect((await post(before, agent, reading("Windows", "eu-west-1", now))).status).toBe(201);
+    await before.stop();
+    const after = testHub({ db, now: () => now });
+    now += 207_000;
+    expect((await post(after, agent, reading("Windows", "eu-west-1", now))).status).toBe(201);
+    now += 207_000;
+    expect((await post(after, agent, reading("Windows", "eu-west-1", now))).status).toBe(429);
+    const again = testHub({ db, now: () => now });
+    expect((await post(again, agent, reading("Windows", "eu-west-1", now))).status).toBe(429);
+  });
+
+  test("rule 5 probe exception: a first reading that was not a probe gives none", async () => {
+    const { hub, now, advance } = setup();
+    addAgent(hub, "eu-west-1");
+    const second = addAgent(hub, "eu-west-1");
+    const assignment = await json(await call(hub, "GET", "/api/v1/agent/assignment", { headers: { authorization: `Bearer ${second.token}` } }));
+    expect(assignment.probeImmediately).toBe(false);
+    expect((await post(hub, second, reading("Windows", "eu-west-1", now()))).status).toBe(201);
+    advance(207_000);
+    const refused = await post(hub, second, reading("Windows", "eu-west-1", now()));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("33");
+  });
+
+  test("rule 5 probe exception: once the refresh time is known nobody probes, so nobody is exempt", async () => {
+    const { hub, now, advance } = setup();
+    const first = addAgent(hub, "eu-west-1");
+    expect((await post(hub, first, reading("Windows", "eu-west-1", now(), { refreshTimeSeconds: 300 }))).status).toBe(201);
+    const later = addAgent(hub, "eu-west-1");
+    hub.ctx.db.sqlite.query("DELETE FROM readings").run();
+    hub.ctx.ingest.forget();
+    expect((await post(hub, later, reading("Windows", "eu-west-1", now()))).status).toBe(201);
+    advance(207_000);
+    expect((await post(hub, later, reading("Windows", "eu-west-1", now()))).status).toBe(429);
   });
 
   test("a reported refresh time is learned per group: probeImmediately ends and the cadence follows it", async () => {

@@ -105,7 +105,7 @@ describe("GET …/regions/{region}/history", () => {
     expect(body.lastAt).toBe(NOW);
   });
 
-  test("to is clamped to now; from to the retention window; firstAt and lastAt are the whole stored extent", async () => {
+  test("to is clamped to now; from to the retention window; firstAt and lastAt are the stored extent within retention", async () => {
     const { hub } = setup(
       [
         { t: NOW - 40 * DAY_MS, killer: 25 },
@@ -119,7 +119,7 @@ describe("GET …/regions/{region}/history", () => {
     );
     const body = await history(hub, `?from=0&to=${NOW + DAY_MS}`);
     expect(body.points.map((p) => p.killer)).toEqual([75, 100]);
-    expect(body.firstAt).toBe(NOW - 40 * DAY_MS);
+    expect(body.firstAt).toBe(NOW - 10 * DAY_MS);
     expect(body.lastAt).toBe(NOW + 30_000);
   });
 
@@ -188,7 +188,7 @@ describe("GET …/regions/{region}/history", () => {
 describe("GET …/regions/{region}/activity", () => {
   const T = NOW - HOUR_MS;
   const dataset: StoredReading[] = [
-    { t: T - 40 * DAY_MS, survivor: 25, ratio: 0.444 },
+    { t: T - 20 * DAY_MS, survivor: 25, ratio: 0.444 },
     { t: T, killer: 25, ratio: 1.234 },
     { t: T + MIN, killer: 25, ratio: 1.3 },
     { t: T + 2 * MIN, killer: 50, ratio: 1.236 },
@@ -212,14 +212,14 @@ describe("GET …/regions/{region}/activity", () => {
       { t: T + 2 * MIN, survivor: 0, killer: 50, ratio: 1.24 },
       { t: T + MIN, survivor: 0, killer: 25, ratio: 1.3 },
       { t: T, survivor: 0, killer: 25, ratio: 1.23 },
-      { t: T - 40 * DAY_MS, survivor: 25, killer: 0, ratio: 0.44 },
+      { t: T - 20 * DAY_MS, survivor: 25, killer: 0, ratio: 0.44 },
     ]);
     expect(body.changes).toEqual([
       { t: T + 4 * MIN, survivor: 0, killer: 50, ratio: 2.25 },
       { t: T + 4 * MIN, survivor: 0, killer: 75, ratio: 2.5 },
       { t: T + 2 * MIN, survivor: 0, killer: 50, ratio: 1.24 },
       { t: T, survivor: 0, killer: 25, ratio: 1.23 },
-      { t: T - 40 * DAY_MS, survivor: 25, killer: 0, ratio: 0.44 },
+      { t: T - 20 * DAY_MS, survivor: 25, killer: 0, ratio: 0.44 },
     ]);
   });
 

@@ -12,6 +12,8 @@ describe("GET /metrics", () => {
   test("Prometheus text with requests, streams, readings, latencies and database size", async () => {
     const { hub, admin } = await adminHub();
     const agent = addAgent(hub, "eu-west-1");
+    // A known refresh time means no probe, so the second reading below meets rule 5 (no probe exemption).
+    hub.ctx.agents.learnRefreshTime("Windows", "eu-west-1", 300, Date.now());
     await post(hub, agent, reading("Windows", "eu-west-1", Date.now()));
     await post(hub, agent, reading("Windows", "eu-west-1", Date.now()));
     await post(hub, agent, reading("Windows", "eu-west-1", Date.now(), { region: "eu-west-2" }));

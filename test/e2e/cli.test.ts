@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
+import { MIGRATIONS } from "../../src/db/migrations.ts";
 import { HUB_VERSION } from "../../src/version.ts";
 import { scratchDirs } from "../helpers.ts";
 import { runCli, startHub } from "./harness.ts";
@@ -65,7 +66,7 @@ describe("hub CLI", () => {
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toContain("up to date");
     const sqlite = new Database(db, { readonly: true });
-    expect(sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM schema_migrations").get()?.n).toBe(1);
+    expect(sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM schema_migrations").get()?.n).toBe(MIGRATIONS.length);
     sqlite.close();
   });
 });

@@ -43,7 +43,7 @@ describe("live incentives end to end", () => {
       expect(JSON.parse(first?.data ?? "{}").status).toBe("initializing");
 
       const started = performance.now();
-      const response = await postReading(hub.url, TOKENS.a, body("Windows", "eu-west-1", 150));
+      const response = await postReading(hub.url, TOKENS.b, body("Windows", "eu-west-1", 150));
       expect(response.status).toBe(201);
       expect((await response.json()).live).toBe(true);
       const pushed = await sse.nextMessage(100);
@@ -59,7 +59,7 @@ describe("live incentives end to end", () => {
       lastRevision = Number(pushed?.id);
 
       expect((await postReading(hub.url, TOKENS.c, body("EGS", "us-east-1", 25))).status).toBe(201);
-      expect((await postReading(hub.url, TOKENS.a, body("Windows", "eu-west-1", 100))).status).toBe(429);
+      expect((await postReading(hub.url, TOKENS.b, body("Windows", "eu-west-1", 100))).status).toBe(429);
       await sse.close();
 
       const created = await runCli(["agent", "create", "--db", db, "--region", "ap-south-1", "--provider", "GRDK", "--label", "late"]);
@@ -94,7 +94,7 @@ describe("live incentives end to end", () => {
       const first = await stream.nextMessage(2000);
       expect(Number(first?.id)).toBeGreaterThan(lastRevision);
       await stream.close();
-      const fast = await postReading(again.url, TOKENS.a, body("Windows", "eu-west-1", 100));
+      const fast = await postReading(again.url, TOKENS.b, body("Windows", "eu-west-1", 100));
       expect(fast.status).toBe(429);
       const agents = (await (await fetch(`${again.url}/api/v1/platforms/Windows/coverage`)).json()).regions[0];
       expect(agents).toMatchObject({ agents: 2, freshAgents: 1 });

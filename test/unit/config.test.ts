@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, configFrom, parseArgs, unquote, type Config, type Env } from "../../src/config/load.ts";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
-import { tempDir } from "../helpers.ts";
+import { provisionAgents } from "../../src/db/agents.ts";
+import { memoryDb, tempDir } from "../helpers.ts";
 
 const load = (argv: string[] = [], env: Env = {}): Config => configFrom(argv, env).config;
 const failure = (argv: string[], env: Env = {}): string => {
@@ -135,7 +136,7 @@ describe("config file", () => {
     expect(c.origin).toBe("https://fallback.example.org");
     expect(c.corsOrigins).toEqual({ kind: "list", origins: ["https://a.example.org", "https://b.example.org"] });
     expect(c.mfaEnforcedRoles).toEqual([]);
-    expect(c.provision).toEqual([{ id: "a1", token: TOKEN, region: "eu-west-1", provider: "steam", label: "Attic" }]);
+    expect(c.provision).toEqual([{ id: "a1", token: TOKEN, region: "eu-west-1", provider: "steam", label: "Attic", source: `provision[0] in ${yaml}` }]);
     expect(c.catalogue.region("me-south-1")?.flag).toBe("\u{1F1E7}\u{1F1ED}");
     expect(c.catalogue.regions.length).toBe(16);
   });
@@ -229,17 +230,90 @@ describe("provisioned agents", () => {
     expect(byId.a2?.provider).toBe("epic");
     expect(byId.a3?.token).toBe(`${TOKEN}-flag`);
     expect(byId.a9?.region).toBe("eu-west-2");
-    expect(byId.agent1).toEqual({ id: "agent1", token: `${TOKEN}-n1`, region: "ap-south-1", provider: "grdk", label: "Numbered" });
+    expect(byId.agent1).toEqual({ id: "agent1", token: `${TOKEN}-n1`, region: "ap-south-1", provider: "grdk", label: "Numbered", source: "AGENT1_*" });
+    expect(byId.a1?.source).toBe("PROVISION_AGENTS entry 1");
+    expect(byId.a2?.source).toBe("PROVISION_AGENTS entry 2");
+    expect(byId.a3?.source).toBe("--provision entry 1");
+    expect(byId.a9?.source).toBe(`provision[1] in ${yaml}`);
     expect(c.explicit.has("provision")).toBe(true);
   });
 
-  test("bad entries stop start-up", () => {
-    expect(failure([], { PROVISION_AGENTS: `a1:${TOKEN}:eu-west-1` })).toContain("id:token:region:provider");
-    expect(failure([], { PROVISION_AGENTS: `a1:${TOKEN}:eu-west-1:xbox` })).toContain("provider");
-    expect(failure([], { PROVISION_AGENTS: "a1:short:eu-west-1:steam" })).toContain("token");
-    expect(failure([], { PROVISION_AGENTS: `a1:${TOKEN}:mars-north-1:steam` })).toContain('unknown region "mars-north-1"');
+  test("a bad entry in PROVISION_AGENTS is named by the variable and its place in the list, never by its token", () => {
+    const good = `a0:${TOKEN}-zero:eu-west-1:steam`;
+    expect(failure([], { PROVISION_AGENTS: `${good},a1:${TOKEN}:eu-west-1` })).toBe(
+      "invalid value (hidden) for PROVISION_AGENTS entry 2: expected id:token:region:provider (3 parts instead of 4)",
+    );
+    expect(failure([], { PROVISION_AGENTS: `${good},a1:${TOKEN}:eu-west-1:xbox` })).toBe(
+      'invalid value "xbox" for the provider of PROVISION_AGENTS entry 2: expected steam, epic or grdk',
+    );
+    expect(failure([], { PROVISION_AGENTS: "a1:tiny-secret:eu-west-1:steam" })).toBe(
+      "invalid value (hidden) for the token of PROVISION_AGENTS entry 1: expected 16 to 512 visible ASCII characters without spaces",
+    );
+    expect(failure([], { PROVISION_AGENTS: `a1:${TOKEN}:mars-north-1:steam` })).toBe(
+      'invalid value "mars-north-1" for the region of PROVISION_AGENTS entry 1: expected a region id of the catalogue or one added under regions in the config file (unknown region)',
+    );
+    expect(failure([], { PROVISION_AGENTS: `bad id:${TOKEN}:eu-west-1:steam` })).toBe(
+      'invalid value "bad id" for the id of PROVISION_AGENTS entry 1: expected 1 to 64 letters, digits, ".", "_" or "-"',
+    );
+    const misplaced = failure([], { PROVISION_AGENTS: `${"T".repeat(86)}:a1:eu-west-1:steam` });
+    expect(misplaced).toContain("(hidden) for the id of PROVISION_AGENTS entry 1");
+    for (const env of [{ PROVISION_AGENTS: `a1:${TOKEN}:eu-west-1` }, { PROVISION_AGENTS: `a1:${TOKEN}:eu-west-1:xbox` }, { PROVISION_AGENTS: `${"T".repeat(86)}:a1:eu-west-1:steam` }]) {
+      const message = failure([], env);
+      expect(message).not.toContain(TOKEN);
+      expect(message).not.toContain("T".repeat(20));
+    }
+    expect(failure([], { PROVISION_AGENTS: "a1:tiny-secret:eu-west-1:steam" })).not.toContain("tiny-secret");
+  });
+
+  test("a bad entry of --provision is named by the flag", () => {
+    expect(failure(["--provision", `a1:${TOKEN}:eu-west-1:steam,a2:${TOKEN}-2:mars-north-1:epic`])).toBe(
+      'invalid value "mars-north-1" for the region of --provision entry 2: expected a region id of the catalogue or one added under regions in the config file (unknown region)',
+    );
+    expect(failure(["--provision", `a1:${TOKEN}`])).toBe("invalid value (hidden) for --provision entry 1: expected id:token:region:provider (2 parts instead of 4)");
+  });
+
+  test("a bad AGENTn_* agent is named by the variable that holds the bad value", () => {
+    const agent = { AGENT3_TOKEN: TOKEN, AGENT3_REGION: "eu-west-1", AGENT3_PROVIDER: "steam" };
+    expect(failure([], { ...agent, AGENT3_PROVIDER: "xbox" })).toBe('invalid value "xbox" for AGENT3_PROVIDER: expected steam, epic or grdk');
+    expect(failure([], { ...agent, AGENT3_REGION: "mars-north-1" })).toBe(
+      'invalid value "mars-north-1" for AGENT3_REGION: expected a region id of the catalogue or one added under regions in the config file (unknown region)',
+    );
+    expect(failure([], { ...agent, AGENT3_TOKEN: "tiny-secret" })).toBe(
+      "invalid value (hidden) for AGENT3_TOKEN: expected 16 to 512 visible ASCII characters without spaces",
+    );
+    expect(failure([], { ...agent, AGENT3_ID: "bad id" })).toBe('invalid value "bad id" for AGENT3_ID: expected 1 to 64 letters, digits, ".", "_" or "-"');
+    expect(failure([], { ...agent, AGENT3_LABEL: "x".repeat(121) })).toStartWith("invalid value ");
+    expect(failure([], { ...agent, AGENT3_LABEL: "x".repeat(121) })).toContain("for AGENT3_LABEL: expected at most 120 characters");
     expect(failure([], { AGENT4_TOKEN: TOKEN, AGENT4_PROVIDER: "steam" })).toContain("AGENT4_REGION");
-    expect(failure([], { PROVISION_AGENTS: `bad id:${TOKEN}:eu-west-1:steam` })).toContain("agent id");
+  });
+
+  test("a bad entry of the config file's provision list is named by its key and index", () => {
+    const yaml = file(
+      "hub.yaml",
+      `provision:\n  - { id: a1, token: ${TOKEN}, region: eu-west-1, provider: steam }\n  - { id: a2, token: ${TOKEN}-2, region: eu-west-1, provider: xbox }\n`,
+    );
+    expect(failure(["--config", yaml])).toBe(`invalid value "xbox" for provision[1].provider in ${yaml}: expected steam, epic or grdk`);
+    const secret = file("hub.yaml", "provision:\n  - { id: a1, token: tiny-secret, region: eu-west-1, provider: steam }\n");
+    expect(failure(["--config", secret])).toBe(`invalid value (hidden) for provision[0].token in ${secret}: expected 16 to 512 visible ASCII characters without spaces`);
+    const region = file("hub.json", JSON.stringify({ provision: [{ id: "a1", token: TOKEN, region: "me-south-1", provider: "steam" }] }));
+    expect(failure(["--config", region])).toContain(`"me-south-1" for provision[0].region in ${region}`);
+    const listed = file("hub.yaml", `provision:\n  - "a1:${TOKEN}:eu-west-1:xbox"\n`);
+    expect(failure(["--config", listed])).toBe(`invalid value "xbox" for the provider of provision[0] entry 1 in ${listed}: expected steam, epic or grdk`);
+    const scalar = file("hub.yaml", "provision: 42\n");
+    expect(failure(["--config", scalar])).toBe(`invalid value (hidden) for provision entry 1 in ${scalar}: expected id:token:region:provider (1 part instead of 4)`);
+    const nested = file("hub.yaml", "provision:\n  - [a1]\n");
+    expect(failure(["--config", nested])).toBe(`invalid value (hidden) for provision[0] in ${nested}: expected an entry with id, token, region and provider`);
+  });
+
+  test("a token given to two agents stops start-up naming where the second was configured", () => {
+    const c = load([], { PROVISION_AGENTS: `a1:${TOKEN}:eu-west-1:steam`, AGENT2_TOKEN: TOKEN, AGENT2_REGION: "eu-west-1", AGENT2_PROVIDER: "steam" });
+    expect(() => provisionAgents(memoryDb().orm, c.provision, 0)).toThrow('the token of provisioned agent "agent2" (AGENT2_*) is already used by agent 1; give it its own token');
+  });
+
+  test("extra regions of the config file count for provisioned agents from every source", () => {
+    const yaml = file("hub.yaml", "regions:\n  - { id: me-south-1, name: Middle East (Bahrain), tz: Asia/Bahrain }\n");
+    const c = load(["--config", yaml], { PROVISION_AGENTS: `a1:${TOKEN}:me-south-1:steam`, AGENT2_TOKEN: `${TOKEN}-2`, AGENT2_REGION: "me-south-1", AGENT2_PROVIDER: "epic" });
+    expect(c.provision.map((p) => p.region)).toEqual(["me-south-1", "me-south-1"]);
   });
 });
 

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { checkReading, parseIsoTime, parseReportedEvent, type ReadingContext, type Verdict } from "../../src/domain/readings.ts";
+import { parseIsoTime } from "../../src/domain/iso-time.ts";
+import { checkReading, parseReportedEvent, type ReadingContext, type Verdict } from "../../src/domain/readings.ts";
 
 const NOW = Date.parse("2026-11-21T18:00:00.000Z");
-const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, previousAcceptedAt: null };
+const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, previousAcceptedAt: null, secondAfterProbe: false };
 const VALID = { region: "eu-west-1", platform: "Windows", survivor: 0, killer: 75, ratio: 2.5, isReal: true, measuredAt: "2026-11-21T17:59:30.000Z" };
 
 function verdict(overrides: Record<string, unknown> = {}, context: Partial<ReadingContext> = {}): Verdict {
@@ -97,6 +98,17 @@ describe("rule 5: at least 0.8 × pollMinSeconds since the previous accepted rea
     expect(verdict({}, { previousAcceptedAt: NOW - 240_000 }).ok).toBe(true);
     expect(verdict({}, { previousAcceptedAt: null }).ok).toBe(true);
     expect(verdict({}, { previousAcceptedAt: NOW - 400_000, pollMinSeconds: 600 }).ok).toBe(false);
+  });
+  test("the second reading after a probe is exempt, however soon it comes", () => {
+    expect(verdict({}, { previousAcceptedAt: NOW - 207_000, secondAfterProbe: true }).ok).toBe(true);
+    expect(verdict({}, { previousAcceptedAt: NOW, secondAfterProbe: true }).ok).toBe(true);
+  });
+  test("without the probe exception the same reading is refused", () => {
+    expect(refusedBy(verdict({}, { previousAcceptedAt: NOW - 207_000, secondAfterProbe: false }))).toBe(5);
+  });
+  test("the exception lifts only rule 5", () => {
+    expect(refusedBy(verdict({ survivor: -1 }, { previousAcceptedAt: NOW, secondAfterProbe: true }))).toBe(4);
+    expect(refusedBy(verdict({ version: "v".repeat(99) }, { previousAcceptedAt: NOW, secondAfterProbe: true }))).toBe(6);
   });
 });
 
