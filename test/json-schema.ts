@@ -1,6 +1,7 @@
 /** A small JSON Schema checker (the subset the hub's OpenAPI description uses), for tests that work from the description alone. */
 
 export type JsonSchema = {
+  $ref?: string;
   type?: string | string[];
   anyOf?: JsonSchema[];
   const?: unknown;
@@ -23,8 +24,22 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
+/** A description's node with every `#/components/schemas/…` reference replaced by the schema it names. */
+export function deref<T>(node: T, schemas: Record<string, unknown>): T {
+  if (Array.isArray(node)) return node.map((item: unknown) => deref(item, schemas)) as T;
+  if (node === null || typeof node !== "object") return node;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
+    const name = ref.replace("#/components/schemas/", "");
+    if (!(name in schemas)) throw new Error(`unresolved reference ${ref}`);
+    return deref(schemas[name], schemas) as T;
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, deref(value, schemas)])) as T;
+}
+
 /** Problems found, as "path: message"; empty when the value conforms. */
 export function check(schema: JsonSchema, value: unknown, path = "$"): string[] {
+  if (schema.$ref !== undefined) throw new Error(`dereference the schema first (${schema.$ref})`);
   if (schema.anyOf) {
     return schema.anyOf.some((option) => check(option, value, path).length === 0) ? [] : [`${path}: matches none of anyOf`];
   }
@@ -42,8 +57,9 @@ export function check(schema: JsonSchema, value: unknown, path = "$"): string[] 
     if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) problems.push(`${path}: not above ${schema.exclusiveMinimum}`);
   }
   if (typeof value === "string") {
-    if (schema.minLength !== undefined && value.length < schema.minLength) problems.push(`${path}: shorter than ${schema.minLength}`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) problems.push(`${path}: longer than ${schema.maxLength}`);
+    const length = [...value].length;
+    if (schema.minLength !== undefined && length < schema.minLength) problems.push(`${path}: shorter than ${schema.minLength}`);
+    if (schema.maxLength !== undefined && length > schema.maxLength) problems.push(`${path}: longer than ${schema.maxLength}`);
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) problems.push(`${path}: does not match ${schema.pattern}`);
   }
   if (Array.isArray(value) && schema.items) value.forEach((item, i) => problems.push(...check(schema.items as JsonSchema, item, `${path}[${i}]`)));

@@ -4,8 +4,9 @@ import { audit, type Actor } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { events } from "../db/schema.ts";
 import { isPlatform, PLATFORMS } from "../domain/catalogue.ts";
-import { parseIsoTime } from "../domain/readings.ts";
+import { parseIsoTime } from "../domain/iso-time.ts";
 import { HttpProblem } from "../http/problem.ts";
+import { characters } from "../domain/characters.ts";
 import type { EventBook } from "../live/events.ts";
 import type { LiveStore } from "../live/store.ts";
 
@@ -71,7 +72,7 @@ export class EventAdmin {
     const endsText = input.endsAt ?? base.endsAt;
     const platforms = input.platforms === undefined ? (base.platforms ?? null) : input.platforms;
     if (key === undefined || !EVENT_KEY_PATTERN.test(key)) invalid("body.key", "1 to 64 of a-z, 0-9, '_' and '-'");
-    if (label === undefined || label.trim() === "" || label.length > 120) invalid("body.label", "1 to 120 characters");
+    if (label === undefined || label.trim() === "" || characters(label) > 120) invalid("body.label", "1 to 120 characters");
     if (multiplier === undefined || !Number.isFinite(multiplier) || multiplier <= 0) invalid("body.multiplier", "a number greater than 0");
     const startsAt = parseIsoTime(startsText);
     const endsAt = parseIsoTime(endsText);

@@ -1,5 +1,6 @@
 /** Passwords: argon2id through Bun.password, with equal work for unknown users. */
 import { PASSWORD_LENGTH } from "../db/users.ts";
+import { characters } from "../domain/characters.ts";
 
 /** OWASP's argon2id baseline: 19 MiB, two passes. */
 const OPTIONS = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
@@ -30,7 +31,8 @@ export async function verifyPassword(password: string, hash: string | null): Pro
 }
 
 export function passwordProblem(password: string): string | null {
-  if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
+  const length = characters(password);
+  if (length < PASSWORD_LENGTH.min || length > PASSWORD_LENGTH.max) {
     return `a password needs ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`;
   }
   return null;

@@ -11,7 +11,7 @@ export const openapi: Command = {
   flags: [{ name: "yaml", takesValue: false }],
   async run({ config, args, out }) {
     const { app, ctx } = createHub(config, { db: openDatabase(":memory:"), log: createLogger("error") });
-    const doc = buildOpenApiDocument(app);
+    const doc = buildOpenApiDocument(app, config.origin);
     out(args.command.get("yaml") === "true" ? Bun.YAML.stringify(doc, null, 2) : JSON.stringify(doc, null, 2));
     ctx.db.sqlite.close();
     return 0;

@@ -7,6 +7,7 @@
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
 import type { Logger } from "../log.ts";
 import { HttpProblem, type ProblemField } from "./problem.ts";
+import { ruleMessage } from "./rules.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -35,7 +36,7 @@ function validationProblem(error: ValidationError): HttpProblem {
     const location = path === "" ? error.type : `${error.type}.${path}`;
     if (seen.has(location)) continue;
     seen.add(location);
-    const message = "summary" in issue && typeof issue.summary === "string" ? issue.summary : issue.message;
+    const message = ruleMessage(issue.schema, issue.value);
     const value = SENSITIVE_FIELD.test(path) ? undefined : echo(issue.value);
     fields.push(value === undefined ? { location, message } : { location, message, value });
   }
@@ -51,6 +52,62 @@ function storageUnavailable(error: unknown): boolean {
   if (!(error instanceof Error) || error.name !== "SQLiteError") return false;
   const code = (error as Error & { code?: unknown }).code;
   return typeof code === "string" && UNAVAILABLE_STORAGE.has(code.split("_").slice(0, 2).join("_"));
+}
+
+function methodNotAllowed(method: string, path: string, allowed: readonly string[]): HttpProblem {
+  return new HttpProblem(405, `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { headers: { allow: allowed.join(", ") } });
+}
+
+/** The path of a request URL, without its query, cheaply (this runs on every request). */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  const path = query < 0 ? url.slice(start) : url.slice(start, query);
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+/** A route's shape for precedence: one letter per segment, literal ("s") before parameter ("p"). */
+function shapeOf(path: string): string {
+  return path
+    .split("/")
+    .slice(1)
+    .map((segment) => (segment.startsWith(":") || segment === "*" ? "p" : "s"))
+    .join("");
+}
+
+/**
+ * Which methods a path takes. A literal segment wins over a parameter, as in
+ * the router: /admin/agents/export is that route, never agent "export", so its
+ * Allow lists only the literal route's methods, and another method on it is a
+ * 405 rather than being answered by /admin/agents/:id.
+ */
+class RouteTable {
+  private readonly patterns: { method: string; pattern: RegExp; shape: string }[];
+  private readonly literals = new Map<string, string[]>();
+
+  constructor(routes: readonly RouteShape[]) {
+    this.patterns = routes.map((r) => ({ method: r.method.toUpperCase(), pattern: compilePattern(r.path), shape: shapeOf(r.path) }));
+    for (const route of routes) {
+      if (route.path.includes(":") || route.path.includes("*")) continue;
+      const methods = this.literals.get(route.path) ?? [];
+      methods.push(route.method.toUpperCase());
+      this.literals.set(route.path, methods);
+    }
+  }
+
+  allowedMethods(path: string): string[] {
+    const matching = this.patterns.filter((p) => p.pattern.test(path));
+    const best = matching.reduce((top, p) => (p.shape > top ? p.shape : top), "");
+    return [...new Set(matching.filter((p) => p.shape === best).map((p) => p.method))];
+  }
+
+  /** A 405 for a method that only a parameter route would take on a literal route's path. */
+  literalRefusal(method: string, path: string): HttpProblem | null {
+    const methods = this.literals.get(path);
+    if (!methods || methods.includes(method) || method === "OPTIONS" || (method === "HEAD" && methods.includes("GET"))) return null;
+    return methodNotAllowed(method, path, methods);
+  }
 }
 
 function compilePattern(path: string): RegExp {
@@ -72,18 +129,21 @@ function compilePattern(path: string): RegExp {
  * wrong method (405 with Allow) from an unknown path (404).
  */
 export function errorHandling(log: Logger, routes: () => readonly RouteShape[], finish: (response: Response, request: Request, route: string | undefined) => Response) {
-  let patterns: { method: string; pattern: RegExp }[] | null = null;
-  const allowedMethods = (path: string): string[] => {
-    patterns ??= routes().map((r) => ({ method: r.method.toUpperCase(), pattern: compilePattern(r.path) }));
-    return [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))];
-  };
+  let table: RouteTable | null = null;
+  const routeTable = () => (table ??= new RouteTable(routes()));
 
   const tooLarge = () => new HttpProblem(413, `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes (1 MiB).`);
   return new Elysia({ name: "hub/errors" })
+    // Refusals before routing are answered here, finished like every other reply: Elysia answers an
+    // error thrown this early through its toResponse() without the app's error handler or headers.
     .onRequest(({ request }) => {
-      if (request.method === "GET" || request.method === "HEAD") return;
-      const length = request.headers.get("content-length");
-      if (length !== null && Number(length) > MAX_BODY_BYTES) throw tooLarge();
+      let refusal: HttpProblem | null = null;
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        const length = request.headers.get("content-length");
+        if (length !== null && Number(length) > MAX_BODY_BYTES) refusal = tooLarge();
+      }
+      refusal ??= routeTable().literalRefusal(request.method, pathOf(request.url));
+      return refusal ? finish(refusal.toResponse(), request, undefined) : undefined;
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (!request.body) return null;
@@ -119,12 +179,10 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
         problem = error.cause instanceof HttpProblem ? error.cause : new HttpProblem(400, "The request body could not be parsed as JSON.");
       }
       else if (error instanceof NotFoundError) {
-        const allowed = allowedMethods(path);
+        const allowed = routeTable().allowedMethods(path);
         problem =
           allowed.length > 0 && !allowed.includes(request.method)
-            ? new HttpProblem(405, `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, {
-                headers: { allow: allowed.join(", ") },
-              })
+            ? methodNotAllowed(request.method, path, allowed)
             : new HttpProblem(404, `There is no route ${request.method} ${path}.`);
       } else if (storageUnavailable(error)) {
         problem = new HttpProblem(503, "The hub cannot write to its database right now (full, read-only or busy); nothing was changed. Try again later.", {

@@ -1,12 +1,23 @@
 /**
- * The OpenAPI 3.1 description, generated from the routes' own TypeBox
- * schemas and access rules, plus what only the hub knows: its name and
- * version, tags and security schemes.
+ * The OpenAPI 3.1 description, built from the routes themselves: their
+ * TypeBox schemas (params, query, headers, body, responses), their access
+ * rules and their `detail`. The hub builds it rather than taking a
+ * generator's output as is, because the description must be a *valid* 3.1
+ * document that says exactly what the server enforces (SPEC §7): real media
+ * types, no 3.0-only keywords, documented headers, and every error reply.
+ *
+ * Route `detail` keys read here (and removed from the output):
+ * - `x-request-body`: the body schema when the route checks its body in the
+ *   domain rather than by schema;
+ * - `x-media-type`: the 200 reply's media type when it is not JSON;
+ * - `x-response-headers`: `{ status: [header names] }` beyond the defaults.
  */
-import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
+import { ACCESS_DESCRIPTIONS, type AccessRule } from "./access.ts";
+import { MAX_BODY_BYTES } from "./errors.ts";
 import { ProblemSchema, STATUS_TITLES } from "./problem.ts";
+import { DOCUMENT_AS } from "./schemas.ts";
 
 export const TAGS = [
   { name: "system", description: "Health, this description and the interactive reference." },
@@ -40,6 +51,7 @@ export const TAGS = [
   { name: "admin-agents", description: "Admin: agents. Every change reaches agents (assignments), viewers (payloads, stream) and coverage at once." },
   { name: "admin-data", description: "Admin: which agent reported what, and removing readings. Live values are rebuilt after every deletion." },
   { name: "admin-events", description: "Admin: bloodpoint events shown as activeEvent while in force; pushed to streams when they start and end." },
+  { name: "admin-audit", description: "Admin: the audit log of every change, newest first." },
 ] as const;
 
 export const SECURITY_SCHEMES = {
@@ -74,58 +86,272 @@ export const SECURITY_SCHEMES = {
   },
 } as const;
 
+/** Response headers clients rely on, documented once and referenced by name. */
+const HEADERS: Record<string, { description: string; schema: Record<string, unknown> }> = {
+  "Cache-Control": {
+    description: "How long the reply may be cached: `public, max-age=N, stale-while-revalidate=4N` for public reads, `no-store` while sign-in is required or for private replies.",
+    schema: { type: "string", examples: ["public, max-age=15, stale-while-revalidate=60"] },
+  },
+  ETag: { description: "The payload's entity tag; send it back in If-None-Match to get 304 while nothing changed.", schema: { type: "string", examples: ['"1795300000123"'] } },
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 0, examples: [30] } },
+  "Set-Cookie": { description: "The session cookie hub_session (HttpOnly, SameSite=Lax), and hub_device when the device is remembered.", schema: { type: "string" } },
+  Allow: { description: "The methods this path accepts.", schema: { type: "string", examples: ["GET"] } },
+};
+
+/** Request headers, as reusable parameters. */
+const HEADER_PARAMETERS: Record<string, Record<string, unknown>> = {
+  CsrfToken: {
+    name: "X-CSRF-Token",
+    in: "header",
+    required: false,
+    description: "The session's csrfToken (GET /api/v1/auth/session). Required on this call when it is made with the session cookie; API keys need none.",
+    schema: { type: "string" },
+  },
+  IfNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description: "An ETag from an earlier reply; 304 while the payload is unchanged.",
+    schema: { type: "string" },
+  },
+  LastEventId: {
+    name: "Last-Event-ID",
+    in: "header",
+    required: false,
+    description: "The last revision received; sent by browsers when they reconnect. Equal to the current revision: no duplicate first message.",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+};
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const WITH_COOKIE: ReadonlySet<AccessRule> = new Set(["session-partial", "session", "admin"]);
+
 export interface OpenApiDocument {
   readonly json: string;
   readonly yaml: string;
 }
 
-type Operation = Record<string, unknown> & { requestBody?: unknown };
+type JsonObject = Record<string, unknown>;
 
-/** A TypeBox schema as plain JSON Schema (its symbol-keyed bookkeeping dropped). */
-function jsonSchema(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema)) as unknown;
+interface RouteHooks {
+  readonly params?: unknown;
+  readonly query?: unknown;
+  readonly headers?: unknown;
+  readonly body?: unknown;
+  readonly response?: unknown;
+  readonly detail?: JsonObject;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
- * Request bodies are JSON only. The generator cannot see body schemas behind
- * the hub's own JSON parser, so they are taken from the routes directly; a
- * route whose rules are checked in the domain rather than by schema documents
- * its body through `x-request-body`.
+ * Elysia widens each integer of a route's schemas in place to "an integer,
+ * or a string holding one" so that it can coerce query strings; the hub
+ * checks its wire values strictly, so the description shows the integer.
  */
-function documentBodies(app: AnyElysia, paths: Record<string, Record<string, Operation>>): void {
-  for (const route of app.routes) {
-    const operation = paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
-    if (!operation) continue;
-    const hooks = route.hooks as { body?: unknown } | undefined;
-    const documented = operation["x-request-body"] ?? hooks?.body;
-    delete operation["x-request-body"];
-    if (documented === undefined) delete operation.requestBody;
-    else operation.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(documented) } } };
-  }
+function uncoerced(node: JsonObject): JsonObject | null {
+  const branches = node.anyOf;
+  if (!Array.isArray(branches) || branches.length !== 2) return null;
+  const [first, second] = branches as unknown[];
+  if (!isObject(first) || !isObject(second) || first.type !== "string" || first.format !== "integer") return null;
+  const { anyOf: _widened, ...outer } = node;
+  return { ...outer, ...second };
 }
 
-/** Error replies are problem details: one shared schema, served as application/problem+json. */
-function documentProblems(paths: Record<string, Record<string, Operation>>): void {
-  for (const methods of Object.values(paths)) {
-    for (const operation of Object.values(methods)) {
-      const responses = operation.responses as Record<string, unknown> | undefined;
-      if (!responses) continue;
-      for (const status of Object.keys(responses)) {
-        if (Number(status) < 400) continue;
-        responses[status] = {
-          description: STATUS_TITLES[Number(status)] ?? "Error",
-          content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
-        };
-      }
+/**
+ * A TypeBox schema as an OpenAPI 3.1 schema: TypeBox's symbol-keyed
+ * bookkeeping dropped, a wire form declared with DOCUMENT_AS put in place of
+ * the schema that checks it, no `additionalProperties: false` (the hub
+ * ignores unknown fields) and no 3.0 `nullable`, which Elysia's t.Nullable
+ * adds beside the `anyOf` with `null` that already says it.
+ */
+function toDocSchema(schema: unknown): unknown {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isObject(node)) return node;
+    const documented = node[DOCUMENT_AS];
+    if (isObject(documented)) {
+      const { description } = node;
+      return walk(description === undefined ? documented : { description, ...documented });
     }
+    const coerced = uncoerced(node);
+    if (coerced) return walk(coerced);
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "additionalProperties" && value === false) continue;
+      if (key === "nullable" || key === "x-rule") continue;
+      out[key] = walk(value);
+    }
+    return out;
+  };
+  if (schema === undefined) return undefined;
+  return walk(JSON.parse(JSON.stringify(schema)) as unknown);
+}
+
+/**
+ * Moves every titled object schema into components and refers to it there,
+ * so clients generated from the description get named types. Two different
+ * schemas under one title are a programming error.
+ */
+function hoist(node: unknown, components: Map<string, string>, schemas: JsonObject): unknown {
+  if (Array.isArray(node)) return node.map((item) => hoist(item, components, schemas));
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) out[key] = hoist(value, components, schemas);
+  const title = out.title;
+  if (typeof title !== "string" || out.type !== "object") return out;
+  const text = JSON.stringify(out);
+  const known = components.get(title);
+  if (known !== undefined && known !== text) throw new Error(`Two different schemas are titled ${title}; give one another title.`);
+  components.set(title, text);
+  schemas[title] = out;
+  return { $ref: `#/components/schemas/${title}` };
+}
+
+function parametersOf(schema: unknown, location: "path" | "query" | "header"): JsonObject[] {
+  const doc = toDocSchema(schema);
+  if (!isObject(doc) || !isObject(doc.properties)) return [];
+  const required = new Set(Array.isArray(doc.required) ? doc.required : []);
+  return Object.entries(doc.properties).map(([name, property]) => {
+    const { description, ...rest } = isObject(property) ? property : {};
+    const parameter: JsonObject = { name, in: location, required: location === "path" || required.has(name) };
+    if (typeof description === "string") parameter.description = description;
+    parameter.schema = rest;
+    return parameter;
+  });
+}
+
+function headersFor(names: readonly string[]): JsonObject | undefined {
+  if (names.length === 0) return undefined;
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+function operationId(summary: string, used: Set<string>): string {
+  const words = summary.replace(/[^A-Za-z0-9 ]+/g, " ").trim().split(/\s+/);
+  const base = words.map((w, i) => (i === 0 ? w.toLowerCase() : `${w.charAt(0).toUpperCase()}${w.slice(1)}`)).join("");
+  let id = base;
+  for (let n = 2; used.has(id); n++) id = `${base}${n}`;
+  used.add(id);
+  return id;
+}
+
+interface Built {
+  readonly operation: JsonObject;
+  readonly path: string;
+  readonly method: string;
+}
+
+function buildOperation(route: { method: string; path: string; hooks: unknown }, usedIds: Set<string>): Built | null {
+  const hooks = (route.hooks ?? {}) as RouteHooks;
+  const detail = hooks.detail ?? {};
+  if (detail.hide === true) return null;
+  const method = route.method.toUpperCase();
+  const access = detail["x-access"] as AccessRule | undefined;
+  const summary = typeof detail.summary === "string" ? detail.summary : `${method} ${route.path}`;
+  const operation: JsonObject = {
+    operationId: typeof detail.operationId === "string" ? detail.operationId : operationId(summary, usedIds),
+  };
+  for (const [key, value] of Object.entries(detail)) {
+    if (key === "hide" || key === "operationId" || key.startsWith("x-") && key !== "x-access") continue;
+    operation[key] = value;
+  }
+  if (access) {
+    const rule = `Who may call it: ${ACCESS_DESCRIPTIONS[access]}`;
+    operation.description = typeof detail.description === "string" && detail.description !== "" ? `${detail.description}\n\n${rule}` : rule;
+  }
+
+  const parameters: JsonObject[] = [...parametersOf(hooks.params, "path"), ...parametersOf(hooks.query, "query")];
+  for (const header of parametersOf(hooks.headers, "header")) {
+    const name = String(header.name).toLowerCase();
+    if (name === "if-none-match") parameters.push({ $ref: "#/components/parameters/IfNoneMatch" });
+    else if (name === "last-event-id") parameters.push({ $ref: "#/components/parameters/LastEventId" });
+    else parameters.push(header);
+  }
+  if (access && WITH_COOKIE.has(access) && STATE_CHANGING.has(method)) parameters.push({ $ref: "#/components/parameters/CsrfToken" });
+  if (parameters.length > 0) operation.parameters = parameters;
+
+  const bodySchema = detail["x-request-body"] ?? hooks.body;
+  const hasBody = bodySchema !== undefined;
+  if (hasBody) {
+    const schema = toDocSchema(bodySchema);
+    const optional = isObject(schema) && schema.type === "object" && !(Array.isArray(schema.required) && schema.required.length > 0);
+    const required = !optional;
+    operation.requestBody = { required, content: { "application/json": { schema } } };
+  }
+
+  const declared: Record<string, unknown> = isObject(hooks.response) && !("type" in hooks.response) && !("anyOf" in hooks.response) ? hooks.response : {};
+  const extraHeaders = (detail["x-response-headers"] ?? {}) as Record<string, readonly string[]>;
+  const mediaType = typeof detail["x-media-type"] === "string" ? detail["x-media-type"] : "application/json";
+  const responses: JsonObject = {};
+  const statuses = new Set(Object.keys(declared).map(Number));
+  for (const status of [405, 500]) statuses.add(status);
+  if (hasBody) for (const status of [400, 413, 415]) statuses.add(status);
+  if (access === "admin" || access === "session" || access === "agent") for (const status of [401, 403]) statuses.add(status);
+  if (access === "session-partial" || access === "public-read" || access === "metrics") statuses.add(401);
+  if (access === "metrics") statuses.add(403);
+
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    const schema = declared[String(status)];
+    const headerNames = [...(extraHeaders[String(status)] ?? [])];
+    if (status >= 200 && status < 300 && method === "GET" && (access === "public-read" || access === "agent" || access === "public") && !headerNames.includes("Cache-Control")) {
+      headerNames.push("Cache-Control");
+    }
+    if (status === 429 || status === 503) headerNames.push("Retry-After");
+    if (status === 405) headerNames.push("Allow");
+    const response: JsonObject = {};
+    if (status >= 400) {
+      const problem = schema === undefined || schema === ProblemSchema;
+      response.description = problemDescription(status);
+      response.content = problem
+        ? { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }
+        : { "application/json": { schema: toDocSchema(schema) } };
+    } else {
+      const doc = isObject(schema) ? toDocSchema(schema) : {};
+      const description = isObject(doc) && typeof doc.description === "string" ? doc.description : status === 204 ? "Done; no content." : "Success.";
+      response.description = description;
+      if (status !== 204 && status !== 304) response.content = { [mediaType]: { schema: mediaType === "application/json" ? doc : { type: "string", description } } };
+    }
+    const headers = headersFor(headerNames);
+    if (headers) response.headers = headers;
+    responses[String(status)] = response;
+  }
+  operation.responses = responses;
+  return { operation, path: route.path.replace(/:([^/]+)/g, "{$1}"), method: method.toLowerCase() };
+}
+
+function problemDescription(status: number): string {
+  const title = STATUS_TITLES[status] ?? "Error";
+  switch (status) {
+    case 400:
+      return `${title}: the input is malformed or breaks a rule; \`errors\` names each field.`;
+    case 405:
+      return `${title}: the path exists but not with this method; Allow lists those it takes.`;
+    case 413:
+      return `${title}: the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`;
+    case 415:
+      return `${title}: the body is not sent as application/json.`;
+    case 500:
+      return `${title}: an unexpected failure, logged by the hub; no internals are shown.`;
+    default:
+      return title;
   }
 }
 
-export function buildOpenApiDocument(app: AnyElysia): Record<string, unknown> {
-  const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.1");
-  const paths = generated.paths as Record<string, Record<string, Operation>>;
-  documentBodies(app, paths);
-  documentProblems(paths);
+export function buildOpenApiDocument(app: AnyElysia, origin = "http://localhost:3000"): Record<string, unknown> {
+  const paths: Record<string, JsonObject> = {};
+  const usedIds = new Set<string>();
+  for (const route of app.routes) {
+    const built = buildOperation(route, usedIds);
+    if (!built) continue;
+    paths[built.path] ??= {};
+    (paths[built.path] as JsonObject)[built.method] = built.operation;
+  }
+  const schemas: JsonObject = {};
+  const titles = new Map<string, string>();
+  const hoistedPaths = hoist(paths, titles, schemas);
+  schemas.Problem = toDocSchema(ProblemSchema);
   return {
     openapi: "3.1.1",
     info: {
@@ -133,24 +359,29 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, unknown> {
       version: HUB_VERSION,
       description:
         "Live Dead by Daylight bloodpoint incentives per platform and region, collected from volunteer agents. " +
-        "Errors are RFC 9457 problem details (`application/problem+json`).",
+        "Errors are RFC 9457 problem details (`application/problem+json`). Request bodies are JSON objects of at most 1 MiB; " +
+        "unknown fields are ignored, and string lengths count characters (Unicode code points).",
       license: { name: "MIT", identifier: "MIT" },
+      contact: { name: `${HUB_NAME} at ${origin}`, url: origin },
     },
+    servers: [{ url: origin, description: "This hub" }],
     tags: TAGS,
-    paths: generated.paths,
+    paths: hoistedPaths,
     components: {
-      schemas: { ...(generated.components.schemas as Record<string, unknown>), Problem: jsonSchema(ProblemSchema) },
+      schemas,
+      parameters: HEADER_PARAMETERS,
+      headers: HEADERS,
       securitySchemes: SECURITY_SCHEMES,
     },
   };
 }
 
 /** Serialises the description once, on first use, after every route is registered. */
-export function openApiDocument(app: () => AnyElysia): () => OpenApiDocument {
+export function openApiDocument(app: () => AnyElysia, origin?: string): () => OpenApiDocument {
   let cached: OpenApiDocument | null = null;
   return () => {
     if (!cached) {
-      const doc = buildOpenApiDocument(app());
+      const doc = buildOpenApiDocument(app(), origin);
       cached = { json: JSON.stringify(doc), yaml: Bun.YAML.stringify(doc, null, 2) };
     }
     return cached;

@@ -6,6 +6,56 @@ import { HttpProblem, ProblemSchema } from "./problem.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
+/**
+ * A schema key naming the wire form to document in place of the schema that
+ * checks it. Integer parameters are checked as digit strings, so that "1e3",
+ * "0x10" or an id too large for a double is refused instead of coerced or
+ * rounded, yet they are integers on the wire and say so in the description.
+ */
+export const DOCUMENT_AS = "x-document-as";
+
+/** The largest id a path accepts: 15 digits, well inside a double's exact integers. */
+export const MAX_ID = 999_999_999_999_999;
+
+/** An integer query parameter: any string to the router, read strictly by the handler (queryInteger), documented as the integer it must be. */
+export function integerQuery(options: { description: string; minimum?: number; maximum?: number; examples: readonly number[] }) {
+  const { description, examples, ...range } = options;
+  return t.String({
+    description,
+    [DOCUMENT_AS]: { type: "integer", format: "int64", ...range, examples },
+  });
+}
+
+/** An optional integer query value read strictly (digits, an optional sign, within the range), or a 400 naming the parameter. */
+export function queryInteger(raw: string | undefined, name: string, range: { minimum?: number; maximum?: number } = {}): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^-?[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  const { minimum = Number.MIN_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER } = range;
+  if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    const bounds = range.minimum !== undefined && range.maximum !== undefined ? ` from ${minimum} to ${maximum}` : "";
+    const message = `${name} must be an integer${bounds}, written as plain digits.`;
+    throw new HttpProblem(400, message, { errors: [{ location: `query.${name}`, message, value: raw.slice(0, 100) }] });
+  }
+  return value;
+}
+
+/** A path id: decoded to a number after its digits are checked, so it never loses precision. */
+export function idParam(what: string) {
+  return t
+    .Transform(
+      t.String({
+        pattern: "^[1-9][0-9]{0,14}$",
+        description: `${what} id`,
+        [DOCUMENT_AS]: { type: "integer", format: "int64", minimum: 1, maximum: MAX_ID, examples: [1] },
+      }),
+    )
+    .Decode((value) => Number(value))
+    .Encode((value) => String(value));
+}
+
+/** `{ id }` path parameters. */
+export const idParams = (what: string) => t.Object({ id: idParam(what) });
+
 const isoTime = (description: string) => t.String({ format: "date-time", description });
 const nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
 

@@ -97,7 +97,9 @@ export function responseFinisher(options: { https: boolean; cors: CorsOrigins; m
     if (!request.headers.has("access-control-request-method")) return undefined;
     const origin = request.headers.get("origin");
     if (origin === null || cors.kind === "none" || !allowedOrigin(origin)) {
-      throw new HttpProblem(403, `Cross-origin requests from ${origin ?? "this page"} are not allowed; ask the operator to add it to CORS_ALLOWED_ORIGINS.`);
+      // Answered rather than thrown: an error thrown before routing would leave without the security headers.
+      const refusal = new HttpProblem(403, `Cross-origin requests from ${origin ?? "this page"} are not allowed; ask the operator to add it to CORS_ALLOWED_ORIGINS.`);
+      return finish(refusal.toResponse(), request, undefined);
     }
     const response = new Response(null, {
       status: 204,

@@ -4,13 +4,13 @@ import { SESSION_COOKIE } from "../auth/sessions.ts";
 import { DEVICE_COOKIE } from "../auth/devices.ts";
 import type { Accounts } from "../auth/accounts.ts";
 import type { HubContext } from "../context.ts";
-import { LoginReplySchema, SessionBodySchema } from "../http/account-schemas.ts";
+import { LoginReplySchema, Role, SessionBodySchema } from "../http/account-schemas.ts";
 import { sessionCookie, type Access } from "../http/access.ts";
 import { clientIp } from "../http/client-ip.ts";
+import { CurrentPasswordSchema, EmailSchema, LoginUsernameSchema, NameSchema, PasswordSchema, UsernameSchema } from "../http/field-schemas.ts";
 import { problems } from "../http/schemas.ts";
 
-export const EmailSchema = t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+$", description: "An e-mail address" });
-const Credentials = t.Object({ username: t.String({ maxLength: 256 }), password: t.String({ maxLength: 4096 }) });
+const Credentials = t.Object({ username: LoginUsernameSchema, password: CurrentPasswordSchema });
 const NO_CONTENT = t.Void({ description: "Done" });
 
 export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) {
@@ -32,15 +32,16 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       {
         access: "public",
         body: t.Object({
-          username: t.String({ maxLength: 256, description: "1–64 letters, digits, '.', '_' or '-'" }),
-          password: t.String({ maxLength: 4096, description: "10–1024 characters" }),
+          username: UsernameSchema,
+          password: PasswordSchema,
           email: t.Optional(t.Nullable(EmailSchema)),
-          name: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+          name: t.Optional(t.Nullable(NameSchema)),
         }),
         response: { 201: LoginReplySchema, ...problems(400, 409) },
         detail: {
           tags: ["auth"],
           summary: "Create the first admin",
+          "x-response-headers": { 201: ["Set-Cookie"] },
           description: "Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in (hub_session cookie).",
         },
       },
@@ -61,6 +62,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
         detail: {
           tags: ["auth"],
           summary: "Sign in",
+          "x-response-headers": { 200: ["Set-Cookie"] },
           description:
             "Sets the hub_session cookie. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and " +
             "disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After.",
@@ -75,7 +77,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
         noStore(set);
         set.status = 204;
       },
-      { access: "session-partial", response: { 204: NO_CONTENT, ...problems(401, 403) }, detail: { tags: ["auth"], summary: "Sign out", description: "Ends the session and clears its cookie." } },
+      { access: "session-partial", response: { 204: NO_CONTENT, ...problems(401, 403) }, detail: { tags: ["auth"], summary: "Sign out", description: "Ends the session and clears its cookie.", "x-response-headers": { 204: ["Set-Cookie"] } } },
     )
     .get(
       "/session",
@@ -98,7 +100,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       },
       {
         access: "session",
-        body: t.Object({ currentPassword: t.String({ maxLength: 4096 }), newPassword: t.String({ maxLength: 4096, description: "10–1024 characters" }) }),
+        body: t.Object({ currentPassword: CurrentPasswordSchema, newPassword: PasswordSchema }),
         response: { 204: NO_CONTENT, ...problems(400, 401, 403, 429) },
         detail: { tags: ["auth"], summary: "Change password", description: "Ends the user's other sessions and forgets their remembered devices. A wrong current password is 403." },
       },
@@ -112,7 +114,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       },
       {
         access: "session-partial",
-        body: t.Object({ roles: t.Array(t.String({ maxLength: 32 }), { maxItems: 8, description: "Roles that must use a second factor: admin, user (or none)" }) }),
+        body: t.Object({ roles: t.Array(Role, { maxItems: 8, description: "Roles that must use a second factor: admin, user (or none)" }) }),
         response: { 204: NO_CONTENT, ...problems(400, 401, 403, 409) },
         detail: {
           tags: ["auth"],

@@ -32,6 +32,8 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         description:
           "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. " +
           "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
+        "x-media-type": "text/plain",
+        "x-response-headers": { 200: ["Cache-Control"] },
       },
     },
   );

@@ -70,11 +70,13 @@ export function publicRoutes(ctx: HubContext, access: Access, incentives: Incent
       {
         access: "public-read",
         params: PlatformParams,
+        headers: t.Object({ "if-none-match": t.Optional(t.String()) }),
         response: { 200: IncentivesPayloadSchema, 304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }), ...problems(401, 404) },
         detail: {
           tags: ["incentives"],
           summary: "Current incentives",
           description: "The live incentives of one platform: the same payload as each message of the stream. Carries an ETag; send If-None-Match to get 304.",
+          "x-response-headers": { 200: ["ETag"], 304: ["ETag", "Cache-Control"] },
         },
       },
     )

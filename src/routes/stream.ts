@@ -13,6 +13,7 @@ export function streamRoutes(ctx: HubContext, access: Access) {
     {
       access: "public-read",
       params: PlatformParams,
+      headers: t.Object({ "last-event-id": t.Optional(t.String()) }),
       response: {
         200: t.String({
           description:
@@ -27,6 +28,8 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         description:
           "Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, " +
           "even across restarts. Beyond MAX_STREAMS open streams the hub answers 503 with Retry-After.",
+        "x-media-type": "text/event-stream",
+        "x-response-headers": { 200: ["Cache-Control"] },
       },
     },
   );

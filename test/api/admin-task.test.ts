@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { Browser } from "../browser.ts";
 import { call, testHub } from "../helpers.ts";
-import { check, type JsonSchema } from "../json-schema.ts";
+import { check, deref, type JsonSchema } from "../json-schema.ts";
 
 interface Operation {
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
@@ -14,12 +14,18 @@ interface Operation {
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; required: boolean }[];
 }
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> } };
+
+/** The description with its schema references resolved, as the checks below read it. */
+async function description(hub: ReturnType<typeof testHub>): Promise<Doc> {
+  const doc = (await (await call(hub, "GET", "/openapi.json")).json()) as Doc;
+  return { ...doc, paths: deref(doc.paths, doc.components.schemas) };
+}
 
 describe("an admin task from the OpenAPI description alone", () => {
   test("create an agent, post a reading as it, move it orphaning its data, check attribution, delete orphans", async () => {
     const hub = testHub({ env: { MFA_ENFORCED_ROLES: "" } });
-    const doc = (await (await call(hub, "GET", "/openapi.json")).json()) as Doc;
+    const doc = await description(hub);
     const admin = new Browser(hub);
 
     /** Calls a documented operation, checking the request body and the reply against the description. */
@@ -73,7 +79,7 @@ describe("an admin task from the OpenAPI description alone", () => {
 
   test("every admin operation documents its request, its replies, its errors and an example", async () => {
     const hub = testHub();
-    const doc = (await (await call(hub, "GET", "/openapi.json")).json()) as Doc & { paths: Record<string, Record<string, Operation & { "x-access": string }>> };
+    const doc = (await description(hub)) as Doc & { paths: Record<string, Record<string, Operation & { "x-access": string }>> };
     const admin = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op }))).filter((o) => o.path.startsWith("/api/v1/admin"));
     expect(admin.length).toBeGreaterThanOrEqual(20);
     for (const { path, method, op } of admin) {

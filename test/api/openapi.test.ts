@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { HUB_NAME, HUB_VERSION } from "../../src/version.ts";
 import { call, json, testHub } from "../helpers.ts";
+import { deref } from "../json-schema.ts";
 
 interface Operation {
   readonly "x-access"?: string;
@@ -40,9 +41,11 @@ describe("OpenAPI description", () => {
 
   test("request bodies are JSON only, and the readings body is the full documented schema", async () => {
     const hub = testHub();
-    const doc = await json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; title?: string } }> } }>> }>(
-      await call(hub, "GET", "/openapi.json"),
-    );
+    const raw = await json<{
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; title?: string } }> } }>>;
+      components: { schemas: Record<string, unknown> };
+    }>(await call(hub, "GET", "/openapi.json"));
+    const doc = { paths: deref(raw.paths, raw.components.schemas) };
     for (const methods of Object.values(doc.paths)) {
       for (const op of Object.values(methods)) {
         if (op.requestBody) expect(Object.keys(op.requestBody.content)).toEqual(["application/json"]);
@@ -98,5 +101,11 @@ describe("/docs", () => {
     expect(zipped.headers.get("content-encoding")).toBe("gzip");
     expect((await call(hub, "GET", "/docs/assets/nothing.js")).status).toBe(404);
     expect(html).not.toMatch(/https?:\/\//);
+  });
+
+  test("keeps no credentials in the browser: authorizations are not persisted", async () => {
+    const init = await (await call(testHub(), "GET", "/docs/assets/init.js")).text();
+    expect(init).toContain("persistAuthorization: false");
+    expect(init).not.toContain("persistAuthorization: true");
   });
 });

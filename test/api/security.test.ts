@@ -6,8 +6,19 @@ import { call, memoryLog, testHub } from "../helpers.ts";
 describe("security headers", () => {
   test("on every response, success or error", async () => {
     const hub = testHub();
-    for (const [method, path] of [["GET", "/healthz"], ["GET", "/nowhere"], ["POST", "/healthz"], ["GET", "/openapi.json"]] as const) {
-      const response = await call(hub, method, path);
+    const refusedBeforeRouting: [string, string, Record<string, string>][] = [
+      ["POST", "/api/v1/auth/login", { "content-length": String(2 * 1024 * 1024), "content-type": "application/json" }],
+      ["OPTIONS", "/api/v1/meta", { origin: "https://elsewhere.example", "access-control-request-method": "GET" }],
+      ["DELETE", "/api/v1/admin/agents/export", {}],
+    ];
+    const answered: [string, string, Record<string, string>][] = [
+      ["GET", "/healthz", {}],
+      ["GET", "/nowhere", {}],
+      ["POST", "/healthz", {}],
+      ["GET", "/openapi.json", {}],
+    ];
+    for (const [method, path, headers] of [...answered, ...refusedBeforeRouting]) {
+      const response = await call(hub, method, path, { headers });
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
       expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");

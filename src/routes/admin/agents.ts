@@ -5,9 +5,12 @@ import type { AgentAdmin } from "../../admin/agents.ts";
 import type { HubContext } from "../../context.ts";
 import type { Access } from "../../http/access.ts";
 import { HttpProblem } from "../../http/problem.ts";
-import { PlatformRegionParams, problems, requirePlatform, requireRegion } from "../../http/schemas.ts";
+import { PLATFORMS, type Catalogue } from "../../domain/catalogue.ts";
+import { LabelSchema, ProviderSchema, regionSchema } from "../../http/field-schemas.ts";
+import { idParams, integerQuery, PlatformRegionParams, problems, queryInteger, requirePlatform, requireRegion } from "../../http/schemas.ts";
+import { text } from "../../http/text.ts";
 
-const IdParams = t.Object({ id: t.Integer({ minimum: 1, description: "Agent id" }) });
+const IdParams = idParams("Agent");
 const Cadence = t.Union([t.String({ maxLength: 200 }), t.Number(), t.Null()], {
   description: "Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override",
 });
@@ -80,19 +83,35 @@ const ImportRequestSchema = t.Object(
   },
 );
 
-const ReadingFilterQuery = t.Object({
-  region: t.Optional(t.String({ description: "Only readings of this region" })),
-  platform: t.Optional(t.String({ description: "Only readings of this platform" })),
-  from: t.Optional(t.Integer({ description: "measuredAt at or after (epoch ms)" })),
-  to: t.Optional(t.Integer({ description: "measuredAt at or before (epoch ms)" })),
-  survivorMin: t.Optional(t.Integer()),
-  survivorMax: t.Optional(t.Integer()),
-  killerMin: t.Optional(t.Integer()),
-  killerMax: t.Optional(t.Integer()),
+const bonusBound = (description: string) => t.Optional(integerQuery({ description, minimum: 0, maximum: 1000, examples: [50] }));
+const readingFilterQuery = (catalogue: Catalogue) => t.Object({
+  region: t.Optional(regionSchema(catalogue, "Only readings of this region")),
+  platform: t.Optional(text({ enum: [...PLATFORMS], description: "Only readings of this platform" })),
+  from: t.Optional(integerQuery({ description: "measuredAt at or after (epoch ms)", examples: [1_763_661_600_000] })),
+  to: t.Optional(integerQuery({ description: "measuredAt at or before (epoch ms)", examples: [1_763_748_000_000] })),
+  survivorMin: bonusBound("Survivor bonus at least"),
+  survivorMax: bonusBound("Survivor bonus at most"),
+  killerMin: bonusBound("Killer bonus at least"),
+  killerMax: bonusBound("Killer bonus at most"),
 });
+
+/** The filter of a readings deletion, its integers read strictly. */
+function readingFilter(query: Readonly<Partial<Record<"region" | "platform" | "from" | "to" | "survivorMin" | "survivorMax" | "killerMin" | "killerMax", string>>>) {
+  return {
+    region: query.region,
+    platform: query.platform,
+    from: queryInteger(query.from, "from"),
+    to: queryInteger(query.to, "to"),
+    survivorMin: queryInteger(query.survivorMin, "survivorMin", { minimum: 0, maximum: 1000 }),
+    survivorMax: queryInteger(query.survivorMax, "survivorMax", { minimum: 0, maximum: 1000 }),
+    killerMin: queryInteger(query.killerMin, "killerMin", { minimum: 0, maximum: 1000 }),
+    killerMax: queryInteger(query.killerMax, "killerMax", { minimum: 0, maximum: 1000 }),
+  };
+}
 
 export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAdmin) {
   const actor = (request: Request) => actorOf(access.userOf(request));
+  const Region = regionSchema(ctx.config.catalogue);
   return new Elysia({ name: "routes/admin/agents", prefix: "/api/v1/admin" })
     .use(access.plugin)
     .get("/agents", () => ({ agents: admin.list() }), {
@@ -111,9 +130,9 @@ export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAd
         access: "admin",
         body: t.Object(
           {
-            region: t.String({ description: "A catalogue region id", examples: ["eu-west-1"] }),
-            provider: t.String({ description: "steam, epic or grdk (decides the platform)", examples: ["steam"] }),
-            label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+            region: Region,
+            provider: ProviderSchema,
+            label: t.Optional(t.Nullable(LabelSchema)),
           },
           { examples: [{ region: "eu-west-1", provider: "steam", label: "Attic PC" }] },
         ),
@@ -143,9 +162,9 @@ export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAd
       params: IdParams,
       body: t.Object(
         {
-          label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
-          provider: t.Optional(t.String({ description: "Changes the platform too" })),
-          region: t.Optional(t.String()),
+          label: t.Optional(t.Nullable(LabelSchema)),
+          provider: t.Optional(ProviderSchema),
+          region: t.Optional(Region),
           pollMin: t.Optional(Cadence),
           pollMax: t.Optional(Cadence),
           enabled: t.Optional(t.Boolean()),
@@ -215,14 +234,12 @@ export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAd
     .delete(
       "/agents/:id/readings",
       ({ request, params, query }) => {
-        if (query.platform !== undefined) requirePlatform(query.platform);
-        if (query.region !== undefined && !ctx.config.catalogue.hasRegion(query.region)) throw new HttpProblem(400, `Unknown region "${query.region}".`);
-        return { removed: admin.deleteReadings(actor(request), params.id, query) };
+        return { removed: admin.deleteReadings(actor(request), params.id, readingFilter(query)) };
       },
       {
         access: "admin",
         params: IdParams,
-        query: ReadingFilterQuery,
+        query: readingFilterQuery(ctx.config.catalogue),
         response: { 200: t.Object({ removed: t.Integer() }, { examples: [{ removed: 12 }] }), ...problems(400, 401, 403, 404) },
         detail: { tags: ["admin-data"], summary: "Delete an agent's readings", description: "Only readings matching every given filter; live values are rebuilt after." },
       },

@@ -3,10 +3,12 @@ import { Elysia, t } from "elysia";
 import { actorOf } from "../../auth/accounts.ts";
 import type { EventAdmin } from "../../admin/events.ts";
 import type { Access } from "../../http/access.ts";
-import { problems } from "../../http/schemas.ts";
+import { idParams, problems } from "../../http/schemas.ts";
 import { PLATFORMS } from "../../domain/catalogue.ts";
+import { EVENT_KEY_PATTERN } from "../../admin/events.ts";
+import { text } from "../../http/text.ts";
 
-const IdParams = t.Object({ id: t.Integer({ minimum: 1, description: "Event id" }) });
+const IdParams = idParams("Event");
 const Platforms = t.Nullable(t.Array(t.String({ enum: [...PLATFORMS] }), { maxItems: 3, description: "Platforms it applies to; null for all" }));
 const EXAMPLE = { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: "2026-11-27T15:00:00.000Z", endsAt: "2026-12-04T15:00:00.000Z", platforms: null };
 
@@ -23,12 +25,15 @@ export const EventSchema = t.Object(
   { title: "Event", examples: [{ id: 1, ...EXAMPLE }] },
 );
 
+const isoTime = (description: string) =>
+  text({ format: "date-time", maxLength: 40, rule: "an ISO-8601 date and time with a zone, such as 2026-11-27T15:00:00Z", description, examples: [EXAMPLE.startsAt] });
+
 const fields = {
-  key: t.String({ maxLength: 64, description: "1–64 of a-z, 0-9, '_' and '-'" }),
-  label: t.String({ maxLength: 120 }),
-  multiplier: t.Number({ exclusiveMinimum: 0 }),
-  startsAt: t.String({ maxLength: 40, description: "ISO-8601 time" }),
-  endsAt: t.String({ maxLength: 40, description: "ISO-8601 time, after startsAt" }),
+  key: text({ minLength: 1, maxLength: 64, pattern: EVENT_KEY_PATTERN.source, rule: "1 to 64 of a-z, 0-9, '_' and '-'", description: "1–64 of a-z, 0-9, '_' and '-'" }),
+  label: text({ minLength: 1, maxLength: 120, pattern: "\\S", rule: "1 to 120 characters, not all spaces", description: "1–120 characters" }),
+  multiplier: t.Number({ exclusiveMinimum: 0, description: "Bloodpoint multiplier, greater than 0 (2 is double bloodpoints)" }),
+  startsAt: isoTime("When it starts: an ISO-8601 date-time with a zone (impossible dates such as 30 February are refused)"),
+  endsAt: isoTime("When it ends: an ISO-8601 date-time with a zone, after startsAt"),
   platforms: t.Optional(Platforms),
 };
 

@@ -4,11 +4,10 @@ import { actorOf } from "../../auth/accounts.ts";
 import type { UserAdmin } from "../../auth/admin-users.ts";
 import { Role, UserSchema } from "../../http/account-schemas.ts";
 import type { Access } from "../../http/access.ts";
-import { problems } from "../../http/schemas.ts";
-import { EmailSchema } from "../auth.ts";
+import { idParams, problems } from "../../http/schemas.ts";
+import { EmailSchema, NameSchema, PasswordSchema, UsernameSchema } from "../../http/field-schemas.ts";
 
-const IdParams = t.Object({ id: t.Integer({ minimum: 1, description: "User id" }) });
-const Name = t.String({ maxLength: 120 });
+const IdParams = idParams("User");
 
 export function adminUserRoutes(access: Access, admin: UserAdmin) {
   return new Elysia({ name: "routes/admin/users", prefix: "/api/v1/admin/users" })
@@ -35,14 +34,18 @@ export function adminUserRoutes(access: Access, admin: UserAdmin) {
       {
         access: "admin",
         body: t.Object({
-          username: t.String({ maxLength: 256, description: "1–64 letters, digits, '.', '_' or '-'; unique ignoring case" }),
+          username: UsernameSchema,
           role: Role,
-          password: t.Optional(t.String({ maxLength: 4096, description: "10–1024 characters; without one the user cannot sign in until it is set" })),
+          password: t.Optional(PasswordSchema),
           email: t.Optional(t.Nullable(EmailSchema)),
-          name: t.Optional(t.Nullable(Name)),
+          name: t.Optional(t.Nullable(NameSchema)),
         }),
         response: { 201: t.Object({ user: UserSchema }), ...problems(400, 401, 403, 409) },
-        detail: { tags: ["admin-users"], summary: "Create a user", description: "409 if the username exists." },
+        detail: {
+          tags: ["admin-users"],
+          summary: "Create a user",
+          description: "409 if the username exists. Without a password the user cannot sign in until one is set.",
+        },
       },
     )
     .patch(
@@ -54,9 +57,9 @@ export function adminUserRoutes(access: Access, admin: UserAdmin) {
         body: t.Object({
           enabled: t.Optional(t.Boolean()),
           role: t.Optional(Role),
-          name: t.Optional(t.Nullable(Name)),
+          name: t.Optional(t.Nullable(NameSchema)),
           email: t.Optional(t.Nullable(EmailSchema)),
-          password: t.Optional(t.String({ maxLength: 4096, description: "A new password; ends the user's sessions" })),
+          password: t.Optional(PasswordSchema),
         }),
         response: { 200: t.Object({ user: UserSchema }), ...problems(400, 401, 403, 404, 409) },
         detail: {

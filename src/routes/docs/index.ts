@@ -53,8 +53,8 @@ async function serveAsset(asset: Asset, request: Request): Promise<Response> {
   return new Response(Bun.file(asset.path), { headers });
 }
 
-export function docsRoutes(app: () => AnyElysia, access: Access) {
-  const document = openApiDocument(app);
+export function docsRoutes(app: () => AnyElysia, access: Access, origin: string) {
+  const document = openApiDocument(app, origin);
   return new Elysia({ name: "routes/docs" })
     .use(access.plugin)
     .get("/openapi.json", () => new Response(document().json, { headers: { "content-type": "application/json; charset=utf-8" } }), {
@@ -65,12 +65,17 @@ export function docsRoutes(app: () => AnyElysia, access: Access) {
     .get("/openapi.yaml", () => new Response(document().yaml, { headers: { "content-type": "application/yaml; charset=utf-8" } }), {
       access: "public",
       response: { 200: t.String({ description: "An OpenAPI 3.1 document in YAML" }) },
-      detail: { tags: ["system"], summary: "OpenAPI description (YAML)", description: "This description, as OpenAPI 3.1 YAML." },
+      detail: { tags: ["system"], summary: "OpenAPI description (YAML)", description: "This description, as OpenAPI 3.1 YAML.", "x-media-type": "application/yaml" },
     })
     .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": HTML_CSP } }), {
       access: "public",
       response: { 200: t.String({ description: "An HTML page" }) },
-      detail: { tags: ["system"], summary: "Interactive reference", description: "This description as an interactive page, served entirely by the hub." },
+      detail: {
+        tags: ["system"],
+        summary: "Interactive reference",
+        description: "This description as an interactive page, served entirely by the hub.",
+        "x-media-type": "text/html",
+      },
     })
     .get(
       "/docs/assets/:name",

@@ -18,7 +18,7 @@
     dom_id: "#swagger-ui",
     deepLinking: true,
     validatorUrl: null,
-    persistAuthorization: true,
+    persistAuthorization: false,
     withCredentials: true,
     tryItOutEnabled: false,
     requestInterceptor: function (req) {

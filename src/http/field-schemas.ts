@@ -1,0 +1,55 @@
+/**
+ * Schemas of the fields people type (names, passwords, e-mail, labels), with
+ * the rules the hub enforces stated in them, so the description tells a
+ * client what is valid before it asks.
+ */
+import type { Catalogue } from "../domain/catalogue.ts";
+import { PASSWORD_LENGTH, USERNAME_PATTERN } from "../db/users.ts";
+import { text } from "./text.ts";
+
+export const UsernameSchema = text({
+  minLength: 1,
+  maxLength: 64,
+  pattern: USERNAME_PATTERN.source,
+  rule: "1 to 64 letters, digits, '.', '_' or '-'",
+  description: "1–64 letters, digits, '.', '_' or '-'; unique ignoring case",
+  examples: ["alice"],
+});
+
+/** A username as typed at sign-in: any string, since a wrong one is simply refused. */
+export const LoginUsernameSchema = text({ maxLength: 256, description: "The username" });
+
+export const PasswordSchema = text({
+  minLength: PASSWORD_LENGTH.min,
+  maxLength: PASSWORD_LENGTH.max,
+  description: `${PASSWORD_LENGTH.min}–${PASSWORD_LENGTH.max} characters`,
+});
+
+/** A password as typed to prove who one is: any string, since a wrong one is simply refused. */
+export const CurrentPasswordSchema = text({ maxLength: 4096, description: "The password" });
+
+export const EmailSchema = text({
+  maxLength: 254,
+  pattern: "^[^\\s@]+@[^\\s@]+$",
+  format: "email",
+  rule: "an e-mail address of at most 254 characters",
+  description: "An e-mail address",
+  examples: ["alice@example.org"],
+});
+
+export const NameSchema = text({ maxLength: 120, description: "A display name of at most 120 characters" });
+
+export const LabelSchema = text({ maxLength: 120, description: "A label of at most 120 characters" });
+
+/** A provider, in any case; it decides the platform. */
+export const ProviderSchema = text({
+  pattern: "^(?:[Ss][Tt][Ee][Aa][Mm]|[Ee][Pp][Ii][Cc]|[Gg][Rr][Dd][Kk])$",
+  rule: "steam, epic or grdk (in any case)",
+  description: "steam, epic or grdk, in any case (decides the platform: Windows, EGS or GRDK)",
+  examples: ["steam"],
+});
+
+/** A region id of this hub's catalogue (the built-in regions and the operator's). */
+export function regionSchema(catalogue: Catalogue, description = "A region id of the catalogue") {
+  return text({ enum: catalogue.regions.map((r) => r.id), description, examples: ["eu-west-1"] });
+}
