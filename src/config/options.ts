@@ -56,6 +56,7 @@ export interface Settings {
   contribute: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
+  maxStreamsPerClient: number;
   logLevel: LogLevel;
   metricsToken: string | null;
 }
@@ -427,6 +428,10 @@ export const OPTIONS: OptionTable = {
   maxStreams: {
     flag: "--max-streams", env: "MAX_STREAMS", arg: "N", help: "Most concurrent event streams before 503", defaultText: "10000",
     allowed: "an integer from 1 to 1000000", default: 10_000, parse: integer(1, 1_000_000),
+  },
+  maxStreamsPerClient: {
+    flag: "--max-streams-per-client", env: "MAX_STREAMS_PER_CLIENT", arg: "N", help: "Most concurrent event streams one client IP may hold before 503", defaultText: "32",
+    allowed: "an integer from 1 to 1000000", default: 32, parse: integer(1, 1_000_000),
   },
   logLevel: {
     flag: "--log-level", env: "LOG_LEVEL", arg: "LEVEL", help: "Log level", defaultText: "info",
