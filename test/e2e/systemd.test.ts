@@ -29,6 +29,36 @@ describe("hub.service", () => {
     expect(directives("MemoryDenyWriteExecute")).toEqual([]);
   });
 
+  test("also carries the hardening systemd-analyze security scores, and resource caps", () => {
+    for (const on of ["PrivateUsers", "PrivateMounts", "ProtectKernelTunables", "ProtectKernelModules", "ProtectControlGroups", "RestrictNamespaces", "RestrictSUIDSGID", "LockPersonality"]) {
+      expect({ on, value: directives(on) }).toEqual({ on, value: ["yes"] });
+    }
+    expect(directives("ProcSubset")).toEqual(["pid"]);
+    expect(directives("ProtectProc")).toEqual(["invisible"]);
+    expect(directives("DevicePolicy")).toEqual(["closed"]);
+    expect(directives("CapabilityBoundingSet")).toEqual([""]);
+    expect(directives("UMask")).toEqual(["0077"]);
+    expect(directives("MemoryMax")).toEqual(["1G"]);
+    expect(directives("TasksMax")).toEqual(["256"]);
+  });
+
+  test.skipIf(!analyze)("systemd-analyze security rates its exposure at most 1.2 (OK)", () => {
+    const dir = tempDir();
+    try {
+      const fakeBinary = join(dir.path, "hub");
+      writeFileSync(fakeBinary, "#!/bin/sh\nexit 0\n");
+      chmodSync(fakeBinary, 0o755);
+      const copy = join(dir.path, "hub.service");
+      writeFileSync(copy, unit.replace("ExecStart=/usr/local/bin/hub", `ExecStart=${fakeBinary}`));
+      const result = Bun.spawnSync([analyze ?? "systemd-analyze", "security", "--offline=yes", copy], { stdout: "pipe", stderr: "pipe" });
+      const output = result.stdout.toString() + result.stderr.toString();
+      const level = /Overall exposure level for hub\.service: ([0-9.]+)/.exec(output)?.[1];
+      expect(level === undefined ? output : Number(level)).toBeLessThanOrEqual(1.2);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   test.skipIf(!analyze)("systemd-analyze verify accepts it", () => {
     const dir = tempDir();
     try {
