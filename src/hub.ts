@@ -3,6 +3,7 @@ import { createApp, type HubApp } from "./app.ts";
 import { IncentivesReplies, INCENTIVES_ROUTE, incentivesFastRoute } from "./http/incentives.ts";
 import type { NativeRoutes } from "./server.ts";
 import { Accounts } from "./auth/accounts.ts";
+import { startSecrets } from "./auth/keys.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
 import type { HubContext } from "./context.ts";
@@ -52,6 +53,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const log = options.log ?? createLogger(config.logLevel);
   const db = options.db ?? openDatabase(config.db);
   const applied = migrate(db);
+  const secrets = startSecrets(db, config, log);
   const now = options.now ?? Date.now;
   const startedAt = now();
 
@@ -66,7 +68,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   }
 
   const settings = new RuntimeSettings(db, config, now);
-  const accounts = new Accounts(db, config, settings, now);
+  const accounts = new Accounts(db, config, settings, now, secrets);
   const admin = accounts.bootstrapAdmin();
   if (admin) log.info("first admin created from the configuration", { username: admin.username });
   const agents = new AgentDirectory(db, config.catalogue, { pollMin: config.pollMin, pollMax: config.pollMax });

@@ -1,5 +1,5 @@
 /** `hub --help` and the README's settings table, both generated from the options table. */
-import { CONFIG_OPTION, OPTIONS, OPTION_KEYS } from "./options.ts";
+import { CONFIG_OPTION, FILE_VARIANT_REASON, fileVariant, OPTIONS, OPTION_KEYS, type Settings } from "./options.ts";
 
 export interface CommandSummary {
   readonly name: string;
@@ -16,6 +16,24 @@ interface Row {
   readonly allowed: string;
 }
 
+/** The row of a secret's `_FILE` variant, shown right under the secret so that nobody misses it. */
+function fileRow(key: keyof Settings): Row[] {
+  const variant = fileVariant(key);
+  if (!variant) return [];
+  const env = OPTIONS[key].env;
+  const what = key === "provision" ? `${env} (an entry per line) and AGENTn_TOKEN` : env;
+  return [
+    {
+      flag: `${variant.flag} FILE`,
+      env: key === "provision" ? `${variant.env}, AGENTn_TOKEN_FILE` : variant.env,
+      key: variant.key,
+      help: `${what} from a file (${FILE_VARIANT_REASON})`,
+      defaultText: "none",
+      allowed: "a readable file holding the value (one trailing line break is dropped)",
+    },
+  ];
+}
+
 function rows(): Row[] {
   const config: Row = {
     flag: `${CONFIG_OPTION.flag} ${CONFIG_OPTION.arg}`,
@@ -27,9 +45,9 @@ function rows(): Row[] {
   };
   return [
     config,
-    ...OPTION_KEYS.map((key) => {
+    ...OPTION_KEYS.flatMap((key) => {
       const option = OPTIONS[key];
-      return {
+      const row: Row = {
         flag: option.arg ? `${option.flag} ${option.arg}` : option.flag,
         env: key === "provision" ? `${option.env}, AGENTn_*` : option.env,
         key,
@@ -37,6 +55,7 @@ function rows(): Row[] {
         defaultText: option.defaultText,
         allowed: option.allowed,
       };
+      return [row, ...fileRow(key)];
     }),
   ];
 }
@@ -56,6 +75,7 @@ export function renderHelp(title: string, commands: readonly CommandSummary[]): 
     "",
     "Precedence: flag, then environment variable, then config file, then default.",
     "Switches such as --require-auth take an optional true/false. Bad values stop the hub with exit code 2.",
+    "Each secret can be read from a file instead (the -file flag, _FILE variable or File key under it); giving a secret and its file in the same place is an error.",
   );
   return lines.join("\n");
 }

@@ -3,10 +3,11 @@
  * defaults, in that order of precedence. Any bad value becomes a ConfigError
  * whose message is the single line the CLI prints before exiting with code 2.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { Catalogue, regionProblem, flagEmoji, type Region } from "../domain/catalogue.ts";
 import {
   CONFIG_OPTION,
+  fileVariant,
   InvalidProvision,
   InvalidValue,
   OPTIONS,
@@ -14,7 +15,6 @@ import {
   parseProvisionList,
   provisionEntry,
   type OptionSpec,
-  type ProvisionAt,
   type ProvisionEntry,
   type ProvisionField,
   type Settings,
@@ -24,10 +24,7 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-export interface Config extends Omit<Settings, "sessionSecret" | "origin" | "rpId" | "cookieSecure" | "agentSetupUrl"> {
-  readonly sessionSecret: string;
-  /** True when no secret was configured and this boot made one up. */
-  readonly sessionSecretGenerated: boolean;
+export interface Config extends Omit<Settings, "origin" | "rpId" | "cookieSecure" | "agentSetupUrl"> {
   readonly origin: string;
   readonly rpId: string;
   readonly cookieSecure: boolean;
@@ -42,6 +39,12 @@ export interface Config extends Omit<Settings, "sessionSecret" | "origin" | "rpI
 export type Env = Readonly<Record<string, string | undefined>>;
 
 const BY_FLAG = new Map<string, keyof Settings>(OPTION_KEYS.map((key) => [OPTIONS[key].flag, key]));
+const BY_FILE_FLAG = new Map<string, keyof Settings>(
+  OPTION_KEYS.flatMap((key) => {
+    const variant = fileVariant(key);
+    return variant ? [[variant.flag, key] as const] : [];
+  }),
+);
 
 /** Strips one pair of matching surrounding quotes, as shells and env files leave them. */
 export function unquote(value: string): string {
@@ -56,6 +59,8 @@ export function unquote(value: string): string {
 export interface ParsedArgs {
   /** Setting flags, by option key, as given (last one wins). */
   readonly settings: ReadonlyMap<keyof Settings, string>;
+  /** The files named by `--…-file` flags of secret settings, by option key. */
+  readonly files: ReadonlyMap<keyof Settings, string>;
   readonly configFile: string | null;
   /** Flags that belong to the command itself. */
   readonly command: ReadonlyMap<string, string>;
@@ -73,6 +78,7 @@ const BOOLEAN_WORDS = /^(true|false|1|0|yes|no|on|off)$/i;
 /** Splits a command line into setting flags, the command's own flags and positionals. */
 export function parseArgs(argv: readonly string[], commandFlags: readonly CommandFlag[] = []): ParsedArgs {
   const settings = new Map<keyof Settings, string>();
+  const files = new Map<keyof Settings, string>();
   const command = new Map<string, string>();
   const positionals: string[] = [];
   let configFile: string | null = null;
@@ -86,9 +92,10 @@ export function parseArgs(argv: readonly string[], commandFlags: readonly Comman
     const name = eq === -1 ? arg : arg.slice(0, eq);
     let inline: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1);
     const key = BY_FLAG.get(name);
+    const fileKey = BY_FILE_FLAG.get(name);
     const own = commandFlags.find((f) => `--${f.name}` === name);
     const isSwitch = key ? OPTIONS[key].arg === undefined : own ? !own.takesValue : false;
-    if (!key && !own && name !== CONFIG_OPTION.flag) {
+    if (!key && !fileKey && !own && name !== CONFIG_OPTION.flag) {
       throw new ConfigError(`unknown flag ${name}; run "hub --help" for the list`);
     }
     if (inline === undefined) {
@@ -108,9 +115,10 @@ export function parseArgs(argv: readonly string[], commandFlags: readonly Comman
     }
     if (name === CONFIG_OPTION.flag) configFile = inline;
     else if (key) settings.set(key, inline);
+    else if (fileKey) files.set(fileKey, inline);
     else if (own) command.set(own.name, inline);
   }
-  return { settings, configFile, command, positionals };
+  return { settings, files, configFile, command, positionals };
 }
 
 function interpolate(value: string, env: Env, where: string): string {
@@ -146,6 +154,41 @@ function readConfigFile(path: string, env: Env): Record<string, unknown> {
   return interpolateDeep(parsed, env, `config file ${path}`) as Record<string, unknown>;
 }
 
+/** A secret file larger than this is surely the wrong file, and reading it whole could exhaust a small machine's memory. */
+const SECRET_FILE_MAX_BYTES = 1024 * 1024;
+
+/** Why a file could not be read, in words for the line that stops start-up. */
+export function fileProblem(error: unknown): string {
+  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  if (code === "ENOENT") return "it does not exist";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  return code === "" ? "it cannot be read" : `it cannot be read (${code})`;
+}
+
+/**
+ * The value in the file a `_FILE` setting names. The content is the value,
+ * less one trailing line break (editors and `echo` add one); anything else,
+ * spaces included, is left to the setting's own rules, as a value given
+ * directly would be. The line that stops start-up names the setting and the
+ * path, never the content.
+ */
+function readSecretFile(path: string, name: string): string {
+  let content: string;
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new ConfigError(`cannot read ${path} (${name}): it is a directory`);
+    if (!stat.isFile()) throw new ConfigError(`cannot read ${path} (${name}): it is not a regular file`);
+    if (stat.size > SECRET_FILE_MAX_BYTES) throw new ConfigError(`cannot read ${path} (${name}): it is larger than 1 MiB`);
+    content = readFileSync(path, "utf8");
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`cannot read ${path} (${name}): ${fileProblem(error)}`);
+  }
+  const value = content.replace(/\r?\n$/, "");
+  if (value === "") throw new ConfigError(`${path} (${name}) is empty`);
+  return value;
+}
+
 function describeValue(value: unknown, secret: boolean | undefined): string {
   if (secret) return "(hidden)";
   const shown = typeof value === "string" ? value : JSON.stringify(value);
@@ -175,12 +218,73 @@ function provisioning(parse: () => ProvisionEntry[]): ProvisionEntry[] {
   }
 }
 
+/** A value one source gives a setting; `at` names it (and a place inside it, for a list) in the line that stops start-up. */
+interface Given {
+  readonly value: unknown;
+  readonly at: (path: string) => string;
+}
+
+function given(value: unknown, at: (path: string) => string): Given | undefined {
+  return value === undefined ? undefined : { value, at };
+}
+
+/**
+ * A secret and its `_FILE` variant from one source: the value, or what the
+ * named file holds. Both from the same source is refused, since which one
+ * was meant would be a guess; across sources the usual precedence decides.
+ */
+function valueOrFile(value: Given | undefined, file: Given | undefined): Given | undefined {
+  if (value && file) throw new ConfigError(`${value.at("")} and ${file.at("")} are both set; give the value or the file, not both`);
+  if (!file) return value;
+  const path = typeof file.value === "string" ? file.value.trim() : "";
+  if (path === "") throw invalid(file.value, false, file.at(""), "a file path", "");
+  return { value: readSecretFile(path, file.at("")), at: (inside) => `${file.at(inside)} (${path})` };
+}
+
+interface Sources {
+  readonly args: ParsedArgs;
+  readonly env: Env;
+  readonly file: Readonly<Record<string, unknown>>;
+  readonly configFile: string | null;
+}
+
+/** Reads a setting from one source; `undefined` when that source does not give it. */
+type Source = (key: keyof Settings, from: Sources) => Given | undefined;
+
+const fromFlags: Source = (key, { args }) => {
+  const option = OPTIONS[key];
+  const variant = fileVariant(key);
+  return valueOrFile(
+    given(args.settings.get(key), (path) => `${option.flag}${path}`),
+    variant ? given(args.files.get(key), (path) => `${variant.flag}${path}`) : undefined,
+  );
+};
+
+const fromEnv: Source = (key, { env }) => {
+  const option = OPTIONS[key];
+  const variant = fileVariant(key);
+  const raw = env[option.env];
+  const path = variant ? env[variant.env] : undefined;
+  return valueOrFile(
+    given(raw === undefined ? undefined : unquote(raw), (inside) => `${option.env}${inside}`),
+    variant && path !== undefined ? given(unquote(path), (inside) => `${variant.env}${inside}`) : undefined,
+  );
+};
+
+const fromConfigFile: Source = (key, { file, configFile }) => {
+  const variant = fileVariant(key);
+  return valueOrFile(
+    key in file ? given(file[key], (path) => `${key}${path} in ${configFile}`) : undefined,
+    variant && variant.key in file ? given(file[variant.key], (path) => `${variant.key}${path} in ${configFile}`) : undefined,
+  );
+};
+
 const AGENT_VARIABLE: Readonly<Record<ProvisionField, string>> = { id: "ID", token: "TOKEN", region: "REGION", provider: "PROVIDER", label: "LABEL" };
 
 function envProvisioned(env: Env, knownRegion: (id: string) => boolean): ProvisionEntry[] {
   const groups = new Map<number, Map<string, string>>();
   for (const [name, raw] of Object.entries(env)) {
-    const match = /^AGENT(\d+)_(TOKEN|REGION|PROVIDER|ID|LABEL)$/.exec(name);
+    const match = /^AGENT(\d+)_(TOKEN|TOKEN_FILE|REGION|PROVIDER|ID|LABEL)$/.exec(name);
     if (!match || raw === undefined) continue;
     const n = Number(match[1]);
     const fields = groups.get(n) ?? new Map<string, string>();
@@ -190,12 +294,17 @@ function envProvisioned(env: Env, knownRegion: (id: string) => boolean): Provisi
   return [...groups.entries()]
     .sort(([a], [b]) => a - b)
     .map(([n, fields]) => {
-      for (const required of ["TOKEN", "REGION", "PROVIDER"]) {
+      const token = valueOrFile(
+        given(fields.get("TOKEN") || undefined, () => `AGENT${n}_TOKEN`),
+        given(fields.get("TOKEN_FILE"), () => `AGENT${n}_TOKEN_FILE`),
+      );
+      if (!token) throw new ConfigError(`AGENT${n}_* is incomplete: AGENT${n}_TOKEN (or AGENT${n}_TOKEN_FILE) is not set`);
+      for (const required of ["REGION", "PROVIDER"]) {
         if (!fields.get(required)) throw new ConfigError(`AGENT${n}_* is incomplete: AGENT${n}_${required} is not set`);
       }
       return provisionEntry(
-        { id: fields.get("ID") ?? `agent${n}`, token: fields.get("TOKEN"), region: fields.get("REGION"), provider: fields.get("PROVIDER"), label: fields.get("LABEL") },
-        { entry: `AGENT${n}_*`, field: (field) => `AGENT${n}_${AGENT_VARIABLE[field]}` },
+        { id: fields.get("ID") ?? `agent${n}`, token: token.value, region: fields.get("REGION"), provider: fields.get("PROVIDER"), label: fields.get("LABEL") },
+        { entry: `AGENT${n}_*`, field: (field) => (field === "token" ? token.at("") : `AGENT${n}_${AGENT_VARIABLE[field]}`) },
         knownRegion,
       );
     });
@@ -220,35 +329,28 @@ function parseRegions(value: unknown, file: string): Region[] {
   return added;
 }
 
-function randomSecret(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-}
-
 export function loadConfig(args: ParsedArgs, env: Env): Config {
   const configFile = args.configFile ?? (env[CONFIG_OPTION.env] ? unquote(env[CONFIG_OPTION.env] ?? "") : null);
   const file = configFile ? readConfigFile(configFile, env) : {};
-  const fileKeys = new Set<string>([...OPTION_KEYS, "regions"]);
+  const fileKeys = new Set<string>([...OPTION_KEYS, ...OPTION_KEYS.flatMap((key) => fileVariant(key)?.key ?? []), "regions"]);
   for (const key of Object.keys(file)) {
     if (!fileKeys.has(key)) throw new ConfigError(`unknown setting "${key}" in config file ${configFile}; keys are the flag names in camelCase`);
   }
 
+  const sources: Sources = { args, env, file, configFile };
   const explicit = new Set<keyof Settings>();
   const values: Record<string, unknown> = {};
   for (const key of OPTION_KEYS) {
     if (key === "provision") continue;
     const option = OPTIONS[key] as OptionSpec<unknown>;
-    const flagValue = args.settings.get(key);
-    const envValue = env[option.env];
-    let value: unknown = option.default;
-    if (flagValue !== undefined) value = parseWith(option, flagValue, option.flag);
-    else if (envValue !== undefined) value = parseWith(option, unquote(envValue), option.env);
-    else if (key in file) value = parseWith(option, file[key], `${key} in ${configFile}`);
-    else {
-      values[key] = value;
+    // Sources are asked in order of precedence, so a lower one's file is never read once a higher one gave the setting.
+    const found = fromFlags(key, sources) ?? fromEnv(key, sources) ?? fromConfigFile(key, sources);
+    if (found === undefined) {
+      values[key] = option.default;
       continue;
     }
     explicit.add(key);
-    values[key] = value;
+    values[key] = parseWith(option, found.value, found.at(""));
   }
 
   const extraRegions = "regions" in file ? parseRegions(file.regions, String(configFile)) : [];
@@ -259,17 +361,18 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
   const addAll = (entries: readonly ProvisionEntry[]): void => {
     for (const entry of entries) provisioned.set(entry.id, entry);
   };
-  const provisionFrom = (value: unknown, at: ProvisionAt) => provisioning(() => parseProvisionList(value, at, knownRegion));
-  if ("provision" in file) addAll(provisionFrom(file.provision, (path) => `provision${path} in ${configFile}`));
-  if (env.PROVISION_AGENTS !== undefined) addAll(provisionFrom(unquote(env.PROVISION_AGENTS), (path) => `${OPTIONS.provision.env}${path}`));
+  const provisionFrom = (source: Source): ProvisionEntry[] => {
+    const found = source("provision", sources);
+    return found ? provisioning(() => parseProvisionList(found.value, found.at, knownRegion)) : [];
+  };
+  addAll(provisionFrom(fromConfigFile));
+  addAll(provisionFrom(fromEnv));
   addAll(provisioning(() => envProvisioned(env, knownRegion)));
-  const provisionFlag = args.settings.get("provision");
-  if (provisionFlag !== undefined) addAll(provisionFrom(provisionFlag, (path) => `${OPTIONS.provision.flag}${path}`));
+  addAll(provisionFrom(fromFlags));
   if (provisioned.size > 0) explicit.add("provision");
 
   const settings = values as Omit<Settings, "provision">;
   const origin = settings.origin ?? `http://localhost:${settings.port}`;
-  const sessionSecret = settings.sessionSecret ?? randomSecret();
   return Object.freeze({
     ...settings,
     provision: [...provisioned.values()],
@@ -277,8 +380,6 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
     rpId: settings.rpId ?? new URL(origin).hostname,
     cookieSecure: settings.cookieSecure ?? origin.startsWith("https:"),
     agentSetupUrl: settings.agentSetupUrl ?? `${origin}/docs#/agent`,
-    sessionSecret,
-    sessionSecretGenerated: settings.sessionSecret === null,
     extraRegions,
     catalogue,
     explicit,

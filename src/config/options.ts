@@ -38,6 +38,7 @@ export interface Settings {
   enableApiKeys: boolean;
   mfaEnforcedRoles: readonly Role[];
   sessionSecret: string | null;
+  secretKey: Uint8Array | null;
   origin: string | null;
   rpId: string | null;
   rpName: string;
@@ -54,9 +55,12 @@ export interface Settings {
   discordUrl: string | null;
   matrixUrl: string | null;
   contribute: boolean;
+  demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
   maxStreamsPerClient: number;
+  maxRequestsPerClient: number;
+  bodyTimeoutMs: number;
   logLevel: LogLevel;
   metricsToken: string | null;
 }
@@ -74,6 +78,7 @@ export interface OptionSpec<T> {
   readonly help: string;
   readonly defaultText: string;
   readonly allowed: string;
+  /** A secret is never echoed, and can be read from a file instead (see fileVariant). */
   readonly secret?: boolean;
   readonly default: T;
   parse(value: unknown): T;
@@ -182,7 +187,7 @@ const PROVISION_ALLOWED: Readonly<Record<ProvisionField, string>> = {
   label: "at most 120 characters",
 };
 const PROVISION_ENTRY = "id:token:region:provider";
-const PROVISION_LIST = "id:token:region:provider entries separated by commas, or a list of { id, token, region, provider, label? }";
+const PROVISION_LIST = "id:token:region:provider entries separated by commas or line breaks, or a list of { id, token, region, provider, label? }";
 
 /**
  * A bad provisioned agent. It carries where it was configured, down to the
@@ -234,7 +239,9 @@ export function provisionEntry(
 }
 
 function commaEntries(value: unknown, at: ProvisionAt, path: string, knownRegion: ((id: string) => boolean) | undefined): ProvisionEntry[] {
-  return list(value).map((entry, i) => {
+  // Line breaks separate entries too, so that PROVISION_AGENTS_FILE can hold one agent per line.
+  const entries = text(value).split(/[,\r\n]/).map((s) => s.trim()).filter((s) => s !== "");
+  return entries.map((entry, i) => {
     const where = at(`${path} entry ${i + 1}`);
     const parts = entry.split(":");
     // The whole entry holds the token, so only its shape is told, never its text.
@@ -274,6 +281,22 @@ export function parseRoles(value: unknown): Role[] {
   const roles = list(value).map((r) => r.toLowerCase());
   for (const role of roles) if (!(ROLES as readonly string[]).includes(role)) throw new InvalidValue(`unknown role "${role}"`);
   return [...new Set(roles)] as Role[];
+}
+
+const KEY_BYTES = 32;
+
+/**
+ * The hub's key: 32 bytes written as 64 hex characters (`openssl rand -hex 32`,
+ * and the form of `hub.key`), or as base64 (`openssl rand -base64 32`).
+ */
+export function parseSecretKey(value: unknown): Uint8Array {
+  const raw = text(value);
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return new Uint8Array(Buffer.from(raw, "hex"));
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
+    const bytes = Buffer.from(raw.replaceAll("-", "+").replaceAll("_", "/"), "base64");
+    if (bytes.length === KEY_BYTES) return new Uint8Array(bytes);
+  }
+  throw new InvalidValue();
 }
 
 function parseCors(value: unknown): CorsOrigins {
@@ -334,13 +357,18 @@ export const OPTIONS: OptionTable = {
     allowed: "a comma list of admin, user (or empty)", default: ["admin"], parse: parseRoles,
   },
   sessionSecret: {
-    flag: "--session-secret", env: "SESSION_SECRET", arg: "SECRET", help: "Secret mixed into session and device token hashes", defaultText: "random per boot (logged as a warning)",
+    flag: "--session-secret", env: "SESSION_SECRET", arg: "SECRET", help: "Secret mixed into session and device token hashes", defaultText: "derived from the hub's key",
     allowed: "at least 32 characters", secret: true, default: null,
     parse: (value) => {
       const raw = text(value);
       if (raw.length < 32 || raw.length > 1024) throw new InvalidValue();
       return raw;
     },
+  },
+  secretKey: {
+    flag: "--secret-key", env: "SECRET_KEY", arg: "KEY", help: "The hub's key: sessions and the encryption of stored TOTP secrets derive from it",
+    defaultText: "hub.key beside the database, made at first start",
+    allowed: "64 hex characters, or 32 bytes in base64", secret: true, default: null, parse: parseSecretKey,
   },
   origin: {
     flag: "--origin", env: "ORIGIN", arg: "URL", help: "Public origin of the hub (scheme://host[:port])", defaultText: "http://localhost:<port>",
@@ -390,7 +418,7 @@ export const OPTIONS: OptionTable = {
   },
   provision: {
     flag: "--provision", env: "PROVISION_AGENTS", arg: "LIST", help: "Agents to provision at boot: id:token:region:provider,… (also AGENTn_* variables)", defaultText: "none",
-    allowed: "id:token:region:provider entries separated by commas", secret: true, default: [], parse: parseProvisionList,
+    allowed: "id:token:region:provider entries separated by commas (or line breaks)", secret: true, default: [], parse: parseProvisionList,
   },
   trustedProxies: {
     flag: "--trusted-proxies", env: "TRUSTED_PROXIES", arg: "RULE", help: "Proxies whose X-Forwarded-For is believed", defaultText: "false",
@@ -421,6 +449,10 @@ export const OPTIONS: OptionTable = {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
   },
+  demo: {
+    flag: "--demo", env: "HUB_DEMO", help: "Demo mode: a throw-away database with 14 days of simulated history and simulated agents (ignores --db)", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
+  },
   agentSetupUrl: {
     flag: "--agent-setup-url", env: "AGENT_SETUP_URL", arg: "URL", help: "Where volunteers learn to run an agent", defaultText: "<origin>/docs#/agent",
     allowed: "an http or https URL", default: null, parse: optionalUrl,
@@ -432,6 +464,14 @@ export const OPTIONS: OptionTable = {
   maxStreamsPerClient: {
     flag: "--max-streams-per-client", env: "MAX_STREAMS_PER_CLIENT", arg: "N", help: "Most concurrent event streams one client IP may hold before 503", defaultText: "32",
     allowed: "an integer from 1 to 1000000", default: 32, parse: integer(1, 1_000_000),
+  },
+  maxRequestsPerClient: {
+    flag: "--max-requests-per-client", env: "MAX_REQUESTS_PER_CLIENT", arg: "N", help: "Most requests one client IP may have in progress at once before 503 (streams not counted)", defaultText: "64",
+    allowed: "an integer from 1 to 1000000", default: 64, parse: integer(1, 1_000_000),
+  },
+  bodyTimeoutMs: {
+    flag: "--body-timeout-ms", env: "BODY_TIMEOUT_MS", arg: "MS", help: "Time a request body has to arrive in full before 408", defaultText: "10000",
+    allowed: "an integer number of milliseconds from 100 to 600000", default: 10_000, parse: integer(100, 600_000),
   },
   logLevel: {
     flag: "--log-level", env: "LOG_LEVEL", arg: "LEVEL", help: "Log level", defaultText: "info",
@@ -455,6 +495,23 @@ export const OPTIONS: OptionTable = {
 };
 
 export const OPTION_KEYS = Object.keys(OPTIONS) as (keyof Settings)[];
+
+/** Why every secret can come from a file, as `--help` and the README say next to it. */
+export const FILE_VARIANT_REASON = "a command line is visible to every local user in ps";
+
+/** The `_FILE` spelling of a secret setting: a flag, a variable and a config key that each name a file holding the value. */
+export interface FileVariant {
+  readonly flag: string;
+  readonly env: string;
+  readonly key: string;
+}
+
+/** Every secret has one, so that no secret ever needs to sit on a command line or in the environment. */
+export function fileVariant(key: keyof Settings): FileVariant | null {
+  const option = OPTIONS[key];
+  if (!option.secret) return null;
+  return { flag: `${option.flag}-file`, env: `${option.env}_FILE`, key: `${key}File` };
+}
 
 /** The config-file path option, which cannot itself live in a config file. */
 export const CONFIG_OPTION = {

@@ -1,7 +1,7 @@
-/** Opening the database: pragmas, migrations and the one-server-per-file lock. */
+/** Opening the database: pragmas, migrations, the one-server-per-file lock, and the modes of the files beside it. */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { chmodSync, closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { MIGRATIONS, type Migration } from "./migrations.ts";
 import { schema } from "./schema.ts";
@@ -23,10 +23,80 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+function errorCode(error: unknown): string {
+  return error instanceof Error && "code" in error ? String(error.code) : "";
+}
+
+/** Owner-only: the database holds password hashes, session hashes and second-factor secrets, and a backup holds the same. */
+const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIRECTORY_MODE = 0o700;
+
+/**
+ * Makes a directory and any parents it lacks, each owner-only. A directory
+ * that already exists keeps its mode: the operator (or systemd's
+ * StateDirectory=) chose it, and every file the hub puts inside is private
+ * anyway.
+ */
+function makePrivateDirectory(dir: string): void {
+  const first = mkdirSync(dir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+  if (first === undefined) return;
+  // mkdir takes the umask off the mode; these directories are new and the hub's own, so their mode is set outright.
+  const top = resolve(first);
+  for (let made = resolve(dir); ; made = dirname(made)) {
+    chmodSync(made, PRIVATE_DIRECTORY_MODE);
+    if (made === top || made === dirname(made)) break;
+  }
+}
+
+/**
+ * Makes a file owner-only if it exists. A file that belongs to another user
+ * (a command run beside the server by someone with group access) keeps the
+ * mode its owner gave it, as does one on a read-only file system: neither can
+ * be changed from here, and neither stops the file from being used.
+ */
+export function restrictToOwner(path: string): void {
+  try {
+    chmodSync(path, PRIVATE_FILE_MODE);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== "ENOENT" && code !== "EPERM" && code !== "EROFS") throw error;
+  }
+}
+
+/**
+ * Creates a new owner-only file, with `content` written and synced when
+ * given. It fails with EEXIST if the file exists, so nothing is overwritten.
+ */
+export function createPrivateFile(path: string, content?: string): void {
+  const fd = openSync(path, "wx", PRIVATE_FILE_MODE);
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE);
+    if (content !== undefined) {
+      writeSync(fd, content);
+      fsyncSync(fd);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Makes sure a SQLite file exists and is owner-only before SQLite opens it.
+ * SQLite would create it 0644 less the umask, but gives the -wal, -shm and
+ * -journal files it makes later the database file's own mode, so a private
+ * database file keeps all of them private whatever the umask. Such files left
+ * by an older hub are restricted too.
+ */
+function prepareSqliteFile(path: string): void {
+  makePrivateDirectory(dirname(path));
+  closeSync(openSync(path, constants.O_RDONLY | constants.O_CREAT, PRIVATE_FILE_MODE));
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) restrictToOwner(`${path}${suffix}`);
+}
+
 export function openDatabase(path: string): HubDb {
   let sqlite: Database;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") prepareSqliteFile(path);
     sqlite = new Database(path, { create: true, strict: true });
     sqlite.exec("PRAGMA busy_timeout = 5000");
     sqlite.exec("PRAGMA journal_mode = WAL");
@@ -84,7 +154,7 @@ export function acquireServerLock(dbPath: string): ServerLock {
   const lockPath = `${dbPath}.lock`;
   let handle: Database;
   try {
-    mkdirSync(dirname(lockPath), { recursive: true });
+    prepareSqliteFile(lockPath);
     handle = new Database(lockPath, { create: true });
     handle.exec("PRAGMA busy_timeout = 0");
   } catch (error) {

@@ -1,5 +1,5 @@
 /** The users table and the public User shape. */
-import { and, count, eq, ne } from "drizzle-orm";
+import { and, count, eq, isNotNull, ne } from "drizzle-orm";
 import type { Role } from "../config/options.ts";
 import type { Orm } from "./open.ts";
 import { passkeys, users } from "./schema.ts";
@@ -96,4 +96,19 @@ export function insertUser(orm: Orm, fields: NewUser, now: number): UserRow {
     .values({ ...fields, usernameKey: usernameKey(fields.username), createdAt: now, updatedAt: now })
     .returning()
     .get();
+}
+
+/** Every stored TOTP secret (sealed or, in a database from before the hub's key, plaintext). */
+export function storedTotpSecrets(orm: Orm): { id: number; totpSecret: string }[] {
+  return orm
+    .select({ id: users.id, totpSecret: users.totpSecret })
+    .from(users)
+    .where(isNotNull(users.totpSecret))
+    .all()
+    .flatMap((row) => (row.totpSecret === null ? [] : [{ id: row.id, totpSecret: row.totpSecret }]));
+}
+
+/** Replaces a user's stored TOTP secret only if it is still `from`, so a change made meanwhile by another process is kept. */
+export function replaceTotpSecret(orm: Orm, id: number, from: string, to: string): boolean {
+  return orm.update(users).set({ totpSecret: to }).where(and(eq(users.id, id), eq(users.totpSecret, from))).returning({ id: users.id }).get() !== undefined;
 }

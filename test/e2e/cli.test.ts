@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { MIGRATIONS } from "../../src/db/migrations.ts";
 import { HUB_VERSION } from "../../src/version.ts";
 import { scratchDirs } from "../helpers.ts";
-import { runCli, startHub } from "./harness.ts";
+import { freePort, runCli, startHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 
@@ -50,6 +50,22 @@ describe("hub CLI", () => {
     const flag = await runCli(["--stale-after", "5"]);
     expect(flag.exitCode).toBe(2);
     expect(flag.stderr).toContain("--stale-after");
+  });
+
+  test("a secret's file that cannot be read exits 2 with one line naming the setting and the path, never the content", async () => {
+    const missing = await runCli(["serve"], { env: { METRICS_TOKEN_FILE: "/nonexistent/metrics-token" } });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr.trim()).toBe("hub: cannot read /nonexistent/metrics-token (METRICS_TOKEN_FILE): it does not exist");
+    const bad = join(scratch(), "session-secret");
+    writeFileSync(bad, "too-short-secret\n");
+    const invalid = await runCli(["serve", "--session-secret-file", bad]);
+    expect(invalid.exitCode).toBe(2);
+    expect(invalid.stderr.trim().split("\n").length).toBe(1);
+    expect(invalid.stderr).toContain(`--session-secret-file (${bad})`);
+    expect(invalid.stderr).not.toContain("too-short-secret");
+    const both = await runCli(["serve"], { env: { METRICS_TOKEN: "metrics-token-0123456789", METRICS_TOKEN_FILE: bad } });
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("METRICS_TOKEN and METRICS_TOKEN_FILE are both set");
   });
 
   test("unknown commands and flags exit 2", async () => {
@@ -112,6 +128,30 @@ describe("hub backup", () => {
     expect(again.stderr).toContain("already exists");
     expect(await hub.stop()).toBe(0);
     expect(existsSync(target)).toBe(true);
+  });
+});
+
+describe("the hub's key and the other commands", () => {
+  test("user, agent, migrate and backup never make or read hub.key; only the server does", async () => {
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    const key = join(dir, "hub.key");
+    expect((await runCli(["user", "create", "--db", db, "--username", "ops", "--role", "user"])).exitCode).toBe(0);
+    expect((await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"])).exitCode).toBe(0);
+    expect(existsSync(key)).toBe(false);
+
+    writeFileSync(key, "not a key\n");
+    expect((await runCli(["migrate", "--db", db])).exitCode).toBe(0);
+    expect((await runCli(["user", "reset-password", "ops", "--db", db, "--password-stdin"], { stdin: "a new long password\n" })).exitCode).toBe(0);
+    expect((await runCli(["agent", "list", "--db", db])).exitCode).toBe(0);
+    const backup = await runCli(["backup", join(dir, "copy.db"), "--db", db]);
+    expect(backup.exitCode).toBe(0);
+    expect(backup.stdout).toContain(`with the hub's key, ${key}`);
+    expect(readFileSync(key, "utf8")).toBe("not a key\n");
+
+    const serve = await runCli(["serve", "--db", db, "--port", String(await freePort())]);
+    expect(serve.exitCode).toBe(2);
+    expect(serve.stderr.trim()).toBe(`hub: the hub's key ${key} is damaged (expected 64 hex characters, or 32 bytes in base64); restore it from a backup, or give the key with SECRET_KEY_FILE`);
   });
 });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, configFrom, parseArgs, unquote, type Config, type Env } from "../../src/config/load.ts";
-import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
+import { fileVariant, OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { provisionAgents } from "../../src/db/agents.ts";
 import { memoryDb, tempDir } from "../helpers.ts";
 
@@ -47,8 +47,8 @@ describe("defaults", () => {
     expect(c.requireAuth).toBe(false);
     expect(c.enableApiKeys).toBe(false);
     expect(c.mfaEnforcedRoles).toEqual(["admin"]);
-    expect(c.sessionSecretGenerated).toBe(true);
-    expect(c.sessionSecret.length).toBeGreaterThanOrEqual(32);
+    expect(c.sessionSecret).toBeNull();
+    expect(c.secretKey).toBeNull();
     expect(c.origin).toBe("http://localhost:3000");
     expect(c.rpId).toBe("localhost");
     expect(c.rpName).toBe("Incentives Hub");
@@ -314,6 +314,162 @@ describe("provisioned agents", () => {
     const yaml = file("hub.yaml", "regions:\n  - { id: me-south-1, name: Middle East (Bahrain), tz: Asia/Bahrain }\n");
     const c = load(["--config", yaml], { PROVISION_AGENTS: `a1:${TOKEN}:me-south-1:steam`, AGENT2_TOKEN: `${TOKEN}-2`, AGENT2_REGION: "me-south-1", AGENT2_PROVIDER: "epic" });
     expect(c.provision.map((p) => p.region)).toEqual(["me-south-1", "me-south-1"]);
+  });
+});
+
+describe("secrets from files (_FILE variants)", () => {
+  const SECRET = "s".repeat(20) + "-session-secret-from-a-file";
+  const KEY_HEX = "0123456789abcdef".repeat(4);
+  const PASSWORD = "  a password with spaces  ";
+  const METRICS = "metrics-token-from-a-file";
+
+  test("every secret setting has a _FILE variable, a -file flag and a File key, and no other setting has one", () => {
+    const secrets = OPTION_KEYS.filter((key) => fileVariant(key) !== null).sort();
+    expect(secrets).toEqual(["adminPassword", "metricsToken", "provision", "secretKey", "sessionSecret"]);
+    expect(fileVariant("sessionSecret")).toEqual({ flag: "--session-secret-file", env: "SESSION_SECRET_FILE", key: "sessionSecretFile" });
+    expect(failure(["--port-file", "/x"])).toContain("unknown flag --port-file");
+    expect(failure(["--config", file("hub.yaml", "portFile: /x\n")])).toContain('unknown setting "portFile"');
+  });
+
+  test("each secret from a file given by variable: the content less one trailing line break", () => {
+    const c = load([], {
+      SESSION_SECRET_FILE: file("session", `${SECRET}\n`),
+      SECRET_KEY_FILE: file("key", `${KEY_HEX}\r\n`),
+      ADMIN_BOOTSTRAP_USER: "root",
+      ADMIN_BOOTSTRAP_PASSWORD_FILE: file("password", `${PASSWORD}\n`),
+      METRICS_TOKEN_FILE: file("metrics", METRICS),
+      PROVISION_AGENTS_FILE: file("agents", `a1:${TOKEN}-one:eu-west-1:steam\na2:${TOKEN}-two:us-east-1:epic,a3:${TOKEN}-three:eu-west-2:grdk\n`),
+      AGENT4_TOKEN_FILE: file("agent4", `${TOKEN}-four\n`),
+      AGENT4_REGION: "ap-south-1",
+      AGENT4_PROVIDER: "steam",
+    });
+    expect(c.sessionSecret).toBe(SECRET);
+    expect(Buffer.from(c.secretKey ?? []).toString("hex")).toBe(KEY_HEX);
+    expect(c.adminPassword).toBe(PASSWORD);
+    expect(c.metricsToken).toBe(METRICS);
+    expect(c.provision.map((p) => [p.id, p.token])).toEqual([
+      ["a1", `${TOKEN}-one`],
+      ["a2", `${TOKEN}-two`],
+      ["a3", `${TOKEN}-three`],
+      ["agent4", `${TOKEN}-four`],
+    ]);
+    for (const key of ["sessionSecret", "secretKey", "adminPassword", "metricsToken", "provision"] as const) expect(c.explicit.has(key)).toBe(true);
+  });
+
+  test("only one line break is dropped: a password keeps the rest of what the file holds", () => {
+    expect(load([], { ADMIN_BOOTSTRAP_PASSWORD_FILE: file("password", "long password\n\n") }).adminPassword).toBe("long password\n");
+    expect(load([], { ADMIN_BOOTSTRAP_PASSWORD_FILE: file("password", "\tlong password ") }).adminPassword).toBe("\tlong password ");
+  });
+
+  test("each secret from a file given by flag", () => {
+    const agents = file("agents", `a1:${TOKEN}:eu-west-1:steam\n`);
+    const c = load([
+      "--session-secret-file", file("session", SECRET),
+      "--secret-key-file", file("key", Buffer.from(KEY_HEX, "hex").toString("base64")),
+      "--admin-password-file", file("password", PASSWORD),
+      "--metrics-token-file=" + file("metrics", `${METRICS}\n`),
+      "--provision-file", agents,
+    ]);
+    expect(c.sessionSecret).toBe(SECRET);
+    expect(Buffer.from(c.secretKey ?? []).toString("hex")).toBe(KEY_HEX);
+    expect(c.adminPassword).toBe(PASSWORD);
+    expect(c.metricsToken).toBe(METRICS);
+    expect(c.provision).toEqual([{ id: "a1", token: TOKEN, region: "eu-west-1", provider: "steam", label: null, source: `--provision-file entry 1 (${agents})` }]);
+  });
+
+  test("each secret from a file given by config-file key", () => {
+    const agents = file("agents", `a1:${TOKEN}:eu-west-1:steam`);
+    const yaml = file(
+      "hub.yaml",
+      [
+        `sessionSecretFile: ${file("session", SECRET)}`,
+        `secretKeyFile: ${file("key", Buffer.from(KEY_HEX, "hex").toString("base64url"))}`,
+        `adminPasswordFile: ${file("password", PASSWORD)}`,
+        "metricsTokenFile: ${METRICS_DIR}/metrics",
+        `provisionFile: ${agents}`,
+      ].join("\n"),
+    );
+    const metrics = file("metrics", METRICS);
+    const c = load(["--config", yaml], { METRICS_DIR: metrics.slice(0, metrics.lastIndexOf("/")) });
+    expect(c.sessionSecret).toBe(SECRET);
+    expect(Buffer.from(c.secretKey ?? []).toString("hex")).toBe(KEY_HEX);
+    expect(c.adminPassword).toBe(PASSWORD);
+    expect(c.metricsToken).toBe(METRICS);
+    expect(c.provision[0]?.source).toBe(`provisionFile entry 1 in ${yaml} (${agents})`);
+  });
+
+  test("a secret and its file in the same place stop start-up naming both", () => {
+    const session = file("session", SECRET);
+    expect(failure([], { SESSION_SECRET: SECRET, SESSION_SECRET_FILE: session })).toBe(
+      "SESSION_SECRET and SESSION_SECRET_FILE are both set; give the value or the file, not both",
+    );
+    expect(failure(["--metrics-token", METRICS, "--metrics-token-file", session])).toBe(
+      "--metrics-token and --metrics-token-file are both set; give the value or the file, not both",
+    );
+    const yaml = file("hub.yaml", `adminPassword: ${PASSWORD.trim()}\nadminPasswordFile: ${session}\n`);
+    expect(failure(["--config", yaml])).toBe(`adminPassword in ${yaml} and adminPasswordFile in ${yaml} are both set; give the value or the file, not both`);
+    expect(failure([], { PROVISION_AGENTS: `a1:${TOKEN}:eu-west-1:steam`, PROVISION_AGENTS_FILE: session })).toContain("PROVISION_AGENTS and PROVISION_AGENTS_FILE are both set");
+    expect(failure([], { AGENT2_TOKEN: TOKEN, AGENT2_TOKEN_FILE: session, AGENT2_REGION: "eu-west-1", AGENT2_PROVIDER: "steam" })).toBe(
+      "AGENT2_TOKEN and AGENT2_TOKEN_FILE are both set; give the value or the file, not both",
+    );
+    expect(failure([], { SECRET_KEY: KEY_HEX, SECRET_KEY_FILE: session })).toContain("SECRET_KEY and SECRET_KEY_FILE are both set");
+    for (const message of [failure([], { SESSION_SECRET: SECRET, SESSION_SECRET_FILE: session }), failure(["--metrics-token", METRICS, "--metrics-token-file", session])]) {
+      expect(message).not.toContain(SECRET);
+      expect(message).not.toContain(METRICS);
+    }
+  });
+
+  test("between places the usual precedence holds, and a lower place's file is not even read", () => {
+    const fromFlag = file("flag", `${METRICS}-flag`);
+    expect(load(["--metrics-token-file", fromFlag], { METRICS_TOKEN: `${METRICS}-env` }).metricsToken).toBe(`${METRICS}-flag`);
+    expect(load(["--metrics-token", `${METRICS}-flag`], { METRICS_TOKEN_FILE: "/nonexistent/metrics" }).metricsToken).toBe(`${METRICS}-flag`);
+    const yaml = file("hub.yaml", `metricsToken: ${METRICS}-file\n`);
+    expect(load(["--config", yaml], { METRICS_TOKEN_FILE: fromFlag }).metricsToken).toBe(`${METRICS}-flag`);
+  });
+
+  test("a missing, unreadable or empty file stops start-up with one line naming the setting and the path", () => {
+    expect(failure([], { SESSION_SECRET_FILE: "/nonexistent/session" })).toBe("cannot read /nonexistent/session (SESSION_SECRET_FILE): it does not exist");
+    expect(failure(["--admin-password-file", "/nonexistent/pw"])).toBe("cannot read /nonexistent/pw (--admin-password-file): it does not exist");
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    expect(failure([], { METRICS_TOKEN_FILE: dir.path })).toBe(`cannot read ${dir.path} (METRICS_TOKEN_FILE): it is a directory`);
+    expect(failure([], { METRICS_TOKEN_FILE: "/dev/null" })).toBe("cannot read /dev/null (METRICS_TOKEN_FILE): it is not a regular file");
+    const empty = file("empty", "\n");
+    expect(failure([], { SECRET_KEY_FILE: empty })).toBe(`${empty} (SECRET_KEY_FILE) is empty`);
+    expect(failure([], { AGENT1_TOKEN_FILE: "/nonexistent/token", AGENT1_REGION: "eu-west-1", AGENT1_PROVIDER: "steam" })).toBe(
+      "cannot read /nonexistent/token (AGENT1_TOKEN_FILE): it does not exist",
+    );
+    expect(failure([], { SESSION_SECRET_FILE: "" })).toBe('invalid value "" for SESSION_SECRET_FILE: expected a file path');
+    expect(failure([], { AGENT1_REGION: "eu-west-1", AGENT1_PROVIDER: "steam" })).toBe("AGENT1_* is incomplete: AGENT1_TOKEN (or AGENT1_TOKEN_FILE) is not set");
+  });
+
+  test("a bad value in a file is named by the setting and the path, and never shown", () => {
+    const short = file("session", "short-secret\n");
+    expect(failure([], { SESSION_SECRET_FILE: short })).toBe(`invalid value (hidden) for SESSION_SECRET_FILE (${short}): expected at least 32 characters`);
+    const key = file("key", "not a key at all");
+    expect(failure([], { SECRET_KEY_FILE: key })).toBe(`invalid value (hidden) for SECRET_KEY_FILE (${key}): expected 64 hex characters, or 32 bytes in base64`);
+    const agents = file("agents", `a1:${TOKEN}:eu-west-1:steam\na2:tiny-secret:eu-west-1:steam\n`);
+    const message = failure([], { PROVISION_AGENTS_FILE: agents });
+    expect(message).toBe(`invalid value (hidden) for the token of PROVISION_AGENTS_FILE entry 2 (${agents}): expected 16 to 512 visible ASCII characters without spaces`);
+    const token = file("token", "tiny-secret");
+    expect(failure([], { AGENT1_TOKEN_FILE: token, AGENT1_REGION: "eu-west-1", AGENT1_PROVIDER: "steam" })).toBe(
+      `invalid value (hidden) for AGENT1_TOKEN_FILE (${token}): expected 16 to 512 visible ASCII characters without spaces`,
+    );
+    for (const text of [failure([], { SESSION_SECRET_FILE: short }), message]) {
+      expect(text).not.toContain("short-secret");
+      expect(text).not.toContain("tiny-secret");
+    }
+  });
+
+  test("the hub's key is 64 hex characters or 32 bytes in base64", () => {
+    const bytes = Buffer.from(KEY_HEX, "hex");
+    for (const form of [KEY_HEX, KEY_HEX.toUpperCase(), bytes.toString("base64"), bytes.toString("base64url")]) {
+      expect(Buffer.from(load([], { SECRET_KEY: form }).secretKey ?? []).toString("hex")).toBe(KEY_HEX);
+    }
+    for (const bad of [KEY_HEX.slice(2), `${KEY_HEX}00`, Buffer.alloc(31).toString("base64"), "z".repeat(64)]) {
+      const message = failure([], { SECRET_KEY: bad });
+      expect(message).toBe("invalid value (hidden) for SECRET_KEY: expected 64 hex characters, or 32 bytes in base64");
+    }
   });
 });
 
