@@ -19,15 +19,18 @@ import {
   type UserRow,
 } from "../db/users.ts";
 import { HttpProblem } from "../http/problem.ts";
+import type { Logger } from "../log.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { eq } from "drizzle-orm";
 import { ApiKeys, presentedApiKeys } from "./apikeys.ts";
 import { TrustedDevices } from "./devices.ts";
 import { Passkeys } from "./passkeys.ts";
 import { hashPassword, hashPasswordSync, passwordProblem, verifyPassword } from "./passwords.ts";
+import type { HubSecrets } from "./keys.ts";
 import { Presence } from "./presence.ts";
 import { SessionStore, type AuthLevel, type Session } from "./sessions.ts";
-import { LoginThrottle } from "./throttle.ts";
+import type { TotpSecrets } from "./totp.ts";
+import { LoginThrottle, type Attempt, type Secret } from "./throttle.ts";
 
 export type Next = "ok" | "mfa" | "enroll_mfa";
 export type Method = "totp" | "webauthn";
@@ -67,6 +70,61 @@ export interface LoginOutcome {
   readonly sessionToken: string;
 }
 
+/** The checks of a secret that are throttled and, when refused, logged. */
+export type SignInStep = "login" | "totp" | "passkey" | "password change";
+
+/** One check of a secret: whose, and from where. */
+export interface SignInAttempt {
+  readonly step: SignInStep;
+  /** The username tried at login; the signed-in user's for a second factor or a password change. */
+  readonly username: string;
+  readonly ip: string;
+}
+
+/** What the log keeps of a refused attempt (never the secret itself). */
+export interface RefusalRecord extends SignInAttempt {
+  readonly reason: string;
+  readonly retryAfter?: number;
+}
+
+const SECRET_OF: Readonly<Record<SignInStep, Secret>> = { login: "password", "password change": "password", totp: "second-factor", passkey: "second-factor" };
+
+const THROTTLED: Readonly<Record<SignInStep, string>> = {
+  login: "Too many failed sign-ins",
+  "password change": "Too many failed attempts",
+  totp: "Too many wrong codes",
+  passkey: "Too many failed passkey checks",
+};
+
+/**
+ * A refused check of a secret. The reply says no more than its detail (an
+ * unknown user, a wrong password and a disabled user must look alike); the
+ * record, with the reason, is for the log (SPEC §16).
+ */
+export class SignInRefusal extends HttpProblem {
+  constructor(
+    status: number,
+    detail: string,
+    readonly record: RefusalRecord,
+    headers: Record<string, string> = {},
+  ) {
+    super(status, detail, { headers });
+  }
+}
+
+/** Runs a check of a secret, logging a refusal with the client's IP, the username tried and the reason. */
+export async function loggingRefusals<T>(log: Logger, check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof SignInRefusal) {
+      if (error.status === 429) log.warn("sign-in throttled", { ...error.record });
+      else log.info("sign-in refused", { ...error.record });
+    }
+    throw error;
+  }
+}
+
 export function actorOf(principal: UserPrincipal): Actor {
   return { userId: principal.user.id, name: principal.user.username, via: principal.via === "apiKey" ? "api-key" : "session" };
 }
@@ -99,15 +157,18 @@ export class Accounts {
   readonly passkeys: Passkeys;
   readonly throttle: LoginThrottle;
   readonly presence: Presence;
+  readonly totpSecrets: TotpSecrets;
 
   constructor(
     private readonly db: HubDb,
     readonly config: Config,
     private readonly settings: RuntimeSettings,
     private readonly now: () => number,
+    secrets: HubSecrets,
   ) {
-    this.sessions = new SessionStore(db.orm, config.sessionSecret, config.sessionTtlHours * 3_600_000, now);
-    this.devices = new TrustedDevices(db.orm, config.sessionSecret, now);
+    this.sessions = new SessionStore(db.orm, secrets.sessionSecret, config.sessionTtlHours * 3_600_000, now);
+    this.devices = new TrustedDevices(db.orm, secrets.sessionSecret, now);
+    this.totpSecrets = secrets.totpSecrets;
     this.apiKeys = new ApiKeys(db.orm, now);
     this.passkeys = new Passkeys(db.orm, { id: config.rpId, name: config.rpName, origin: config.origin }, now);
     this.throttle = new LoginThrottle(now);
@@ -169,19 +230,26 @@ export class Accounts {
     return this.startSession(create.immediate(), false);
   }
 
+  /** Admits one check of a secret, counted as a failure before the check starts (see throttle.ts), or refuses it with 429. */
+  admit(tried: SignInAttempt): Attempt {
+    const admission = this.throttle.admit(SECRET_OF[tried.step], tried.username, tried.ip);
+    if (admission.admitted) return admission.attempt;
+    const { retryAfter, limit } = admission;
+    const reason = limit === "username" ? "too many failures for this username" : "too many failures from this IP";
+    throw new SignInRefusal(429, `${THROTTLED[tried.step]}; try again in ${retryAfter} s.`, { ...tried, reason, retryAfter }, { "retry-after": String(retryAfter) });
+  }
+
   async login(username: string, password: string, ip: string, deviceToken: string | undefined): Promise<LoginOutcome> {
-    const wait = this.throttle.check(username, ip);
-    if (wait !== null) {
-      throw new HttpProblem(429, `Too many failed sign-ins; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
-    }
+    const tried: SignInAttempt = { step: "login", username, ip };
+    const attempt = this.admit(tried);
     const user = username.length <= 64 ? findUserByName(this.db.orm, username) : undefined;
     const usable = user?.enabled ? user : undefined;
     const ok = await verifyPassword(password.slice(0, 1024), usable?.passwordHash ?? null);
     if (!ok || !usable) {
-      this.throttle.fail(username, ip);
-      throw new HttpProblem(401, "The username or password is not right.");
+      const reason = !user ? "unknown user" : !user.enabled ? "disabled user" : user.passwordHash === null ? "no password set" : "wrong password";
+      throw new SignInRefusal(401, "The username or password is not right.", { ...tried, reason });
     }
-    this.throttle.succeed(username);
+    attempt.succeed();
     return this.startSession(usable, this.devices.isTrusted(deviceToken, usable.id));
   }
 
@@ -206,19 +274,29 @@ export class Accounts {
     if (principal.session) this.sessions.destroy(principal.session.idHash);
   }
 
-  async changePassword(principal: UserPrincipal, current: string, next: string, ip: string): Promise<void> {
+  /**
+   * Sets a new password once the current one is proven. Whoever might have
+   * learnt the old one loses what it gave them: the user's other sessions,
+   * remembered devices and, unless `revokeApiKeys` is false, API keys
+   * (switched off, not deleted, so the owner can see and switch them on again).
+   */
+  async changePassword(principal: UserPrincipal, current: string, next: string, ip: string, revokeApiKeys: boolean): Promise<void> {
     const { user, session } = principal;
-    const wait = this.throttle.check(user.username, ip);
-    if (wait !== null) throw new HttpProblem(429, `Too many failed attempts; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
     checkPassword(next, "body.newPassword");
+    const tried: SignInAttempt = { step: "password change", username: user.username, ip };
+    const attempt = this.admit(tried);
     if (!(await verifyPassword(current.slice(0, 1024), user.passwordHash))) {
-      this.throttle.fail(user.username, ip);
-      throw new HttpProblem(403, "The current password is not right.");
+      throw new SignInRefusal(403, "The current password is not right.", { ...tried, reason: "wrong current password" });
     }
+    attempt.succeed();
     const passwordHash = await hashPassword(next);
-    this.db.orm.update(users).set({ passwordHash, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
-    this.sessions.destroyForUser(user.id, session?.idHash);
-    this.devices.forgetAll(user.id);
+    const change = this.db.sqlite.transaction(() => {
+      this.db.orm.update(users).set({ passwordHash, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
+      this.sessions.destroyForUser(user.id, session?.idHash);
+      this.devices.forgetAll(user.id);
+      if (revokeApiKeys) this.apiKeys.disableAll(user.id);
+    });
+    change.immediate();
   }
 
   /** The first admin's choice of which roles need a second factor. */

@@ -3,10 +3,11 @@
  * SHA-256 is stored. A key acts as its owner with the owner's current role,
  * only while it is enabled, unexpired, its owner enabled and keys allowed.
  */
-import { and, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { apiKeys } from "../db/schema.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
+import { HttpProblem } from "../http/problem.ts";
 import { randomToken, sha256Hex } from "./tokens.ts";
 
 export const API_KEY_PREFIX = "hub_";
@@ -14,6 +15,8 @@ export const API_KEY_PATTERN = /^hub_[A-Za-z0-9_-]{43}$/;
 /** Only `hub_…` bearer credentials are API keys; any other bearer token (a metrics token) is left alone. */
 const BEARER_API_KEY = /^Bearer[ ]+(hub_\S*)\s*$/i;
 const LAST_USED_INTERVAL_MS = 60_000;
+/** Keys one user may hold, enabled or not: enough for every script and dashboard, and a bound on what one account can make the hub store. */
+export const MAX_API_KEYS_PER_USER = 50;
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -67,13 +70,23 @@ export class ApiKeys {
     private readonly now: () => number,
   ) {}
 
+  /** A new key, or 409 when the user already holds the most keys allowed; the count and the insert are one immediate transaction, so no other writer (another process included) slips in between. */
   create(userId: number, label: string | null, expiresAt: number | null): CreatedApiKey {
     const key = `${API_KEY_PREFIX}${randomToken(32)}`;
-    const row = this.orm
-      .insert(apiKeys)
-      .values({ userId, keyHash: sha256Hex(key), prefix: key.slice(0, 12), label, createdAt: this.now(), expiresAt })
-      .returning()
-      .get();
+    const row = this.orm.transaction(
+      (tx) => {
+        const held = tx.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, userId)).get()?.n ?? 0;
+        if (held >= MAX_API_KEYS_PER_USER) {
+          throw new HttpProblem(409, `You already hold ${held} API keys, the most one user may have (${MAX_API_KEYS_PER_USER}); delete one you no longer use first.`);
+        }
+        return tx
+          .insert(apiKeys)
+          .values({ userId, keyHash: sha256Hex(key), prefix: key.slice(0, 12), label, createdAt: this.now(), expiresAt })
+          .returning()
+          .get();
+      },
+      { behavior: "immediate" },
+    );
     return { key, apiKey: toApiKeyBody(row) };
   }
 
@@ -92,6 +105,11 @@ export class ApiKeys {
         ? this.orm.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
         : this.orm.update(apiKeys).set(values).where(eq(apiKeys.id, id)).returning().get();
     return row ? toApiKeyBody(row) : null;
+  }
+
+  /** Switches off every key of a user (after a password change, since the old password may have been used to make them). */
+  disableAll(userId: number): void {
+    this.orm.update(apiKeys).set({ enabled: false }).where(eq(apiKeys.userId, userId)).run();
   }
 
   remove(id: number): void {

@@ -11,7 +11,7 @@ import { users } from "../db/schema.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { HUB_NAME } from "../version.ts";
-import type { Accounts, Method, UserPrincipal } from "./accounts.ts";
+import { SignInRefusal, type Accounts, type Method, type SignInAttempt, type UserPrincipal } from "./accounts.ts";
 import { CHALLENGE_TTL_MS, toPasskeyBody, type PasskeyBody } from "./passkeys.ts";
 import { acceptTotp, newTotpSecret, qrDataUrl, totpUri } from "./totp.ts";
 
@@ -47,14 +47,8 @@ export class Mfa {
     if (principal.session && principal.level === "password") this.accounts.sessions.setLevel(principal.session.idHash, "mfa");
   }
 
-  private throttled(user: UserRow, ip: string): void {
-    const wait = this.accounts.throttle.check(`mfa:${user.username}`, ip);
-    if (wait !== null) throw new HttpProblem(429, `Too many wrong codes; try again in ${wait} s.`, { headers: { "retry-after": String(wait) } });
-  }
-
   private verified(principal: UserPrincipal, user: UserRow, rememberDevice: boolean): Verified {
     this.upgrade(principal);
-    this.accounts.throttle.succeed(`mfa:${user.username}`);
     return { next: "ok", methods: this.accounts.methodsOf(user), deviceToken: rememberDevice ? this.accounts.devices.remember(user.id) : null };
   }
 
@@ -71,7 +65,7 @@ export class Mfa {
     this.guardEnrolment(principal, user);
     if (user.totpEnabled) throw new HttpProblem(409, "TOTP is already active; remove it before enrolling a new one.");
     const secret = newTotpSecret();
-    this.db.orm.update(users).set({ totpSecret: secret, totpLastStep: null, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
+    this.db.orm.update(users).set({ totpSecret: this.accounts.totpSecrets.seal(user.id, secret), totpLastStep: null, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
     const uri = totpUri(secret, user.username, this.issuer || HUB_NAME);
     return { secret, uri, qr: qrDataUrl(uri) };
   }
@@ -81,12 +75,13 @@ export class Mfa {
     this.guardEnrolment(principal, user);
     if (user.totpEnabled) throw new HttpProblem(409, "TOTP is already active.");
     if (!user.totpSecret) throw new HttpProblem(409, "Start TOTP enrolment first (POST /api/v1/auth/mfa/totp).");
-    this.throttled(user, ip);
-    const step = acceptTotp(user.totpSecret, code, this.now(), null);
+    const tried: SignInAttempt = { step: "totp", username: user.username, ip };
+    const attempt = this.accounts.admit(tried);
+    const step = acceptTotp(this.accounts.totpSecrets.open(user.id, user.totpSecret), code, this.now(), null);
     if (step === null) {
-      this.accounts.throttle.fail(`mfa:${user.username}`, ip);
-      throw new HttpProblem(401, "The code is not valid; check the authenticator's clock and try the current code.");
+      throw new SignInRefusal(401, "The code is not valid; check the authenticator's clock and try the current code.", { ...tried, reason: "wrong code" });
     }
+    attempt.succeed();
     this.db.orm.update(users).set({ totpEnabled: true, totpLastStep: step, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
     this.verified(principal, user, false);
   }
@@ -94,12 +89,11 @@ export class Mfa {
   verifyTotp(principal: UserPrincipal, code: string, rememberDevice: boolean, ip: string): Verified {
     const user = this.fresh(principal);
     if (!user.totpEnabled || !user.totpSecret) throw new HttpProblem(409, "TOTP is not active for this account.");
-    this.throttled(user, ip);
-    const step = acceptTotp(user.totpSecret, code, this.now(), user.totpLastStep);
-    if (step === null) {
-      this.accounts.throttle.fail(`mfa:${user.username}`, ip);
-      throw new HttpProblem(401, "The code is not valid or was already used.");
-    }
+    const tried: SignInAttempt = { step: "totp", username: user.username, ip };
+    const attempt = this.accounts.admit(tried);
+    const step = acceptTotp(this.accounts.totpSecrets.open(user.id, user.totpSecret), code, this.now(), user.totpLastStep);
+    if (step === null) throw new SignInRefusal(401, "The code is not valid or was already used.", { ...tried, reason: "wrong or reused code" });
+    attempt.succeed();
     this.db.orm.update(users).set({ totpLastStep: step }).where(eq(users.id, user.id)).run();
     return this.verified(principal, user, rememberDevice);
   }
@@ -144,13 +138,15 @@ export class Mfa {
   async verifyPasskey(principal: UserPrincipal, response: AuthenticationResponseJSON, rememberDevice: boolean, ip: string): Promise<Verified> {
     const user = this.fresh(principal);
     const session = this.requireSession(principal);
-    this.throttled(user, ip);
+    // The challenge is taken first: a request without one is no guess, so it must not use up a throttled attempt.
     const challenge = this.accounts.sessions.takeChallenge(session.idHash, "webauthn-authenticate");
     if (!challenge) throw new HttpProblem(400, "No passkey challenge is pending, or it expired (5 minutes); ask for a new challenge.");
+    const tried: SignInAttempt = { step: "passkey", username: user.username, ip };
+    const attempt = this.accounts.admit(tried);
     if (!(await this.accounts.passkeys.authenticate(user.id, response, challenge))) {
-      this.accounts.throttle.fail(`mfa:${user.username}`, ip);
-      throw new HttpProblem(401, "The passkey assertion could not be verified.");
+      throw new SignInRefusal(401, "The passkey assertion could not be verified.", { ...tried, reason: "passkey assertion not verified" });
     }
+    attempt.succeed();
     return this.verified(principal, user, rememberDevice);
   }
 

@@ -1,9 +1,11 @@
 /**
  * Browser sessions. The cookie holds a random id; the database holds only
  * its HMAC-SHA-256 under SESSION_SECRET. Sessions slide: each use within the
- * lifetime pushes the expiry out again (written at most once a minute).
+ * lifetime pushes the expiry out again (written at most once a minute), but
+ * never past 30 days after sign-in, so a stolen cookie kept busy does not
+ * live for ever.
  */
-import { and, eq, lt, ne } from "drizzle-orm";
+import { and, eq, lt, lte, ne, or } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { sessions } from "../db/schema.ts";
 import { randomToken } from "./tokens.ts";
@@ -14,6 +16,8 @@ export type Session = typeof sessions.$inferSelect;
 export type ChallengeKind = "webauthn-register" | "webauthn-authenticate";
 
 const TOUCH_INTERVAL_MS = 60_000;
+/** The absolute lifetime of a session, however often it is used. */
+export const SESSION_MAX_AGE_MS = 30 * 86_400_000;
 
 export function keyedHash(secret: string, value: string): string {
   return new Bun.CryptoHasher("sha256", secret).update(value).digest("hex");
@@ -36,10 +40,15 @@ export class SessionStore {
     const now = this.now();
     const session = this.orm
       .insert(sessions)
-      .values({ idHash: this.hash(raw), userId, authLevel: level, csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, expiresAt: now + this.ttlMs })
+      .values({ idHash: this.hash(raw), userId, authLevel: level, csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, expiresAt: this.expiryAt(now, now) })
       .returning()
       .get();
     return { raw, session };
+  }
+
+  /** The sliding expiry after a use at `now`, capped by the absolute lifetime. */
+  private expiryAt(createdAt: number, now: number): number {
+    return Math.min(now + this.ttlMs, createdAt + SESSION_MAX_AGE_MS);
   }
 
   /** The live session for a cookie value, or null (an expired one is removed). */
@@ -48,7 +57,9 @@ export class SessionStore {
     const idHash = this.hash(raw);
     const session = this.orm.select().from(sessions).where(eq(sessions.idHash, idHash)).get();
     if (!session) return null;
-    if (session.expiresAt <= this.now()) {
+    // The creation time is checked too: sessions stored before the cap have an expiry beyond it.
+    const now = this.now();
+    if (session.expiresAt <= now || session.createdAt + SESSION_MAX_AGE_MS <= now) {
       this.destroy(idHash);
       return null;
     }
@@ -59,7 +70,7 @@ export class SessionStore {
   touch(session: Session): boolean {
     const now = this.now();
     if (now - session.lastSeenAt < TOUCH_INTERVAL_MS) return false;
-    this.orm.update(sessions).set({ lastSeenAt: now, expiresAt: now + this.ttlMs }).where(eq(sessions.idHash, session.idHash)).run();
+    this.orm.update(sessions).set({ lastSeenAt: now, expiresAt: this.expiryAt(session.createdAt, now) }).where(eq(sessions.idHash, session.idHash)).run();
     return true;
   }
 
@@ -94,6 +105,7 @@ export class SessionStore {
   }
 
   pruneExpired(): void {
-    this.orm.delete(sessions).where(lt(sessions.expiresAt, this.now())).run();
+    const now = this.now();
+    this.orm.delete(sessions).where(or(lt(sessions.expiresAt, now), lte(sessions.createdAt, now - SESSION_MAX_AGE_MS))).run();
   }
 }

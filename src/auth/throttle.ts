@@ -1,14 +1,36 @@
 /**
- * Login throttling: after 10 failures for one username, or 50 from one IP,
- * within 15 minutes, further attempts are refused with 429 until the oldest
- * counted failure leaves the window. Refused attempts are not failures; a
- * successful login clears the username's count.
+ * Throttling of guesses at a secret (a password, a TOTP code, a passkey
+ * assertion): after 10 failures for one username, or 50 from one IP, within
+ * 15 minutes, further attempts are refused with 429 until the oldest counted
+ * failure leaves the window. Refused attempts are not failures; a success
+ * clears the username's count.
+ *
+ * An admitted attempt is counted as a failure at once, in the same turn as
+ * the check, and given back only when it succeeds. Checking first and
+ * counting after the (slow, asynchronous) verification would let any number
+ * of parallel guesses through the check before the first one is counted.
  */
 export const WINDOW_MS = 15 * 60_000;
 export const MAX_PER_USERNAME = 10;
 export const MAX_PER_IP = 50;
 /** Bound on remembered keys, so a flood of made-up usernames cannot grow memory without end. */
 const MAX_KEYS = 100_000;
+
+/** What is being guessed: each has its own count per username, so failed logins cannot lock anyone out of their second factor, nor the reverse. */
+export type Secret = "password" | "second-factor";
+
+/** Which limit refused an attempt. */
+export type ThrottleLimit = "username" | "ip";
+
+/** An admitted attempt, already counted as a failure. */
+export interface Attempt {
+  /** The secret was right: clears the username's count and gives the IP its slot back. */
+  succeed(): void;
+}
+
+export type Admission =
+  | { readonly admitted: true; readonly attempt: Attempt }
+  | { readonly admitted: false; readonly retryAfter: number; readonly limit: ThrottleLimit };
 
 class FailureLog {
   private readonly failures = new Map<string, number[]>();
@@ -37,6 +59,15 @@ class FailureLog {
     this.failures.set(key, list);
   }
 
+  /** Takes back one failure counted at `at` (any one: failures of the same instant are alike). */
+  remove(key: string, at: number): void {
+    const list = this.failures.get(key);
+    const index = list?.indexOf(at) ?? -1;
+    if (!list || index < 0) return;
+    list.splice(index, 1);
+    if (list.length === 0) this.failures.delete(key);
+  }
+
   clear(key: string): void {
     this.failures.delete(key);
   }
@@ -53,22 +84,25 @@ export class LoginThrottle {
 
   constructor(private readonly now: () => number) {}
 
-  /** Seconds to wait, or null when the attempt may go ahead. */
-  check(username: string, ip: string): number | null {
+  /** Admits one attempt at `secret` for `username` from `ip`, counting it as a failure until it succeeds, or refuses it. */
+  admit(secret: Secret, username: string, ip: string): Admission {
     const now = this.now();
-    const user = this.byUsername.retryAfter(username.toLowerCase(), now);
+    const key = `${secret}:${username.toLowerCase()}`;
+    const user = this.byUsername.retryAfter(key, now);
     const address = this.byIp.retryAfter(ip, now);
-    if (user === null && address === null) return null;
-    return Math.max(user ?? 0, address ?? 0);
-  }
-
-  fail(username: string, ip: string): void {
-    const now = this.now();
-    this.byUsername.add(username.toLowerCase(), now);
+    if (user !== null || address !== null) {
+      return { admitted: false, retryAfter: Math.max(user ?? 0, address ?? 0), limit: user !== null ? "username" : "ip" };
+    }
+    this.byUsername.add(key, now);
     this.byIp.add(ip, now);
-  }
-
-  succeed(username: string): void {
-    this.byUsername.clear(username.toLowerCase());
+    return {
+      admitted: true,
+      attempt: {
+        succeed: () => {
+          this.byUsername.clear(key);
+          this.byIp.remove(ip, now);
+        },
+      },
+    };
   }
 }

@@ -2,6 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { Accounts } from "../auth/accounts.ts";
 import { actorOf } from "../auth/accounts.ts";
+import { MAX_API_KEYS_PER_USER } from "../auth/apikeys.ts";
 import type { HubContext } from "../context.ts";
 import { audit } from "../db/audit.ts";
 import { ApiKeySchema, NewApiKeySchema } from "../http/account-schemas.ts";
@@ -105,13 +106,14 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
       {
         access: "session",
         body: CreateBody,
-        response: { 201: NewApiKeySchema, ...problems(400, 401, 403) },
+        response: { 201: NewApiKeySchema, ...problems(400, 401, 403, 409) },
         detail: {
           tags: ["api-keys"],
           summary: "Create an API key",
           description:
             "The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. " +
-            "An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both.",
+            "An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. " +
+            `A user holds at most ${MAX_API_KEYS_PER_USER} keys, switched off or expired ones included: 409 beyond, until one is deleted.`,
           "x-response-headers": { 201: ["Cache-Control"] },
         },
       },

@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import { SESSION_COOKIE } from "../auth/sessions.ts";
 import { DEVICE_COOKIE } from "../auth/devices.ts";
-import type { Accounts } from "../auth/accounts.ts";
+import { loggingRefusals, type Accounts } from "../auth/accounts.ts";
 import type { HubContext } from "../context.ts";
 import { LoginReplySchema, Role, SessionBodySchema } from "../http/account-schemas.ts";
 import { sessionCookie, type Access } from "../http/access.ts";
@@ -14,7 +14,7 @@ const Credentials = t.Object({ username: LoginUsernameSchema, password: CurrentP
 const NO_CONTENT = t.Void({ description: "Done" });
 
 export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) {
-  const { config } = ctx;
+  const { config, log } = ctx;
   const noStore = (set: { headers: Record<string, string | number> }) => {
     set.headers["cache-control"] = "no-store";
   };
@@ -50,7 +50,8 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       "/login",
       async ({ body, cookie, request, set, server }) => {
         const device = cookie[DEVICE_COOKIE]?.value;
-        const outcome = await accounts.login(body.username, body.password, clientIp(request, config.trustedProxies, server), typeof device === "string" ? device : undefined);
+        const ip = clientIp(request, config.trustedProxies, server);
+        const outcome = await loggingRefusals(log, () => accounts.login(body.username, body.password, ip, typeof device === "string" ? device : undefined));
         cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
         noStore(set);
         return { next: outcome.next, methods: outcome.methods };
@@ -65,7 +66,8 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
           "x-response-headers": { 200: ["Set-Cookie"] },
           description:
             "Sets the hub_session cookie. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and " +
-            "disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After.",
+            "disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After, without the password " +
+            "being checked; each attempt counts before its password is checked, so parallel guesses get no more than 10 tries either.",
         },
       },
     )
@@ -94,15 +96,28 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
     .post(
       "/password",
       async ({ body, request, set, server }) => {
-        await accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, clientIp(request, config.trustedProxies, server));
+        const ip = clientIp(request, config.trustedProxies, server);
+        await loggingRefusals(log, () => accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, ip, body.revokeApiKeys ?? true));
         noStore(set);
         set.status = 204;
       },
       {
         access: "session",
-        body: t.Object({ currentPassword: CurrentPasswordSchema, newPassword: PasswordSchema }),
+        body: t.Object({
+          currentPassword: CurrentPasswordSchema,
+          newPassword: PasswordSchema,
+          revokeApiKeys: t.Optional(
+            t.Boolean({ default: true, description: "Also switch off all your API keys (they stay listed and can be switched on again). Default true; false keeps them working" }),
+          ),
+        }),
         response: { 204: NO_CONTENT, ...problems(400, 401, 403, 429) },
-        detail: { tags: ["auth"], summary: "Change password", description: "Ends the user's other sessions and forgets their remembered devices. A wrong current password is 403." },
+        detail: {
+          tags: ["auth"],
+          summary: "Change password",
+          description:
+            "Ends the user's other sessions, forgets their remembered devices and switches off their API keys unless revokeApiKeys is false. A wrong current password is 403; " +
+            "wrong current passwords count towards the sign-in limits (429 with Retry-After).",
+        },
       },
     )
     .post(

@@ -1,6 +1,7 @@
 /** Second factors: TOTP enrolment and verification, passkey registration and verification. */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { Elysia, t, type Cookie } from "elysia";
+import { loggingRefusals } from "../auth/accounts.ts";
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../auth/devices.ts";
 import type { Mfa, Verified } from "../auth/mfa.ts";
 import type { HubContext } from "../context.ts";
@@ -133,7 +134,7 @@ function assertionOf(body: typeof PasskeyVerification.static, rememberQuery: boo
 }
 
 export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
-  const { config } = ctx;
+  const { config, log } = ctx;
   const ip = (request: Request, server: SocketSource | null) => clientIp(request, config.trustedProxies, server);
   const reply = (verified: Verified, cookie: Record<string, Cookie<unknown>>) => {
     if (verified.deviceToken) {
@@ -157,8 +158,8 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     })
     .post(
       "/totp/activation",
-      ({ request, body, set, server }) => {
-        mfa.activateTotp(access.userOf(request), body.code, ip(request, server));
+      async ({ request, body, set, server }) => {
+        await loggingRefusals(log, () => mfa.activateTotp(access.userOf(request), body.code, ip(request, server)));
         set.status = 204;
       },
       {
@@ -168,12 +169,19 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         detail: { tags: ["mfa"], summary: "Activate TOTP", description: "Confirms enrolment with a current code; during enrolment the session becomes fully signed in." },
       },
     )
-    .post("/totp/verification", ({ request, body, cookie, server }) => reply(mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request, server)), cookie), {
-      access: "session-partial",
-      body: t.Object({ code: Code, rememberDevice: RememberDevice }),
-      response: { 200: VerifiedSchema, ...problems(400, 401, 403, 409, 429) },
-      detail: { tags: ["mfa"], summary: "Verify with TOTP", description: "Passes the second factor. A code is never accepted twice." },
-    })
+    .post(
+      "/totp/verification",
+      async ({ request, body, cookie, server }) => {
+        const verified = await loggingRefusals(log, () => mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request, server)));
+        return reply(verified, cookie);
+      },
+      {
+        access: "session-partial",
+        body: t.Object({ code: Code, rememberDevice: RememberDevice }),
+        response: { 200: VerifiedSchema, ...problems(400, 401, 403, 409, 429) },
+        detail: { tags: ["mfa"], summary: "Verify with TOTP", description: "Passes the second factor. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After." },
+      },
+    )
     .delete(
       "/totp",
       ({ request, set }) => {
@@ -254,7 +262,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       "/passkeys/verification",
       async ({ request, body, query, cookie, server }) => {
         const { response, rememberDevice } = assertionOf(body, query.remember);
-        return reply(await mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server)), cookie);
+        return reply(await loggingRefusals(log, () => mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server))), cookie);
       },
       {
         access: "session-partial",

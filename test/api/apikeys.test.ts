@@ -5,6 +5,8 @@ import { call, expectProblem, json, testHub } from "../helpers.ts";
 
 const PASSWORD = "correct horse battery";
 const START = Date.parse("2026-11-21T18:00:00Z");
+/** SPEC §16: keys one user may hold. */
+const MAX_KEYS = 50;
 
 interface ApiKeyView {
   id: number;
@@ -174,6 +176,64 @@ describe("API keys", () => {
     expectProblem(refused.response);
     const made = h.ctx.accounts.apiKeys.create(1, null, null);
     expect((await script(h, made.key)("GET", "/api/v1/admin/users")).status).toBe(401);
+  });
+
+  test("a password change switches the user's keys off (kept, and listed), unless revokeApiKeys is false", async () => {
+    const { h, admin } = await setup({ ENABLE_API_KEYS: "true", REQUIRE_AUTH: "true" });
+    const rootKey = (await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {})).body.key;
+    const bob = new Browser(h);
+    await bob.login("bob", PASSWORD);
+    const made = await Promise.all(["one", "two"].map(async (label) => (await bob.json<NewKey>("POST", "/api/v1/auth/api-keys", { label })).body));
+    for (const { key } of made) expect((await script(h, key)("GET", "/api/v1/meta")).status).toBe(200);
+
+    expect((await bob.json("POST", "/api/v1/auth/password", { currentPassword: PASSWORD, newPassword: "second password here", revokeApiKeys: false })).status).toBe(204);
+    for (const { key } of made) expect((await script(h, key)("GET", "/api/v1/meta")).status).toBe(200);
+
+    expect((await bob.json("POST", "/api/v1/auth/password", { currentPassword: "second password here", newPassword: "third password here" })).status).toBe(204);
+    for (const { key } of made) {
+      const refused = await script(h, key)("GET", "/api/v1/meta");
+      expect(refused.status).toBe(401);
+      expect((await json<{ detail: string }>(refused)).detail).toContain("switched off");
+    }
+    const listed = await bob.json<{ apiKeys: ApiKeyView[] }>("GET", "/api/v1/auth/api-keys");
+    expect(listed.body.apiKeys.map((k) => [k.label, k.enabled])).toEqual([["one", false], ["two", false]]);
+    expect((await script(h, rootKey)("GET", "/api/v1/admin/users")).status).toBe(200);
+
+    await bob.json("PATCH", `/api/v1/auth/api-keys/${made[0]?.apiKey.id}`, { enabled: true });
+    expect((await script(h, made[0]?.key ?? "")("GET", "/api/v1/meta")).status).toBe(200);
+    expect((await bob.json("POST", "/api/v1/auth/password", { currentPassword: "third password here", newPassword: "fourth password here", revokeApiKeys: true })).status).toBe(204);
+    expect((await script(h, made[0]?.key ?? "")("GET", "/api/v1/meta")).status).toBe(401);
+    expect((await bob.json("POST", "/api/v1/auth/password", { currentPassword: "fourth password here", newPassword: "fifth password here", revokeApiKeys: "no" })).status).toBe(400);
+  });
+
+  test(`a user holds at most ${MAX_KEYS} keys: the next is a 409 until one is deleted`, async () => {
+    const { h, admin } = await setup();
+    const made: NewKey[] = [];
+    for (let i = 0; i < MAX_KEYS; i++) {
+      const created = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", { label: `key ${i}` });
+      expect(created.status).toBe(201);
+      made.push(created.body);
+    }
+    await admin.json("PATCH", `/api/v1/auth/api-keys/${made[0]?.apiKey.id}`, { enabled: false });
+    const refused = await admin.json<{ detail: string }>("POST", "/api/v1/auth/api-keys", { label: "one too many" });
+    expect(refused.status).toBe(409);
+    expectProblem(refused.response);
+    expect(refused.body.detail).toContain(`the most one user may have (${MAX_KEYS})`);
+    expect(refused.body.detail).toContain("delete one");
+    const bob = new Browser(h);
+    await bob.login("bob", PASSWORD);
+    expect((await bob.json("POST", "/api/v1/auth/api-keys", {})).status).toBe(201);
+    expect((await admin.request("DELETE", `/api/v1/auth/api-keys/${made[0]?.apiKey.id}`)).status).toBe(204);
+    expect((await admin.json("POST", "/api/v1/auth/api-keys", { label: "in its place" })).status).toBe(201);
+    expect((await admin.json("POST", "/api/v1/auth/api-keys", {})).status).toBe(409);
+  });
+
+  test("parallel creates cannot go past the limit", async () => {
+    const { h, admin } = await setup();
+    const burst = await Promise.all(Array.from({ length: 120 }, (_, i) => admin.request("POST", "/api/v1/auth/api-keys", { body: { label: `burst ${i}` } })));
+    expect(burst.filter((r) => r.status === 201)).toHaveLength(MAX_KEYS);
+    expect(burst.filter((r) => r.status === 409)).toHaveLength(120 - MAX_KEYS);
+    expect(h.ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM api_keys").get()?.n).toBe(MAX_KEYS);
   });
 
   test("bad input is 400", async () => {

@@ -237,6 +237,45 @@ describe("session cookie and CSRF", () => {
     expect((await browser.session()).authenticated).toBe(false);
   });
 
+  test("however often it is used, a session ends 30 days after sign-in", async () => {
+    let now = Date.parse("2026-11-21T18:00:00Z");
+    const h = hub({ MFA_ENFORCED_ROLES: "" }, () => now);
+    const browser = new Browser(h);
+    await browser.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
+    const signedInAt = now;
+    for (let day = 6; day < 30; day += 6) {
+      now = signedInAt + day * 86_400_000;
+      expect({ day, authenticated: (await browser.session()).authenticated }).toEqual({ day, authenticated: true });
+    }
+    now = signedInAt + 30 * 86_400_000 - 1000;
+    expect((await browser.session()).authenticated).toBe(true);
+    const expiry = h.ctx.db.sqlite.query<{ expires_at: number }, []>("SELECT expires_at FROM sessions").get()?.expires_at;
+    expect(expiry).toBe(signedInAt + 30 * 86_400_000);
+    now = signedInAt + 30 * 86_400_000;
+    expect((await browser.session()).authenticated).toBe(false);
+    expect(h.ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM sessions").get()?.n).toBe(0);
+  });
+
+  test("a sliding lifetime longer than 30 days is cut to 30 days, and sessions stored with a later expiry end at 30 days too", async () => {
+    let now = Date.parse("2026-11-21T18:00:00Z");
+    const h = hub({ MFA_ENFORCED_ROLES: "", SESSION_TTL_HOURS: String(90 * 24) }, () => now);
+    const browser = new Browser(h);
+    await browser.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
+    const other = new Browser(h);
+    await other.login("root", PASSWORD);
+    const signedInAt = now;
+    const sessionCount = () => h.ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM sessions").get()?.n;
+    expect(h.ctx.db.sqlite.query<{ expires_at: number }, []>("SELECT MAX(expires_at) AS expires_at FROM sessions").get()?.expires_at).toBe(signedInAt + 30 * 86_400_000);
+    now = signedInAt + 29 * 86_400_000;
+    expect((await browser.session()).authenticated).toBe(true);
+    h.ctx.db.sqlite.run("UPDATE sessions SET expires_at = ?", [signedInAt + 90 * 86_400_000]);
+    now = signedInAt + 30 * 86_400_000;
+    expect((await browser.session()).authenticated).toBe(false);
+    expect(sessionCount()).toBe(1);
+    h.ctx.accounts.sessions.pruneExpired();
+    expect(sessionCount()).toBe(0);
+  });
+
   test("logout ends the session and clears the cookie", async () => {
     const { h, admin } = await ready();
     const response = await admin.request("POST", "/api/v1/auth/logout");
@@ -286,5 +325,47 @@ describe("password change", () => {
     expect(h.ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM trusted_devices").get()?.n).toBe(0);
     expect((await new Browser(h).login("bob", PASSWORD)).status).toBe(401);
     expect((await new Browser(h).login("bob", "a brand new password")).status).toBe(200);
+  });
+});
+
+describe("validation never echoes a secret", () => {
+  /** Wrong values for a password field: of the wrong type, too short, too long, nested; and how each could show up in a reply. */
+  const SECRETS: readonly { value: unknown; needles: string[] }[] = [
+    { value: 98765432109876, needles: ["98765432109876"] },
+    { value: 4.25e-7, needles: ["4.25e-7", "4.25e-07", "0.000000425"] },
+    { value: "Sh0rtS3c", needles: ["Sh0rtS3c"] },
+    { value: `L0ngS3cret${"z".repeat(5000)}`, needles: ["L0ngS3cret", "zzzzzzzzzz"] },
+    { value: { nested: "0bjS3cret" }, needles: ["0bjS3cret"] },
+    { value: ["4rrS3cret"], needles: ["4rrS3cret"] },
+  ];
+
+  test("setup, login, admin user create and edit, and password change: no 400 repeats the password, whatever its type", async () => {
+    const { h, admin, bobId } = await ready();
+    const bob = new Browser(h);
+    await bob.login("bob", PASSWORD);
+    const cases: { who: Browser; method: string; path: string; body: (secret: unknown) => Record<string, unknown> }[] = [
+      { who: new Browser(h), method: "POST", path: "/api/v1/auth/setup", body: (password) => ({ username: "other", password }) },
+      { who: new Browser(h), method: "POST", path: "/api/v1/auth/login", body: (password) => ({ username: "bob", password }) },
+      { who: admin, method: "POST", path: "/api/v1/admin/users", body: (password) => ({ username: "carol", role: "user", password }) },
+      { who: admin, method: "PATCH", path: `/api/v1/admin/users/${bobId}`, body: (password) => ({ password }) },
+      { who: bob, method: "POST", path: "/api/v1/auth/password", body: (currentPassword) => ({ currentPassword, newPassword: "a brand new password" }) },
+      { who: bob, method: "POST", path: "/api/v1/auth/password", body: (newPassword) => ({ currentPassword: PASSWORD, newPassword }) },
+      { who: bob, method: "POST", path: "/api/v1/auth/password", body: (secret) => ({ currentPassword: secret, newPassword: secret }) },
+    ];
+    let invalid = 0;
+    for (const { who, method, path, body } of cases) {
+      for (const { value, needles } of SECRETS) {
+        const response = await who.request(method, path, { body: body(value) });
+        const text = await response.text();
+        // A short string is a valid (wrong) password to sign in with: refused, but not as invalid.
+        expect([400, 401, 403]).toContain(response.status);
+        if (response.status === 400) invalid++;
+        for (const needle of needles) expect({ path, needle, echoed: text.includes(needle) }).toEqual({ path, needle, echoed: false });
+        const problem = JSON.parse(text) as { errors?: { location: string; value?: unknown }[] };
+        expect(problem.errors?.some((e) => /password/i.test(e.location) && "value" in e) ?? false).toBe(false);
+      }
+    }
+    // Every case but the short string sent to login and as the current password is a 400.
+    expect(invalid).toBe(cases.length * SECRETS.length - 2);
   });
 });
