@@ -1,21 +1,129 @@
 /**
  * Runs the hub through Elysia's listen, so every route is served by Bun's
  * native router (which also parses paths correctly whatever the Host), with
- * the hot path added as a Bun-native route ahead of the app; shuts it down
- * gracefully.
+ * the hot path added as a Bun-native route ahead of the app; caps the
+ * requests each client may have in progress; shuts it down gracefully.
  */
 import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
-import { MAX_BODY_BYTES } from "./http/errors.ts";
+import { ClientCounts, clientIp, clientKey, releaseWhenAnswered, type SocketSource } from "./http/client-ip.ts";
+import { CapacityRefusal, MAX_BODY_BYTES, RefusalLog } from "./http/errors.ts";
+import { receivedRequest } from "./http/incentives.ts";
+import { securityHeaders } from "./http/security.ts";
 
 /** How long in-flight requests get to finish once shutdown begins. */
 export const SHUTDOWN_GRACE_MS = 5000;
 
 export type NativeRoutes = Record<string, { GET: (request: BunRequest<string>, server: Server<unknown>) => Response | Promise<Response> }>;
 
+/** Requests in progress per client, up to a cap. */
+class InFlight {
+  private readonly counts = new ClientCounts();
+  /** Clients at the cap; while there are none, the hot path need not ask who is calling. */
+  private full = 0;
+
+  constructor(readonly limit: number) {}
+
+  get anyFull(): boolean {
+    return this.full > 0;
+  }
+
+  isFull(client: string): boolean {
+    return this.counts.count(client) >= this.limit;
+  }
+
+  /** Takes a slot for the client, unless it already holds them all. */
+  take(client: string): boolean {
+    const held = this.counts.count(client);
+    if (held >= this.limit) return false;
+    this.counts.add(client);
+    if (held + 1 === this.limit) this.full++;
+    return true;
+  }
+
+  give(client: string): void {
+    if (this.counts.count(client) === this.limit) this.full--;
+    this.counts.remove(client);
+  }
+}
+
+/**
+ * Admission of a listening hub's requests. Every request the app handles
+ * holds a slot from its arrival until its answer is ready (a stream's answer
+ * is ready once it opens, so streams have only their own cap); beyond
+ * MAX_REQUESTS_PER_CLIENT a client gets 503, so that one client cannot tie up
+ * the hub with slow bodies or expensive requests while others wait. In-process
+ * calls (app.handle, tests) have no socket and are not capped.
+ */
+class Admission {
+  private readonly inFlight: InFlight;
+  private readonly refusals: RefusalLog;
+
+  constructor(private readonly ctx: HubContext) {
+    this.inFlight = new InFlight(ctx.config.maxRequestsPerClient);
+    this.refusals = new RefusalLog(ctx.log, ctx.now);
+  }
+
+  /** For each request the app handles: takes a slot until the answer is ready, or answers the refusal. */
+  admit(request: Request, server: SocketSource | null): Response | undefined {
+    const ip = this.addressOf(request, server);
+    const client = clientKey(ip);
+    if (!this.inFlight.take(client)) return this.refuse(request, ip);
+    releaseWhenAnswered(request, () => this.inFlight.give(client));
+    return undefined;
+  }
+
+  /**
+   * The Bun-native routes answer synchronously, so they never hold a slot
+   * while another request could look; they are refused only while their
+   * client is at the cap, and looking up the client costs nothing until some
+   * client is.
+   */
+  guard(routes: NativeRoutes): NativeRoutes {
+    return Object.fromEntries(
+      Object.entries(routes).map(([path, route]) => [
+        path,
+        {
+          GET: (request: BunRequest<string>, server: Server<unknown>) => {
+            if (this.inFlight.anyFull) {
+              const ip = this.addressOf(request, server);
+              if (this.inFlight.isFull(clientKey(ip))) return this.refuse(request, ip);
+            }
+            return route.GET(request, server);
+          },
+        },
+      ]),
+    );
+  }
+
+  private addressOf(request: Request, server: SocketSource | null): string {
+    return clientIp(receivedRequest(request), this.ctx.config.trustedProxies, server);
+  }
+
+  private refuse(request: Request, ip: string): Response {
+    const { limit } = this.inFlight;
+    const refusal = new CapacityRefusal(
+      503,
+      `This address already has ${limit} requests in progress, the most one client may; wait for them to finish and try again.`,
+      ip,
+      `MAX_REQUESTS_PER_CLIENT (${limit}) requests in progress from this client`,
+      // Closing sheds one of the many connections such a client holds.
+      { headers: { "retry-after": "5", connection: "close" } },
+    );
+    this.refusals.note(refusal, { method: request.method, path: new URL(request.url).pathname });
+    this.ctx.metrics.count(request.method, "unmatched", refusal.status);
+    const response = refusal.toResponse();
+    for (const [name, value] of securityHeaders(this.ctx.config.origin.startsWith("https:"))) response.headers.set(name, value);
+    return response;
+  }
+}
+
 export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Server<unknown> {
-  app.config.serve = { ...app.config.serve, routes };
+  const admission = new Admission(ctx);
+  // The last of the app's request hooks, so that a request refused by an earlier one never takes a slot.
+  app.onRequest(({ request, server }) => admission.admit(request, server));
+  app.config.serve = { ...app.config.serve, routes: admission.guard(routes) };
   app.listen({
     hostname: ctx.config.host,
     port: ctx.config.port,

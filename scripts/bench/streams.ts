@@ -49,7 +49,7 @@ async function measure(pid: number, host: string, port: number, path: string, pu
 export async function streamsBench(): Promise<BenchRow[]> {
   const dir = scratch("streams");
   const movers = MOVERS.map((m) => `${m.id}:${m.token}:${m.region}:steam`).join(",");
-  const hub = await startHubProcess(["--db", `${dir.path}/hub.db`, "--provision", `${REGION_TOKENS},${movers}`, "--max-streams", String(STREAMS * 2)]);
+  const hub = await startHubProcess(["--db", `${dir.path}/hub.db`, "--provision", `${REGION_TOKENS},${movers}`, "--max-streams", String(STREAMS * 2), "--max-streams-per-client", String(STREAMS * 2)]);
   let hubResult: Fanout;
   let size: number;
   try {

@@ -1,8 +1,9 @@
 /**
  * Every route declares who may call it with `access: <rule>`. The rule is
- * enforced before the request is validated, and recorded in the route's
- * OpenAPI operation (`x-access` and `security`) so that the description and
- * the route-table test both see it.
+ * enforced before the request body is even read, let alone validated, and
+ * recorded in the route's OpenAPI operation (`x-access` and `security`) so
+ * that the description and the route-table test both see it. Refusals at
+ * admin routes and refused CSRF tokens are logged with the client's address.
  */
 import { Elysia } from "elysia";
 import type { Accounts, UserPrincipal } from "../auth/accounts.ts";
@@ -14,6 +15,7 @@ import type { AgentDirectory } from "../live/agents.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { clientIp, type SocketSource } from "./client-ip.ts";
 import { readCookie, serializeCookie, type CookieAttributes } from "./cookies.ts";
+import { AccessRefusal, PendingBody, readBodyAfterAccess } from "./errors.ts";
 import { receivedRequest } from "./incentives.ts";
 import { HttpProblem } from "./problem.ts";
 
@@ -66,16 +68,34 @@ export interface Access {
 /** Where a renewed session cookie is written (Elysia's `set`). */
 type ResponseSet = { headers: Record<string, string | number> };
 type Authorize = (rule: AccessRule, request: Request, set: ResponseSet, server: SocketSource | null) => void;
+/** What the access step sees of Elysia's context; it replaces a pending body by the parsed one. */
+interface AccessContext {
+  readonly request: Request;
+  readonly set: ResponseSet;
+  readonly server: SocketSource | null;
+  body: unknown;
+}
+type ReadBody = (body: PendingBody, request: Request, server: SocketSource | null) => Promise<object | null>;
 
-function accessPlugin(authorize: Authorize) {
-  return new Elysia({ name: "hub/access" }).macro({
-    access: (rule: AccessRule) => ({
-      detail: { "x-access": rule, security: SECURITY[rule] },
-      transform({ request, set, server }: { request: Request; set: ResponseSet; server: SocketSource | null }) {
-        authorize(rule, request, set, server);
-      },
-    }),
-  });
+/**
+ * Elysia parses bodies before its `transform` phase, where the rule runs, so
+ * every request's body is left pending (`readBodyAfterAccess`) and read here
+ * only once the rule has passed.
+ */
+function accessPlugin(authorize: Authorize, readBody: ReadBody) {
+  return new Elysia({ name: "hub/access" })
+    .onRequest(({ request }) => {
+      readBodyAfterAccess(request);
+    })
+    .macro({
+      access: (rule: AccessRule) => ({
+        detail: { "x-access": rule, security: SECURITY[rule] },
+        async transform(context: AccessContext) {
+          authorize(rule, context.request, context.set, context.server);
+          if (context.body instanceof PendingBody) context.body = await readBody(context.body, context.request, context.server);
+        },
+      }),
+    });
 }
 
 /** Cookie attributes of the session cookie. */
@@ -109,11 +129,14 @@ export function createAccess(deps: AccessDeps): Access {
     return resolution.principal;
   };
 
-  const requireCsrf = (request: Request, principal: UserPrincipal): void => {
+  const addressOf = (request: Request, server: SocketSource | null): string => clientIp(receivedRequest(request), config.trustedProxies, server);
+
+  const requireCsrf = (rule: AccessRule, request: Request, principal: UserPrincipal, server: SocketSource | null): void => {
     if (principal.via !== "session" || SAFE_METHODS.has(request.method) || !principal.session) return;
     const token = request.headers.get("x-csrf-token");
     if (!token || !secretsEqual(token, principal.session.csrfToken)) {
-      throw new HttpProblem(403, "Send the session's csrfToken (from GET /api/v1/auth/session) in the X-CSRF-Token header.");
+      const problem = new HttpProblem(403, "Send the session's csrfToken (from GET /api/v1/auth/session) in the X-CSRF-Token header.");
+      throw new AccessRefusal(problem, addressOf(request, server), rule, principal.user.username);
     }
   };
 
@@ -128,7 +151,7 @@ export function createAccess(deps: AccessDeps): Access {
       case "public":
         return;
       case "public-read": {
-        if (accounts.presence.wants()) accounts.presence.seen(clientIp(receivedRequest(request), config.trustedProxies, server));
+        if (accounts.presence.wants()) accounts.presence.seen(addressOf(request, server));
         if (!settings.get().requireAuth) return;
         const principal = identify(request, set);
         if (principal?.level !== "mfa") {
@@ -144,7 +167,7 @@ export function createAccess(deps: AccessDeps): Access {
         const principal = signedIn(request, set, "Sign in first.");
         if (principal.via !== "session") throw new HttpProblem(403, "This needs a signed-in session; API keys cannot do it.");
         if (rule === "session" && principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
-        requireCsrf(request, principal);
+        requireCsrf(rule, request, principal, server);
         users.set(request, principal);
         return;
       }
@@ -155,10 +178,17 @@ export function createAccess(deps: AccessDeps): Access {
         return;
       }
       case "admin": {
-        const principal = signedIn(request, set, "Sign in as an admin, or send an admin's API key.");
-        if (principal.level !== "mfa") throw new HttpProblem(401, "Finish signing in with your second factor first.");
-        if (principal.user.role !== "admin") throw new HttpProblem(403, "Only admins may do this.");
-        requireCsrf(request, principal);
+        const refuse = (problem: HttpProblem, username: string | null) => new AccessRefusal(problem, addressOf(request, server), rule, username);
+        let principal: UserPrincipal;
+        try {
+          principal = signedIn(request, set, "Sign in as an admin, or send an admin's API key.");
+        } catch (error) {
+          throw error instanceof HttpProblem ? refuse(error, null) : error;
+        }
+        const { username } = principal.user;
+        if (principal.level !== "mfa") throw refuse(new HttpProblem(401, "Finish signing in with your second factor first."), username);
+        if (principal.user.role !== "admin") throw refuse(new HttpProblem(403, "Only admins may do this."), username);
+        requireCsrf(rule, request, principal, server);
         users.set(request, principal);
         return;
       }
@@ -166,7 +196,7 @@ export function createAccess(deps: AccessDeps): Access {
   };
 
   return {
-    plugin: accessPlugin(authorize),
+    plugin: accessPlugin(authorize, (body, request, server) => body.read(config.bodyTimeoutMs, () => addressOf(request, server))),
     agentOf(request) {
       const agent = agents.get(request);
       if (!agent) throw new Error("agentOf called on a route without agent access");

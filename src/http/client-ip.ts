@@ -1,10 +1,12 @@
 /**
- * The client's address for throttling and presence, looked up only when a
- * route needs it: from the server that holds the request's socket (Elysia's
- * `server`), or from an address recorded for the request (in-process tests).
- * X-Forwarded-For is believed only across the proxies TRUSTED_PROXIES trusts.
+ * The client's address for throttling, presence, per-client limits and the
+ * logs, looked up only when a route needs it: from the server that holds the
+ * request's socket (Elysia's `server`), or from an address recorded for the
+ * request (in-process tests). X-Forwarded-For is believed only across the
+ * proxies TRUSTED_PROXIES trusts.
  */
-import { resolveClientIp, type TrustedProxies } from "../domain/net.ts";
+import { viewerKey } from "../auth/presence.ts";
+import { parseIp, resolveClientIp, type TrustedProxies } from "../domain/net.ts";
 
 /** A fixed address, or the server that can tell a request's peer. */
 export type SocketSource = string | { requestIP(request: Request): { address: string } | null };
@@ -22,4 +24,62 @@ export function clientIp(request: Request, trust: TrustedProxies, server: Socket
   const source = server ?? sockets.get(request);
   const socket = typeof source === "string" ? source : (source?.requestIP(request)?.address ?? NO_SOCKET_ADDRESS);
   return trust.kind === "none" ? socket : resolveClientIp(socket, request.headers.get("x-forwarded-for"), trust);
+}
+
+/**
+ * Whom a per-client limit counts an address against: an IPv4 address in
+ * either spelling (::ffff:a.b.c.d is a.b.c.d), and an IPv6 address by its
+ * /64, because one subscriber is handed a whole /64 and could otherwise take
+ * a fresh address for every connection.
+ */
+export function clientKey(ip: string): string {
+  const address = viewerKey(ip);
+  if (!address.includes(":")) return address;
+  const value = parseIp(address);
+  if (value === null) return address;
+  const prefix = [48n, 32n, 16n, 0n].map((shift) => ((value >> (64n + shift)) & 0xffffn).toString(16));
+  return `${prefix.join(":")}::/64`;
+}
+
+/** How many of something (open streams, requests in progress) each client holds right now. */
+export class ClientCounts {
+  private readonly held = new Map<string, number>();
+
+  count(client: string): number {
+    return this.held.get(client) ?? 0;
+  }
+
+  add(client: string): void {
+    this.held.set(client, this.count(client) + 1);
+  }
+
+  /** An emptied client is forgotten, so the map only ever holds clients with something open. */
+  remove(client: string): void {
+    const count = this.count(client);
+    if (count <= 1) this.held.delete(client);
+    else this.held.set(client, count - 1);
+  }
+
+  /** Clients holding anything. */
+  get clients(): number {
+    return this.held.size;
+  }
+}
+
+const releases = new WeakMap<Request, () => void>();
+
+/**
+ * Gives back what a request holds (its in-flight slot) once its answer is
+ * ready. Every answer leaves through the response finisher, which calls
+ * `answered`; a request is released at most once.
+ */
+export function releaseWhenAnswered(request: Request, release: () => void): void {
+  releases.set(request, release);
+}
+
+export function answered(request: Request): void {
+  const release = releases.get(request);
+  if (!release) return;
+  releases.delete(request);
+  release();
 }

@@ -1,15 +1,93 @@
 /**
  * Turns every failure into a problem detail: our own HttpProblems, Elysia's
  * validation and parse errors, unknown routes (404), wrong methods (405),
- * oversized (413) or non-JSON (415/400) bodies, and unexpected exceptions
- * (500, logged with their stack but never shown to the client).
+ * oversized (413), non-JSON (415/400) or too slow (408) bodies, and
+ * unexpected exceptions (500, logged with their stack but never shown to the
+ * client). Refusals at a limit and refused access are logged as such, with
+ * the client's address and the reason, never with a stack.
  */
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
-import type { Logger } from "../log.ts";
+import { viewerKey } from "../auth/presence.ts";
+import { OPTIONS } from "../config/options.ts";
+import type { LogFields, Logger } from "../log.ts";
+import { clientIp, clientKey } from "./client-ip.ts";
 import { HttpProblem, type ProblemField } from "./problem.ts";
 import { ruleMessage } from "./rules.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** How long a request body may take to arrive in full where no access step says otherwise (BODY_TIMEOUT_MS's default). */
+const BODY_DEADLINE_MS = OPTIONS.bodyTimeoutMs.default;
+/** A client refused at a limit gets one log line per reason per this interval, however often it is refused. */
+export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+/** Refused clients remembered for that; beyond, the longest-quiet are forgotten (and may be logged again). */
+const MAX_REFUSED_CLIENTS = 10_000;
+
+type ProblemOptions = ConstructorParameters<typeof HttpProblem>[2];
+
+/**
+ * A refusal because a limit was reached (streams, requests in flight, the
+ * body deadline): logged at warn once per client and reason per minute, so
+ * that a flood of refusals cannot become a flood of log lines.
+ */
+export class CapacityRefusal extends HttpProblem {
+  constructor(
+    status: number,
+    detail: string,
+    /** The refused client's address. */
+    readonly ip: string,
+    /** Which limit, in words an operator can look up (it names the setting). */
+    readonly reason: string,
+    options: ProblemOptions = {},
+  ) {
+    super(status, detail, options);
+  }
+}
+
+/** A refused credential or CSRF token, logged every time (for forensics) with the client's address and the reason. */
+export class AccessRefusal extends HttpProblem {
+  constructor(
+    problem: HttpProblem,
+    readonly ip: string,
+    readonly rule: string,
+    /** The signed-in user who was refused, when there is one. */
+    readonly username: string | null,
+  ) {
+    super(problem.status, problem.message, { title: problem.title, headers: { ...problem.headers } });
+  }
+}
+
+/** Logs capacity refusals at most once per client and reason per interval, saying how many went unlogged since. */
+export class RefusalLog {
+  private readonly logged = new Map<string, { at: number; unlogged: number }>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  note(refusal: CapacityRefusal, fields: LogFields = {}): void {
+    const ip = viewerKey(refusal.ip);
+    const key = `${clientKey(ip)} ${refusal.reason}`;
+    const now = this.now();
+    const last = this.logged.get(key);
+    if (last && now - last.at < REFUSAL_LOG_INTERVAL_MS) {
+      last.unlogged++;
+      return;
+    }
+    this.log.warn("refused at a limit", { ip, reason: refusal.reason, status: refusal.status, ...fields, unloggedSinceLastLine: last?.unlogged ?? 0 });
+    // Re-inserted at the end, so the map stays ordered by when each client was last logged.
+    this.logged.delete(key);
+    this.logged.set(key, { at: now, unlogged: 0 });
+    if (this.logged.size > MAX_REFUSED_CLIENTS) this.forget(now);
+  }
+
+  private forget(now: number): void {
+    for (const [key, entry] of this.logged) {
+      if (this.logged.size <= MAX_REFUSED_CLIENTS && now - entry.at < REFUSAL_LOG_INTERVAL_MS) break;
+      this.logged.delete(key);
+    }
+  }
+}
 
 export interface RouteShape {
   readonly method: string;
@@ -124,7 +202,8 @@ function compilePattern(path: string): RegExp {
 
 /**
  * Errors, body limits and JSON parsing for the whole app (a declared length
- * over the limit is refused before anything is read). `routes` is read on
+ * over the limit is refused before anything is read; in the hub a body is
+ * read only after its route's access rule passed). `routes` is read on
  * the first unknown request, once the app is fully assembled, to tell a
  * wrong method (405 with Allow) from an unknown path (404).
  */
@@ -133,6 +212,7 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
   const routeTable = () => (table ??= new RouteTable(routes()));
 
   const tooLarge = () => new HttpProblem(413, `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes (1 MiB).`);
+  const refusals = new RefusalLog(log);
   return new Elysia({ name: "hub/errors" })
     // Refusals before routing are answered here, finished like every other reply: Elysia answers an
     // error thrown this early through its toResponse() without the app's error handler or headers.
@@ -145,31 +225,10 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
       refusal ??= routeTable().literalRefusal(request.method, pathOf(request.url));
       return refusal ? finish(refusal.toResponse(), request, undefined) : undefined;
     })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
+    .onParse({ as: "global" }, ({ request, contentType, server }) => {
       if (!request.body) return null;
-      const bytes = await readCapped(request.body, MAX_BODY_BYTES);
-      if (bytes.byteLength === 0) return null;
-      const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-      if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
-        throw new HttpProblem(415, `Send the request body as JSON with "Content-Type: application/json" (got "${type || "none"}").`);
-      }
-      let text: string;
-      try {
-        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      } catch {
-        throw new HttpProblem(400, "The request body is not valid UTF-8.");
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text) as unknown;
-      } catch (error) {
-        const reason = error instanceof SyntaxError ? `: ${error.message}` : "";
-        throw new HttpProblem(400, `The request body is not valid JSON${reason}.`);
-      }
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        throw new HttpProblem(400, "The request body must be a JSON object.", { errors: [{ location: "body", message: "expected an object" }] });
-      }
-      return parsed;
+      const pending = new PendingBody(request.body, contentType);
+      return awaitingAccess.has(request) ? pending : pending.read(BODY_DEADLINE_MS, () => clientIp(request, { kind: "none" }, server));
     })
     .onError({ as: "global" }, ({ error, request, path, set, route }) => {
       let problem: HttpProblem;
@@ -191,25 +250,113 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
       } else {
         problem = new HttpProblem(500, "The hub could not complete this request; the error has been logged.");
       }
-      if (problem.status >= 500) log.error(problem.status === 503 ? "storage unavailable" : "request failed", { method: request.method, path, error });
+      if (problem instanceof CapacityRefusal) refusals.note(problem, { method: request.method, path });
+      else if (problem instanceof AccessRefusal) logAccessRefusal(log, problem, request.method, path);
+      else if (problem.status >= 500) log.error(problem.status === 503 ? "storage unavailable" : "request failed", { method: request.method, path, error });
       set.status = problem.status;
       return finish(problem.toResponse(), request, error instanceof NotFoundError ? undefined : route);
     });
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+/** Requests whose route's access step reads their body (see `readBodyAfterAccess`). */
+const awaitingAccess = new WeakSet<Request>();
+
+/**
+ * Leaves this request's body unread until its route's access rule has
+ * passed: the access step then reads it (PendingBody.read), so a caller
+ * without the right credentials costs the hub neither reading nor parsing a
+ * byte. Without it (an app with no access rules) bodies are read at once.
+ */
+export function readBodyAfterAccess(request: Request): void {
+  awaitingAccess.add(request);
+}
+
+/** A request body not read yet. */
+export class PendingBody {
+  /** Made as routing ends, just after the headers arrived: the deadline counts from here. */
+  private readonly since = performance.now();
+
+  constructor(
+    private readonly stream: ReadableStream<Uint8Array>,
+    private readonly contentType: string | undefined,
+  ) {}
+
+  /**
+   * Reads the whole body, refusing it with 408 when it has not arrived in
+   * full `deadlineMs` after the request began (a client that trickles a body
+   * would otherwise hold its connection for as long as it likes), and parses
+   * it as a JSON object; an empty body is null.
+   */
+  async read(deadlineMs: number, client: () => string): Promise<object | null> {
+    const late = () =>
+      new CapacityRefusal(408, `The request body did not arrive in full within ${deadlineMs / 1000} s; send it at once.`, client(), `body not received within ${deadlineMs} ms`, {
+        title: "Request Timeout",
+        // Closing is what frees the connection of a client that is still trickling.
+        headers: { connection: "close" },
+      });
+    const bytes = await readCapped(this.stream, MAX_BODY_BYTES, this.since + deadlineMs, late);
+    return bytes.byteLength === 0 ? null : parseJsonObject(bytes, this.contentType);
+  }
+}
+
+function parseJsonObject(bytes: Uint8Array, contentType: string | undefined): object {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new HttpProblem(415, `Send the request body as JSON with "Content-Type: application/json" (got "${type || "none"}").`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpProblem(400, "The request body is not valid UTF-8.");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `: ${error.message}` : "";
+    throw new HttpProblem(400, `The request body is not valid JSON${reason}.`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new HttpProblem(400, "The request body must be a JSON object.", { errors: [{ location: "body", message: "expected an object" }] });
+  }
+  return parsed;
+}
+
+function logAccessRefusal(log: Logger, refusal: AccessRefusal, method: string, path: string): void {
+  const fields = { ip: viewerKey(refusal.ip), status: refusal.status, reason: refusal.message, rule: refusal.rule, method, path };
+  const withUser = refusal.username === null ? fields : { ...fields, username: refusal.username };
+  // A missing or expired credential is routine; a refused CSRF token or a non-admin at an admin route is not.
+  if (refusal.status === 401) log.info("access refused", withUser);
+  else log.warn("access refused", withUser);
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array>, limit: number, deadline: number, late: () => HttpProblem): Promise<Uint8Array> {
   const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), Math.max(0, deadline - performance.now()));
+  });
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw new HttpProblem(413, `The request body is larger than the limit of ${limit} bytes.`);
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === "late") {
+        // Not awaited: cancelling may wait on the very client that stopped sending.
+        reader.cancel().catch(() => {});
+        throw late();
+      }
+      if (next.done) break;
+      total += next.value.byteLength;
+      if (total > limit) {
+        await reader.cancel();
+        throw new HttpProblem(413, `The request body is larger than the limit of ${limit} bytes.`);
+      }
+      chunks.push(next.value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const out = new Uint8Array(total);
   let offset = 0;

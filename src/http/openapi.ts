@@ -287,7 +287,7 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const responses: JsonObject = {};
   const statuses = new Set(Object.keys(declared).map(Number));
   for (const status of [405, 500]) statuses.add(status);
-  if (hasBody) for (const status of [400, 413, 415]) statuses.add(status);
+  if (hasBody) for (const status of [400, 408, 413, 415]) statuses.add(status);
   if (access === "admin" || access === "session" || access === "agent") for (const status of [401, 403]) statuses.add(status);
   if (access === "session-partial" || access === "public-read" || access === "metrics") statuses.add(401);
   if (access === "metrics") statuses.add(403);
@@ -328,6 +328,8 @@ function problemDescription(status: number): string {
       return `${title}: the input is malformed or breaks a rule; \`errors\` names each field.`;
     case 405:
       return `${title}: the path exists but not with this method; Allow lists those it takes.`;
+    case 408:
+      return `${title}: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default).`;
     case 413:
       return `${title}: the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`;
     case 415:

@@ -20,6 +20,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",

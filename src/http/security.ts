@@ -1,6 +1,7 @@
 /** Security headers on every response, and CORS for the configured origins only. */
 import { Elysia } from "elysia";
 import type { CorsOrigins } from "../config/options.ts";
+import { answered } from "./client-ip.ts";
 import { HttpProblem } from "./problem.ts";
 import type { Metrics } from "../metrics.ts";
 import { JSON_TYPE } from "./schemas.ts";
@@ -47,6 +48,13 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "strict-origin-when-cross-origin",
 };
 
+/** The security headers, with HSTS when the hub's origin is https. */
+export function securityHeaders(https: boolean): [string, string][] {
+  const headers = Object.entries(SECURITY_HEADERS);
+  if (https) headers.push(["strict-transport-security", "max-age=31536000; includeSubDomains"]);
+  return headers;
+}
+
 function finisherPlugin(finish: Finish, preflight: (request: Request) => Response | undefined) {
   return new Elysia({ name: "hub/responses" })
     .onRequest(({ request }) => (request.method === "OPTIONS" ? preflight(request) : undefined))
@@ -58,24 +66,29 @@ function finisherPlugin(finish: Finish, preflight: (request: Request) => Respons
       else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
       else if (typeof responseValue === "string") response = new Response(responseValue, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
       else return;
-      // Error replies were finished (and counted) by the error handler already.
-      return response.status >= 400 ? response : finish(response, request, route);
+      if (response.status < 400) return finish(response, request, route);
+      // Error replies were finished (and counted) by the error handler already; a handler that returned
+      // one itself must still give back its request's slot.
+      answered(request);
+      return response;
     });
 }
 
 /**
  * Every response leaves through here: plain data becomes JSON
- * (`application/json; charset=utf-8`) with the handler's status, and every
+ * (`application/json; charset=utf-8`) with the handler's status, every
  * response gets the security headers, written onto the Response itself
- * (cheaper than Elysia's per-request header merge on the hot path).
+ * (cheaper than Elysia's per-request header merge on the hot path), and the
+ * request gives back its in-flight slot (a stream's answer is ready when the
+ * stream opens, so open streams hold none).
  */
 export function responseFinisher(options: { https: boolean; cors: CorsOrigins; metrics: Metrics }): ResponseFinisher {
-  const base: [string, string][] = Object.entries(SECURITY_HEADERS);
-  if (options.https) base.push(["strict-transport-security", "max-age=31536000; includeSubDomains"]);
+  const base = securityHeaders(options.https);
   const { cors } = options;
   const allowedOrigin = (origin: string): boolean => cors.kind === "any" || (cors.kind === "list" && cors.origins.includes(origin));
 
   const finish: Finish = (response, request, route) => {
+    answered(request);
     options.metrics.count(request.method, route || "unmatched", response.status);
     const headers = response.headers;
     if (options.https || !headers.has("x-content-type-options")) for (const [name, value] of base) headers.set(name, value);

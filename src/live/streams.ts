@@ -2,8 +2,12 @@
  * The Server-Sent Events fan-out. Every open stream of a platform receives
  * the very bytes the live store serialised for a change; a client that stops
  * reading is dropped once its buffer stays full, so it never delays others.
+ * Streams are capped in all and per client, so that one client cannot take
+ * every slot.
  */
 import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
+import { ClientCounts, clientKey } from "../http/client-ip.ts";
+import { CapacityRefusal } from "../http/errors.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { LiveStore, Published } from "./store.ts";
 
@@ -69,9 +73,21 @@ class StreamClient {
   }
 }
 
+/** Who asks for a stream, and what it may hold. */
+export interface StreamRequest {
+  readonly lastEventId: string | null;
+  /** The client's address, for presence and for its share of streams. */
+  readonly viewer: string;
+  /** Streams one client may hold at once (MAX_STREAMS_PER_CLIENT). */
+  readonly maxPerClient: number;
+  /** Aborts when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
 export class StreamHub {
   private readonly clients = new Map<Platform, Set<StreamClient>>(PLATFORMS.map((p) => [p, new Set()]));
   private open = 0;
+  private readonly perClient = new ClientCounts();
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private readonly unsubscribe: () => void;
 
@@ -91,20 +107,42 @@ export class StreamHub {
     for (const set of this.clients.values()) for (const client of set) yield client.viewer;
   }
 
+  /** Clients holding at least one open stream. */
+  get clientCount(): number {
+    return this.perClient.clients;
+  }
+
   /** Opens a stream: the current payload first, unless the client already has this revision. */
-  connect(platform: Platform, lastEventId: string | null, viewer: string, signal: AbortSignal): Response {
+  connect(platform: Platform, request: StreamRequest): Response {
+    const { lastEventId, viewer, maxPerClient, signal } = request;
     if (this.open >= this.maxStreams) {
-      throw new HttpProblem(503, `The hub is serving its maximum of ${this.maxStreams} streams; try again shortly.`, { headers: { "retry-after": "5" } });
+      throw new CapacityRefusal(503, `The hub is serving its maximum of ${this.maxStreams} streams; try again shortly.`, viewer, `MAX_STREAMS (${this.maxStreams}) open streams`, {
+        headers: { "retry-after": "5" },
+      });
+    }
+    const key = clientKey(viewer);
+    if (this.perClient.count(key) >= maxPerClient) {
+      throw new CapacityRefusal(
+        503,
+        `This address already holds ${maxPerClient} open streams, the most one client may; close one and try again.`,
+        viewer,
+        `MAX_STREAMS_PER_CLIENT (${maxPerClient}) open streams from this client`,
+        // Longer than for a full hub: a slot frees only when this client closes one of its own streams.
+        { headers: { "retry-after": "30" } },
+      );
     }
     const current = this.live.current(platform);
     const first = lastEventId !== null && lastEventId.trim() === String(current.revision) ? HELLO : current.frame;
     const set = this.clients.get(platform);
     if (!set) throw new HttpProblem(404, `Unknown platform ${platform}.`);
     const client = new StreamClient(viewer, first, (closed) => {
-      if (set.delete(closed)) this.open--;
+      if (!set.delete(closed)) return;
+      this.open--;
+      this.perClient.remove(key);
     });
     set.add(client);
     this.open++;
+    this.perClient.add(key);
     if (signal.aborted) client.close();
     else signal.addEventListener("abort", () => client.close(), { once: true });
     return new Response(client.stream, { headers: STREAM_HEADERS });

@@ -9,7 +9,12 @@ export function streamRoutes(ctx: HubContext, access: Access) {
   return new Elysia({ name: "routes/stream", prefix: "/api/v1" }).use(access.plugin).get(
     "/platforms/:platform/incentives/stream",
     ({ params, request, server }) =>
-      ctx.streams.connect(requirePlatform(params.platform), request.headers.get("last-event-id"), clientIp(request, ctx.config.trustedProxies, server), request.signal),
+      ctx.streams.connect(requirePlatform(params.platform), {
+        lastEventId: request.headers.get("last-event-id"),
+        viewer: clientIp(request, ctx.config.trustedProxies, server),
+        maxPerClient: ctx.config.maxStreamsPerClient,
+        signal: request.signal,
+      }),
     {
       access: "public-read",
       params: PlatformParams,
@@ -27,7 +32,7 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         summary: "Live incentives stream",
         description:
           "Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, " +
-          "even across restarts. Beyond MAX_STREAMS open streams the hub answers 503 with Retry-After.",
+          "even across restarts. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.",
         "x-media-type": "text/event-stream",
         "x-response-headers": { 200: ["Cache-Control"] },
       },

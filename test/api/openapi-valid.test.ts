@@ -127,11 +127,11 @@ describe("the OpenAPI description says what the server does", () => {
     expect(mediaOf("get", "/metrics")).toEqual(["text/plain"]);
   });
 
-  test("every operation documents 405 and 500; with a body also 400, 413 and 415; 405 with Allow, 429 and 503 with Retry-After", () => {
+  test("every operation documents 405 and 500; with a body also 400, 408, 413 and 415; 405 with Allow, 429 and 503 with Retry-After", () => {
     for (const { where, op } of operations()) {
       const statuses = Object.keys(op.responses);
       for (const status of ["405", "500"]) expect({ where, status, documented: statuses.includes(status) }).toEqual({ where, status, documented: true });
-      if (op.requestBody) for (const status of ["400", "413", "415"]) expect({ where, status, documented: statuses.includes(status) }).toEqual({ where, status, documented: true });
+      if (op.requestBody) for (const status of ["400", "408", "413", "415"]) expect({ where, status, documented: statuses.includes(status) }).toEqual({ where, status, documented: true });
       expect(op.responses["405"]?.headers?.Allow).toEqual({ $ref: "#/components/headers/Allow" });
       for (const status of ["429", "503"]) {
         if (op.responses[status]) expect({ where, status, retryAfter: op.responses[status]?.headers?.["Retry-After"] !== undefined }).toEqual({ where, status, retryAfter: true });

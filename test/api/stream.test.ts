@@ -2,13 +2,21 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open.ts";
 import { MAX_TICK_MS } from "../../src/live/store.ts";
-import { call, expectProblem, json, tempDir, testHub } from "../helpers.ts";
+import { rememberSocketAddress } from "../../src/http/client-ip.ts";
+import { call, expectProblem, json, memoryLog, tempDir, testHub } from "../helpers.ts";
 import { addAgent, post, reading, SseReader } from "../live-helpers.ts";
 
 const STREAM = "/api/v1/platforms/Windows/incentives/stream";
 
 function open(hub: ReturnType<typeof testHub>, headers: Record<string, string> = {}, signal?: AbortSignal) {
   return hub.app.handle(new Request(`http://localhost${STREAM}`, { headers, signal }));
+}
+
+/** A stream opened as if from this client address. */
+function openFrom(hub: ReturnType<typeof testHub>, ip: string) {
+  const request = new Request(`http://localhost${STREAM}`);
+  rememberSocketAddress(request, ip);
+  return hub.app.handle(request);
 }
 
 describe("the incentives stream", () => {
@@ -81,6 +89,7 @@ describe("the incentives stream", () => {
     expect(third.status).toBe(503);
     expectProblem(third);
     expect(third.headers.get("retry-after")).toBe("5");
+    expect(third.headers.get("x-frame-options")).toBe("DENY");
     await a.close();
     await Bun.sleep(0);
     const fourth = await open(hub);
@@ -89,8 +98,55 @@ describe("the incentives stream", () => {
     await fourth.body?.cancel();
   });
 
+  test("one client holds at most MAX_STREAMS_PER_CLIENT streams; others are unaffected; a closed stream frees its slot at once", async () => {
+    const { log, lines } = memoryLog("info");
+    const hub = testHub({ log });
+    expect(hub.ctx.config.maxStreamsPerClient).toBe(32);
+    const mine: SseReader[] = [];
+    for (let i = 0; i < 32; i++) {
+      const response = await openFrom(hub, "198.51.100.7");
+      expect(response.status).toBe(200);
+      mine.push(new SseReader(response));
+    }
+    const refused = await openFrom(hub, "198.51.100.7");
+    expect(refused.status).toBe(503);
+    expectProblem(refused);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.headers.get("x-content-type-options")).toBe("nosniff");
+    expect((await json(refused)).detail).toContain("32 open streams");
+    // Either spelling of the address is the same client.
+    expect((await openFrom(hub, "::ffff:198.51.100.7")).status).toBe(503);
+    const other = await openFrom(hub, "198.51.100.8");
+    expect(other.status).toBe(200);
+    await mine[0]?.close();
+    const again = await openFrom(hub, "198.51.100.7");
+    expect(again.status).toBe(200);
+    expect((await openFrom(hub, "198.51.100.7")).status).toBe(503);
+    const warned = lines.filter((l) => l.msg === "refused at a limit");
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: "warn", ip: "198.51.100.7", status: 503 });
+    expect(String(warned[0]?.reason)).toContain("MAX_STREAMS_PER_CLIENT");
+    expect(lines.some((l) => l.level === "error" || l.msg === "storage unavailable")).toBe(false);
+    for (const reader of mine.slice(1)) await reader.close();
+    await new SseReader(again).close();
+    await other.body?.cancel();
+    expect(hub.ctx.streams.openCount).toBe(0);
+    expect(hub.ctx.streams.clientCount).toBe(0);
+  });
+
+  test("an IPv6 client is one client across its /64", async () => {
+    const hub = testHub({ env: { MAX_STREAMS_PER_CLIENT: "2" } });
+    const a = await openFrom(hub, "2001:db8:1:2::10");
+    const b = await openFrom(hub, "2001:db8:1:2:ffff::1");
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((await openFrom(hub, "2001:db8:1:2::99")).status).toBe(503);
+    const elsewhere = await openFrom(hub, "2001:db8:1:3::10");
+    expect(elsewhere.status).toBe(200);
+    for (const response of [a, b, elsewhere]) await response.body?.cancel();
+  });
+
   test("thousands of streams opened and dropped leave nothing behind", async () => {
-    const hub = testHub();
+    const hub = testHub({ env: { MAX_STREAMS_PER_CLIENT: "1000" } });
     for (let round = 0; round < 5; round++) {
       const controllers: AbortController[] = [];
       const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
@@ -106,6 +162,7 @@ describe("the incentives stream", () => {
       await Promise.all(readers.map((r) => r.cancel()));
       await Bun.sleep(0);
       expect(hub.ctx.streams.openCount).toBe(0);
+      expect(hub.ctx.streams.clientCount).toBe(0);
     }
   });
 
