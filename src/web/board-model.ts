@@ -1,0 +1,82 @@
+/** What the board shows of a payload: filtered, sorted and paged as the URL says. Pure, so it is tested without a browser. */
+import type { RegionIncentive } from "./api/client.ts";
+
+export const SHOW = ["all", "survivor", "killer", "bonus"] as const;
+export type Show = (typeof SHOW)[number];
+export const SORTS = ["name", "bonus"] as const;
+export type Sort = (typeof SORTS)[number];
+
+export interface BoardQuery {
+  readonly q: string;
+  readonly show: Show;
+  readonly sort: Sort;
+  readonly page: number;
+}
+
+export function parseBoardQuery(search: string): BoardQuery {
+  const params = new URLSearchParams(search);
+  const show = params.get("show");
+  const sort = params.get("sort");
+  const page = Number(params.get("page") ?? "1");
+  return {
+    q: (params.get("q") ?? "").slice(0, 100),
+    show: (SHOW as readonly string[]).includes(show ?? "") ? (show as Show) : "all",
+    sort: (SORTS as readonly string[]).includes(sort ?? "") ? (sort as Sort) : "name",
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+  };
+}
+
+/** The query as URL parameters, leaving defaults out so links stay short. */
+export function boardSearch(query: BoardQuery): string {
+  const params = new URLSearchParams();
+  if (query.q !== "") params.set("q", query.q);
+  if (query.show !== "all") params.set("show", query.show);
+  if (query.sort !== "name") params.set("sort", query.sort);
+  if (query.page > 1) params.set("page", String(query.page));
+  const text = params.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+/** The role whose bonus is the headline (the bigger one), or null when neither has a bonus or there is no real reading. */
+export function headlineRole(region: RegionIncentive): "survivor" | "killer" | null {
+  if (!region.isReal || (region.survivor === 0 && region.killer === 0)) return null;
+  return region.killer > region.survivor ? "killer" : "survivor";
+}
+
+export function bestBonus(region: RegionIncentive): number {
+  return region.isReal ? Math.max(region.survivor, region.killer) : 0;
+}
+
+function matches(region: RegionIncentive, query: BoardQuery): boolean {
+  const needle = query.q.trim().toLowerCase();
+  if (needle !== "" && !region.displayName.toLowerCase().includes(needle) && !region.region.toLowerCase().includes(needle)) return false;
+  switch (query.show) {
+    case "all":
+      return true;
+    case "survivor":
+      return region.isReal && region.survivor > 0;
+    case "killer":
+      return region.isReal && region.killer > 0;
+    case "bonus":
+      return bestBonus(region) > 0;
+  }
+}
+
+export interface BoardView {
+  readonly items: readonly RegionIncentive[];
+  readonly total: number;
+  readonly page: number;
+  readonly pages: number;
+}
+
+export function boardView(regions: readonly RegionIncentive[], query: BoardQuery, pageSize: number): BoardView {
+  const kept = regions.filter((r) => matches(r, query));
+  const sorted =
+    query.sort === "bonus"
+      ? [...kept].sort((a, b) => bestBonus(b) - bestBonus(a) || a.displayName.localeCompare(b.displayName))
+      : [...kept].sort((a, b) => a.displayName.localeCompare(b.displayName));
+  const size = Math.max(1, pageSize);
+  const pages = Math.max(1, Math.ceil(sorted.length / size));
+  const page = Math.min(query.page, pages);
+  return { items: sorted.slice((page - 1) * size, page * size), total: sorted.length, page, pages };
+}

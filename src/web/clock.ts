@@ -1,0 +1,9 @@
+/** A clock that ticks for relative times ("2 minutes ago") without each card running its own timer. */
+import { signal } from "@preact/signals";
+
+export const now = signal(Date.now());
+
+const TICK_MS = 10_000;
+setInterval(() => {
+  now.value = Date.now();
+}, TICK_MS);

@@ -1,0 +1,86 @@
+/**
+ * The live payload of one platform: the JSON for the first paint, then the
+ * event stream for every change. The browser's EventSource resends
+ * Last-Event-ID when it reconnects, so a reconnect never repeats a message;
+ * when the hub refuses the stream (503 at capacity) or the network drops, the
+ * page says so and tries again.
+ */
+import { signal, type Signal } from "@preact/signals";
+import { ApiError, api, type IncentivesPayload, type Platform } from "./api/client.ts";
+
+export type Connection = "connecting" | "live" | "reconnecting" | "offline";
+
+export interface LiveFeed {
+  readonly payload: Signal<IncentivesPayload | null>;
+  readonly connection: Signal<Connection>;
+  readonly error: Signal<ApiError | null>;
+  close(): void;
+}
+
+const RETRY_MS = 10_000;
+
+export function openFeed(platform: Platform): LiveFeed {
+  const payload = signal<IncentivesPayload | null>(null);
+  const connection = signal<Connection>("connecting");
+  const error = signal<ApiError | null>(null);
+  const first = new AbortController();
+  let source: EventSource | null = null;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  let closed = false;
+
+  const apply = (data: string) => {
+    const next = JSON.parse(data) as IncentivesPayload;
+    if (next.platform === platform) payload.value = next;
+  };
+
+  const connect = () => {
+    if (closed) return;
+    source = new EventSource(api.streamUrl(platform));
+    source.onopen = () => {
+      connection.value = "live";
+    };
+    source.onmessage = (event: MessageEvent<string>) => {
+      connection.value = "live";
+      error.value = null;
+      apply(event.data);
+    };
+    source.onerror = () => {
+      if (!source || source.readyState === EventSource.CLOSED) {
+        connection.value = "offline";
+        source?.close();
+        source = null;
+        retry = setTimeout(connect, RETRY_MS);
+      } else {
+        connection.value = "reconnecting";
+      }
+    };
+  };
+
+  api
+    .incentives(platform, first.signal)
+    .then((body) => {
+      if (payload.value === null) payload.value = body;
+    })
+    .catch((failure: unknown) => {
+      if (failure instanceof ApiError) error.value = failure;
+    });
+  connect();
+
+  const offline = () => {
+    connection.value = "offline";
+  };
+  window.addEventListener("offline", offline);
+
+  return {
+    payload,
+    connection,
+    error,
+    close() {
+      closed = true;
+      first.abort();
+      source?.close();
+      if (retry) clearTimeout(retry);
+      window.removeEventListener("offline", offline);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Debian's Chromium for browser tests, driven by playwright-core: every
+ * request that leaves loopback is blocked and recorded, every console error and
+ * page error recorded, axe-core run on demand, screenshots saved under
+ * artifacts/screenshots/ for a person to look at.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+import { ROOT } from "./harness.ts";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const SCREENSHOTS = join(ROOT, "artifacts", "screenshots");
+
+export function isLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+}
+
+export async function launch(): Promise<Browser> {
+  return await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+export interface Guarded {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Requests that tried to leave the machine. */
+  readonly blocked: string[];
+  /** Console errors and uncaught page errors. */
+  readonly errors: string[];
+  /** Every URL the page requested. */
+  readonly requested: string[];
+}
+
+export async function guardedPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Guarded> {
+  const context = await browser.newContext(options);
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  const requested: string[] = [];
+  await context.route("**/*", async (route) => {
+    const url = route.request().url();
+    requested.push(url);
+    if (isLoopback(url)) await route.continue();
+    else {
+      blocked.push(url);
+      await route.abort();
+    }
+  });
+  const page = await context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return { context, page, blocked, errors, requested };
+}
+
+const AXE = readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly nodes: readonly string[];
+}
+
+/** axe-core's WCAG 2.1 A and AA rules on the page as it is; the serious and critical violations. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> it would block).
+  await page.evaluate(AXE);
+  const result = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+  })) as { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

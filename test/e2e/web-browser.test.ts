@@ -1,0 +1,245 @@
+/**
+ * The web app as people use it: Debian's Chromium against the compiled
+ * binary, every request that leaves loopback and every console error a
+ * failure, axe-core (WCAG 2.1 AA, no serious or critical violation) on every
+ * page, and screenshots in artifacts/screenshots/ for a person to look at.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { scratchDirs } from "../helpers.ts";
+import { axeViolations, CHROMIUM, guardedPage, launch, screenshot, type Guarded } from "./chromium.ts";
+import { compiledHub } from "./compiled.ts";
+import { runCli, startHub, type RunningHub } from "./harness.ts";
+
+const available = existsSync(CHROMIUM);
+if (!available) {
+  const message = `!!! ${CHROMIUM} is missing: the web app browser tests are SKIPPED (install Debian's chromium package) !!!`;
+  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
+  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
+}
+
+const scratch = scratchDirs();
+
+/** Waits until `read` gives what `matches` accepts (bun:test has no Playwright matchers); fails with the last value seen. */
+async function until<T>(read: () => Promise<T>, matches: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!matches(last)) {
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
+    await Bun.sleep(50);
+    last = await read();
+  }
+  return last;
+}
+
+const text = (locator: Locator) => async () => (await locator.first().textContent())?.trim() ?? "";
+const textIs = (locator: Locator, expected: string) => until(text(locator), (t) => t === expected, `text of ${locator.toString()}`);
+const textMatches = (locator: Locator, expected: RegExp) => until(text(locator), (t) => expected.test(t), `text of ${locator.toString()}`);
+const urlMatches = (page: Page, expected: RegExp, wanted = true) => until(async () => page.url(), (u) => expected.test(u) === wanted, "url");
+
+
+interface Seeded {
+  readonly hub: RunningHub;
+  readonly token: string;
+}
+
+/** A hub with two days of simulated history and one real agent (for live changes) on Windows eu-west-1. */
+async function seededHub(binary: string, env: Record<string, string> = {}): Promise<Seeded> {
+  const db = join(scratch(), "hub.db");
+  const history = await runCli(["simulate", "--db", db, "--backfill-days", "2"], { cmd: [binary] });
+  if (history.exitCode !== 0) throw new Error(history.stderr);
+  const created = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam", "--label", "browser test"], { cmd: [binary] });
+  const token = /token \(shown only now\): (\S+)/.exec(created.stdout)?.[1];
+  if (!token) throw new Error(`no token in: ${created.stdout}`);
+  const hub = await startHub({ cmd: [binary], args: ["--db", db], env });
+  return { hub, token };
+}
+
+async function postReading(hub: RunningHub, token: string, survivor: number, killer: number): Promise<number> {
+  const response = await fetch(`${hub.url}/api/v1/agent/readings`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor, killer, ratio: 1.5, isReal: true, measuredAt: new Date().toISOString() }),
+  });
+  return response.status;
+}
+
+async function expectClean(guarded: Guarded, page: Page, name: string): Promise<void> {
+  expect(await axeViolations(page)).toEqual([]);
+  await screenshot(page, name);
+  expect(guarded.blocked).toEqual([]);
+  expect(guarded.errors).toEqual([]);
+}
+
+async function noHorizontalScroll(page: Page): Promise<void> {
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  expect(scroll).toBeLessThanOrEqual(width);
+}
+
+describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
+  let browser: Browser;
+  let binary: string;
+  let seeded: Seeded;
+
+  beforeAll(async () => {
+    binary = await compiledHub();
+    browser = await launch();
+    seeded = await seededHub(binary, { PAGE_SIZE: "6", CONTRIBUTE_ENABLED: "true" });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await seeded?.hub.stop();
+  });
+
+  test("the page, its assets and client routes: hashed files immutable and compressed, the page no-cache under a strict CSP", async () => {
+    const page = await fetch(`${seeded.hub.url}/`, { headers: { "accept-encoding": "br, gzip" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toStartWith("text/html");
+    expect(page.headers.get("cache-control")).toBe("no-cache");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    const html = await page.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1] ?? "");
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      const response = await fetch(`${seeded.hub.url}${asset}`, { headers: { "accept-encoding": "br, gzip" } });
+      expect({ asset, status: response.status }).toEqual({ asset, status: 200 });
+      expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(response.headers.get("content-encoding")).toBe("br");
+      const gzip = await fetch(`${seeded.hub.url}${asset}`, { headers: { "accept-encoding": "gzip" } });
+      expect(gzip.headers.get("content-encoding")).toBe("gzip");
+      const etag = response.headers.get("etag") ?? "";
+      expect((await fetch(`${seeded.hub.url}${asset}`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    }
+    for (const route of ["/Windows", "/EGS/eu-west-1", "/contribute", "/setup", "/login", "/account", "/admin/agents"]) {
+      const response = await fetch(`${seeded.hub.url}${route}`);
+      expect({ route, status: response.status, type: response.headers.get("content-type") }).toEqual({ route, status: 200, type: "text/html; charset=utf-8" });
+    }
+    const api = await fetch(`${seeded.hub.url}/api/v1/nothing`);
+    expect({ status: api.status, type: api.headers.get("content-type") }).toEqual({ status: 404, type: "application/problem+json" });
+    expect((await fetch(`${seeded.hub.url}/healthz`)).headers.get("content-type")).toStartWith("application/json");
+  });
+
+  test("the board: cards, live changes through the stream, filters and pages in the URL, on a phone and a wide screen", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin", locale: "en-GB" });
+    const { page } = guarded;
+    await page.goto(`${seeded.hub.url}/Windows`);
+    await page.locator(".connection-live").waitFor();
+    const cards = page.locator("article.card");
+    // A page of six, and the viewer's region (from the Dublin time zone) pinned above them.
+    await until(() => cards.count(), (n) => n === 7, "cards on page 1");
+    const yours = page.locator("article.card-yours");
+    await textIs(yours.locator("h3"), "EU West (Ireland)");
+
+    expect(await postReading(seeded.hub, seeded.token, 0, 125)).toBe(201);
+    await textIs(yours.locator(".headline-value"), "+125%");
+    await textIs(yours.locator(".headline-multiplier"), "×2.25 bloodpoints");
+    await textIs(yours.locator(".headline-role"), "Killer bonus");
+    await expectClean(guarded, page, "board-wide");
+
+    await page.getByLabel("Show").selectOption("killer");
+    await urlMatches(page, /show=killer/);
+    await page.getByLabel("Search regions").fill("ireland");
+    await urlMatches(page, /q=ireland/);
+    await until(() => cards.count(), (n) => n === 1, "cards matching ireland");
+    await page.getByLabel("Search regions").fill("");
+    await page.getByLabel("Show").selectOption("all");
+    await page.getByRole("link", { name: "Next" }).click();
+    await urlMatches(page, /page=2/);
+    await page.goBack();
+    await urlMatches(page, /page=2/, false);
+
+    await page.setViewportSize({ width: 360, height: 800 });
+    await noHorizontalScroll(page);
+    await expectClean(guarded, page, "board-phone");
+    await guarded.context.close();
+  }, 60_000);
+
+  test("light scheme and reduced motion keep AA contrast; the keyboard reaches a region and opens it", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1024, height: 800 }, colorScheme: "light", reducedMotion: "reduce" });
+    const { page } = guarded;
+    await page.goto(`${seeded.hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    await expectClean(guarded, page, "board-light");
+    await page.locator("article.card h3 a").first().focus();
+    await page.keyboard.press("Enter");
+    await urlMatches(page, /\/Windows\/[a-z]{2}-[a-z]+-\d+$/);
+    await guarded.context.close();
+  }, 60_000);
+
+  test("the region page: current values, history that zooms, forecast with its best hours, readings and coverage", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
+    const { page } = guarded;
+    await page.goto(`${seeded.hub.url}/Windows/eu-west-1`);
+    await page.locator("#history-title").waitFor();
+    await until(() => page.locator(".chart canvas").count(), (n) => n >= 2, "charts drawn");
+    await textMatches(page.locator(".best li"), /Best hour for a Survivor bonus|No Survivor bonus expected/);
+    await textIs(page.locator("#recent-caption"), "Latest readings");
+    await page.locator("#coverage-title").waitFor();
+    await page.getByRole("button", { name: "Week" }).click();
+    await until(() => page.getByRole("button", { name: "Week" }).getAttribute("aria-pressed"), (v) => v === "true", "Week pressed");
+    await page.locator(".chart canvas").first().waitFor();
+    // The chart is drawn anew when the week's data arrives; take the box of the one that stays.
+    await page.waitForLoadState("networkidle");
+    const box = await until(() => page.locator(".chart .u-over").first().boundingBox(), (b) => b !== null, "history chart");
+    if (!box) throw new Error("no chart");
+    await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.getByRole("button", { name: "Reset zoom" }).waitFor();
+    await expectClean(guarded, page, "region-wide");
+    await page.setViewportSize({ width: 360, height: 800 });
+    await noHorizontalScroll(page);
+    await expectClean(guarded, page, "region-phone");
+    await guarded.context.close();
+  }, 60_000);
+
+  test("languages: chosen from the browser, switchable, remembered; only the chosen catalogue is fetched", async () => {
+    const guarded = await guardedPage(browser, { locale: "de-DE", viewport: { width: 1024, height: 800 } });
+    const { page } = guarded;
+    await page.goto(`${seeded.hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("de");
+    expect(await text(page.locator(".site-head .brand"))()).not.toBe("Bloodpoint incentives");
+    const scripts = guarded.requested.filter((url) => url.endsWith(".js"));
+    await page.locator(".field-language select").selectOption("ja");
+    await page.waitForFunction(() => document.documentElement.lang === "ja");
+    expect(guarded.requested.filter((url) => url.endsWith(".js")).length).toBe(scripts.length + 1);
+    await expectClean(guarded, page, "board-ja");
+    await page.reload();
+    await page.locator("article.card").first().waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("ja");
+    await guarded.context.close();
+  }, 60_000);
+
+  test("the contribute page lists coverage and where to learn to run an agent", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1024, height: 800 } });
+    const { page } = guarded;
+    await page.goto(`${seeded.hub.url}/contribute`);
+    await page.locator("table").first().waitFor();
+    expect(await page.getByRole("link", { name: "Learn how to run an agent" }).getAttribute("href")).toMatch(/\/docs#\/agent$/);
+    await expectClean(guarded, page, "contribute");
+    await guarded.context.close();
+  }, 60_000);
+
+  test("a fresh hub's board explains the first steps instead of an empty grid", async () => {
+    const dir = scratch();
+    const fresh = await startHub({ cmd: [binary], args: ["--db", join(dir, "hub.db")] });
+    try {
+      const guarded = await guardedPage(browser, { viewport: { width: 1024, height: 800 } });
+      const { page } = guarded;
+      await page.goto(`${fresh.url}/`);
+      await page.locator(".first-run").waitFor();
+      expect(await page.getByRole("link", { name: "Create the admin account" }).getAttribute("href")).toBe("/setup");
+      await expectClean(guarded, page, "first-run");
+      await guarded.context.close();
+    } finally {
+      await fresh.stop();
+    }
+  }, 60_000);
+});
