@@ -368,8 +368,8 @@ export class AgentAdmin {
       .all();
   }
 
-  /** Deletes one agent's readings matching every given filter; returns how many. */
-  deleteReadings(actor: Actor, id: number, filter: ReadingFilter): number {
+  /** Deletes one agent's readings matching every given filter; returns how many (with `dryRun`, how many would go, deleting nothing). */
+  deleteReadings(actor: Actor, id: number, filter: ReadingFilter, dryRun = false): number {
     this.get(id);
     const conditions: SQL[] = [eq(readings.agentId, id)];
     if (filter.region !== undefined) conditions.push(eq(readings.region, filter.region));
@@ -380,6 +380,7 @@ export class AgentAdmin {
     if (filter.survivorMax !== undefined) conditions.push(lte(readings.survivor, filter.survivorMax));
     if (filter.killerMin !== undefined) conditions.push(gte(readings.killer, filter.killerMin));
     if (filter.killerMax !== undefined) conditions.push(lte(readings.killer, filter.killerMax));
+    if (dryRun) return this.db.orm.select({ n: sql<number>`count(*)` }).from(readings).where(and(...conditions)).get()?.n ?? 0;
     const touched = this.slotsOf(id);
     const removed = this.db.sqlite.transaction(() => {
       this.db.orm.delete(readings).where(and(...conditions)).run();
@@ -392,7 +393,8 @@ export class AgentAdmin {
     return removed;
   }
 
-  deleteOrphans(actor: Actor): number {
+  deleteOrphans(actor: Actor, dryRun = false): number {
+    if (dryRun) return this.db.orm.select({ n: sql<number>`count(*)` }).from(readings).where(isNull(readings.agentId)).get()?.n ?? 0;
     const touched = this.db.orm
       .selectDistinct({ platform: readings.platform, region: readings.region })
       .from(readings)

@@ -7,8 +7,9 @@ import { Failed, Loading } from "./components/common.tsx";
 import { language, LANGUAGES, t, switchLanguage } from "./i18n/index.ts";
 import { Board } from "./pages/board.tsx";
 import { Contribute } from "./pages/contribute.tsx";
-import { NotFound, Soon } from "./pages/misc.tsx";
-import { location, parseRoute } from "./router.ts";
+import { NotFound } from "./pages/misc.tsx";
+import { location, parseRoute, type Route } from "./router.ts";
+import { goSignIn, here, refreshSession, session } from "./session.ts";
 import { useLoad } from "./use-load.ts";
 
 const PLATFORM_KEY = "hub.platform";
@@ -36,23 +37,32 @@ function homePlatform(meta: SiteMeta): Platform {
   return candidates.find((p) => p === last) ?? candidates[0] ?? "Windows";
 }
 
-type RegionPageType = ComponentType<{ platform: Platform; region: string }>;
-let regionPage: Promise<RegionPageType> | null = null;
-
-/** The region page and its chart library come as a separate chunk, fetched on first use. */
-function LazyRegion({ platform, region }: { platform: Platform; region: string }) {
-  const [Page, setPage] = useState<RegionPageType | null>(null);
-  const [failure, setFailure] = useState<Error | null>(null);
-  useEffect(() => {
-    regionPage ??= import("./pages/region.tsx").then((m) => m.RegionPage);
-    regionPage.then(
-      (loaded) => setPage(() => loaded),
-      (error: unknown) => setFailure(error instanceof Error ? error : new Error(String(error))),
-    );
-  }, []);
-  if (failure) return <Failed error={failure} retry={() => window.location.reload()} />;
-  return Page ? <Page platform={platform} region={region} /> : <Loading />;
+/**
+ * A page that comes as its own chunk (the region page with its chart library,
+ * accounts, administration), fetched on first use and kept.
+ */
+function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+  let loading: Promise<ComponentType<P>> | null = null;
+  return function Lazy(props: P) {
+    const [Loaded, setLoaded] = useState<ComponentType<P> | null>(null);
+    const [failure, setFailure] = useState<Error | null>(null);
+    useEffect(() => {
+      loading ??= load();
+      loading.then(
+        (page) => setLoaded(() => page),
+        (error: unknown) => setFailure(error instanceof Error ? error : new Error(String(error))),
+      );
+    }, []);
+    if (failure) return <Failed error={failure} retry={() => window.location.reload()} />;
+    return Loaded ? <Loaded {...props} /> : <Loading />;
+  };
 }
+
+const RegionPage = lazyPage(async () => (await import("./pages/region.tsx")).RegionPage);
+const SetupPage = lazyPage(async () => (await import("./pages/setup.tsx")).SetupPage);
+const LoginPage = lazyPage(async () => (await import("./pages/login.tsx")).LoginPage);
+const AccountPage = lazyPage(async () => (await import("./pages/account.tsx")).AccountPage);
+const AdminPage = lazyPage(async () => (await import("./pages/admin/index.tsx")).AdminPage);
 
 function LanguagePicker() {
   const busy = useSignal(false);
@@ -114,6 +124,22 @@ function Footer({ meta }: { meta: SiteMeta | null }) {
   );
 }
 
+/** Pages that work without the hub's data: signing in must never need a signed-in read. */
+function AccountRoutes({ route }: { route: Route }) {
+  switch (route.page) {
+    case "setup":
+      return <SetupPage />;
+    case "login":
+      return <LoginPage />;
+    case "account":
+      return <AccountPage />;
+    case "admin":
+      return <AdminPage key={route.section ?? ""} section={route.section} />;
+    default:
+      return null;
+  }
+}
+
 function Page({ meta, session }: { meta: SiteMeta; session: SessionBody | null }) {
   const route = parseRoute(location.value.pathname);
   switch (route.page) {
@@ -123,19 +149,49 @@ function Page({ meta, session }: { meta: SiteMeta; session: SessionBody | null }
       return <Board key={platform} platform={platform} meta={meta} session={session} />;
     }
     case "region":
-      return <LazyRegion key={`${route.platform}/${route.region}`} platform={route.platform} region={route.region} />;
+      return <RegionPage key={`${route.platform}/${route.region}`} platform={route.platform} region={route.region} />;
     case "contribute":
       return meta.contributeEnabled ? <Contribute meta={meta} /> : <NotFound />;
-    case "soon":
-      return <Soon />;
     case "notFound":
       return <NotFound />;
+    default:
+      return <AccountRoutes route={route} />;
   }
 }
 
+function UserNav({ body }: { body: SessionBody | null }) {
+  if (!body?.authenticated || !body.user) {
+    return (
+      <li>
+        <a href={`/login?next=${encodeURIComponent(here())}`}>{t("nav.signIn")}</a>
+      </li>
+    );
+  }
+  return (
+    <>
+      {body.user.role === "admin" ? (
+        <li>
+          <a href="/admin">{t("nav.admin")}</a>
+        </li>
+      ) : null}
+      <li>
+        <a href="/account">{t("nav.account")}</a>
+      </li>
+    </>
+  );
+}
+
 export function App() {
+  const route = parseRoute(location.value.pathname);
+  const accountPage = route.page === "setup" || route.page === "login" || route.page === "account" || route.page === "admin";
   const meta = useLoad((signal) => api.meta(signal), []);
-  const session = useLoad((signal) => api.session(signal), []);
+  useEffect(() => {
+    void refreshSession().catch(() => undefined);
+  }, []);
+  // With requireAuth on, reads answer 401 to a signed-out viewer: off to sign in, and back here afterwards.
+  useEffect(() => {
+    if (meta.error?.status === 401 && !accountPage) goSignIn();
+  }, [meta.error, accountPage]);
   return (
     <>
       <a class="skip" href="#main">
@@ -156,12 +212,21 @@ export function App() {
                 <a href="/contribute">{t("nav.contribute")}</a>
               </li>
             ) : null}
+            <UserNav body={session.value} />
           </ul>
         </nav>
         <LanguagePicker />
       </header>
       <main id="main" tabIndex={-1}>
-        {meta.error ? <Failed error={meta.error} retry={meta.retry} /> : meta.data === null ? <Loading /> : <Page meta={meta.data} session={session.data} />}
+        {accountPage ? (
+          <AccountRoutes route={route} />
+        ) : meta.error ? (
+          meta.error.status === 401 ? <Loading /> : <Failed error={meta.error} retry={meta.retry} />
+        ) : meta.data === null ? (
+          <Loading />
+        ) : (
+          <Page meta={meta.data} session={session.value} />
+        )}
       </main>
       <Footer meta={meta.data} />
     </>

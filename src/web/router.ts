@@ -6,17 +6,20 @@ export type Route =
   | { readonly page: "board"; readonly platform: Platform | null }
   | { readonly page: "region"; readonly platform: Platform; readonly region: string }
   | { readonly page: "contribute" }
-  | { readonly page: "soon"; readonly path: string }
+  | { readonly page: "setup" }
+  | { readonly page: "login" }
+  | { readonly page: "account" }
+  | { readonly page: "admin"; readonly section: string | null }
   | { readonly page: "notFound" };
 
-const LATER = new Set(["setup", "login", "account", "admin"]);
+const SINGLE = new Set(["contribute", "setup", "login", "account"]);
 
 export function parseRoute(pathname: string): Route {
   const parts = pathname.split("/").filter((p) => p !== "").map((p) => decodeURIComponent(p));
   const [first, second, ...rest] = parts;
   if (first === undefined) return { page: "board", platform: null };
-  if (first === "contribute" && second === undefined) return { page: "contribute" };
-  if (LATER.has(first)) return { page: "soon", path: pathname };
+  if (SINGLE.has(first)) return second === undefined ? ({ page: first } as Route) : { page: "notFound" };
+  if (first === "admin") return rest.length === 0 ? { page: "admin", section: second ?? null } : { page: "notFound" };
   if (!isPlatform(first) || rest.length > 0) return { page: "notFound" };
   return second === undefined ? { page: "board", platform: first } : { page: "region", platform: first, region: second };
 }

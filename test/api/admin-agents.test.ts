@@ -200,6 +200,10 @@ describe("admin: data", () => {
       advance(300_000);
     }
     expect((await json<{ regions: { killer: number }[] }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions[0]?.killer).toBe(150);
+    const dry = await admin.json<{ removed: number }>("DELETE", `/api/v1/admin/agents/${agent.id}/readings?killerMin=40&platform=Windows&dryRun=true`);
+    expect(dry.body.removed).toBe(3);
+    expect((await json<{ regions: { killer: number }[] }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions[0]?.killer).toBe(150);
+    expect((await admin.json("DELETE", `/api/v1/admin/agents/${agent.id}/readings?dryRun=maybe`)).status).toBe(400);
     const removed = await admin.json<{ removed: number }>("DELETE", `/api/v1/admin/agents/${agent.id}/readings?killerMin=120&platform=Windows`);
     expect(removed.body.removed).toBe(1);
     expect((await json<{ regions: { killer: number }[] }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions[0]?.killer).toBe(50);
@@ -219,6 +223,8 @@ describe("admin: data", () => {
     await post(hub, { id: gone.id, token: gone.token }, reading("Windows", "eu-west-1", now()));
     await post(hub, { id: kept.id, token: kept.token }, reading("Windows", "eu-west-2", now()));
     await admin.request("DELETE", `/api/v1/admin/agents/${gone.id}`);
+    expect((await json<{ regions: unknown[] }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions.length).toBe(2);
+    expect((await admin.json<{ removed: number }>("DELETE", "/api/v1/admin/readings/orphans?dryRun=true")).body.removed).toBe(1);
     expect((await json<{ regions: unknown[] }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions.length).toBe(2);
     expect((await admin.json<{ removed: number }>("DELETE", "/api/v1/admin/readings/orphans")).body.removed).toBe(1);
     expect((await json<{ regions: { region: string }[] }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions.map((r) => r.region)).toEqual(["eu-west-2"]);

@@ -11,6 +11,8 @@ import { idParams, integerQuery, PlatformRegionParams, problems, queryInteger, r
 import { text } from "../../http/text.ts";
 
 const IdParams = idParams("Agent");
+const DryRun = t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { description: "true: count what would be deleted and delete nothing" }));
+const Removed = t.Object({ removed: t.Integer({ minimum: 0, description: "Readings deleted, or with dryRun those that would be" }) }, { examples: [{ removed: 12 }] });
 const Cadence = t.Union([t.String({ maxLength: 200 }), t.Number(), t.Null()], {
   description: "Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override",
 });
@@ -234,19 +236,28 @@ export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAd
     .delete(
       "/agents/:id/readings",
       ({ request, params, query }) => {
-        return { removed: admin.deleteReadings(actor(request), params.id, readingFilter(query)) };
+        return { removed: admin.deleteReadings(actor(request), params.id, readingFilter(query), query.dryRun === "true") };
       },
       {
         access: "admin",
         params: IdParams,
-        query: readingFilterQuery(ctx.config.catalogue),
-        response: { 200: t.Object({ removed: t.Integer() }, { examples: [{ removed: 12 }] }), ...problems(400, 401, 403, 404) },
-        detail: { tags: ["admin-data"], summary: "Delete an agent's readings", description: "Only readings matching every given filter; live values are rebuilt after." },
+        query: t.Object({ ...readingFilterQuery(ctx.config.catalogue).properties, dryRun: DryRun }),
+        response: { 200: Removed, ...problems(400, 401, 403, 404) },
+        detail: {
+          tags: ["admin-data"],
+          summary: "Delete an agent's readings",
+          description: "Only readings matching every given filter; live values are rebuilt after. With dryRun=true nothing is deleted and `removed` says how many would be.",
+        },
       },
     )
-    .delete("/readings/orphans", ({ request }) => ({ removed: admin.deleteOrphans(actor(request)) }), {
+    .delete("/readings/orphans", ({ request, query }) => ({ removed: admin.deleteOrphans(actor(request), query.dryRun === "true") }), {
       access: "admin",
-      response: { 200: t.Object({ removed: t.Integer() }, { examples: [{ removed: 12 }] }), ...problems(401, 403) },
-      detail: { tags: ["admin-data"], summary: "Delete orphaned readings", description: "Readings no longer attributed to any agent; live values are rebuilt after." },
+      query: t.Object({ dryRun: DryRun }),
+      response: { 200: Removed, ...problems(400, 401, 403) },
+      detail: {
+        tags: ["admin-data"],
+        summary: "Delete orphaned readings",
+        description: "Readings no longer attributed to any agent; live values are rebuilt after. With dryRun=true nothing is deleted and `removed` says how many would be.",
+      },
     });
 }

@@ -28,36 +28,127 @@ export function isPlatform(value: string): value is Platform {
   return (PLATFORMS as readonly string[]).includes(value);
 }
 
+export interface FieldError {
+  /** Where the problem is, such as body.username or query.limit. */
+  readonly location: string;
+  readonly message: string;
+}
+
 export class ApiError extends Error {
   override readonly name = "ApiError";
   constructor(
     readonly status: number,
     detail: string,
+    /** Each refused field, when the hub named them. */
+    readonly fields: readonly FieldError[] = [],
+    /** Seconds to wait, from Retry-After (throttling), or null. */
+    readonly retryAfter: number | null = null,
   ) {
     super(detail);
+  }
+
+  /** The hub's message for one field (`body.label` or just `label`), if it named that field. */
+  fieldMessage(field: string): string | null {
+    const found = this.fields.find((f) => f.location === field || f.location === `body.${field}` || f.location.endsWith(`.${field}`));
+    return found?.message ?? null;
   }
 }
 
 async function problemOf(response: Response): Promise<ApiError> {
+  const retry = Number(response.headers.get("retry-after") ?? Number.NaN);
+  const retryAfter = Number.isFinite(retry) && retry >= 0 ? retry : null;
   try {
     const body = (await response.json()) as Partial<Problem>;
-    if (typeof body.detail === "string") return new ApiError(response.status, body.detail);
+    if (typeof body.detail === "string") {
+      const fields = (body.errors ?? []).map((e) => ({ location: e.location, message: e.message }));
+      return new ApiError(response.status, body.detail, fields, retryAfter);
+    }
   } catch {
     // Not a problem detail (a proxy's error page): the status says enough.
   }
-  return new ApiError(response.status, `${response.status} ${response.statusText}`.trim());
+  return new ApiError(response.status, `${response.status} ${response.statusText}`.trim(), [], retryAfter);
 }
 
-export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  let response: Response;
+/** Called when a request needs a signed-in session that the browser no longer has (expired, signed out elsewhere). */
+let onSignedOut: (() => void) | null = null;
+
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+async function request(method: string, path: string, body: unknown, signal: AbortSignal | undefined, csrf: string | null): Promise<Response> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (csrf !== null && method !== "GET") headers["x-csrf-token"] = csrf;
   try {
-    response = await fetch(path, { headers: { accept: "application/json" }, credentials: "same-origin", signal });
+    return await fetch(path, { method, headers, credentials: "same-origin", signal, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") throw error;
     throw new ApiError(0, "the hub cannot be reached");
   }
+}
+
+async function parsed<T>(response: Response): Promise<T> {
+  if (response.status === 204 || response.status === 304) return undefined as T;
+  const text = await response.text();
+  return (text === "" ? undefined : JSON.parse(text)) as T;
+}
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const response = await request("GET", path, undefined, signal, null);
   if (!response.ok) throw await problemOf(response);
-  return (await response.json()) as T;
+  return await parsed<T>(response);
+}
+
+/** The session's CSRF token, read once and again after the session changes (sign-in, sign-out, a refusal). */
+let csrfToken: string | null = null;
+let csrfLoaded = false;
+
+async function currentCsrf(): Promise<string | null> {
+  if (!csrfLoaded) {
+    const session = await getJson<SessionBody>("/api/v1/auth/session");
+    csrfToken = session.csrfToken;
+    csrfLoaded = true;
+  }
+  return csrfToken;
+}
+
+/** Forget the CSRF token, so the next change reads the new session's. */
+export function sessionChanged(): void {
+  csrfLoaded = false;
+  csrfToken = null;
+}
+
+/**
+ * A state-changing call with the session's CSRF token; a token refused
+ * because the session changed underneath is read again and the call retried
+ * once. A 401 from a call that needs a session sends the viewer to sign in.
+ */
+export async function send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown, options: { signedOutOk?: boolean } = {}): Promise<T> {
+  let response = await request(method, path, body, undefined, await currentCsrf());
+  if (response.status === 403 && response.headers.get("content-type")?.includes("problem")) {
+    const problem = await problemOf(response.clone());
+    if (problem.message.includes("X-CSRF-Token")) {
+      sessionChanged();
+      response = await request(method, path, body, undefined, await currentCsrf());
+    }
+  }
+  if (!response.ok) {
+    const problem = await problemOf(response);
+    if (problem.status === 401 && !options.signedOutOk) onSignedOut?.();
+    throw problem;
+  }
+  return await parsed<T>(response);
+}
+
+/** A read that needs a signed-in session: a 401 sends the viewer to sign in. */
+export async function getPrivate<T>(path: string, signal?: AbortSignal): Promise<T> {
+  try {
+    return await getJson<T>(path, signal);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) onSignedOut?.();
+    throw error;
+  }
 }
 
 const segment = encodeURIComponent;

@@ -414,7 +414,7 @@ export interface paths {
   "/api/v1/admin/agents/{id}/readings": {
     /**
      * Delete an agent's readings
-     * @description Only readings matching every given filter; live values are rebuilt after.
+     * @description Only readings matching every given filter; live values are rebuilt after. With dryRun=true nothing is deleted and `removed` says how many would be.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -423,7 +423,7 @@ export interface paths {
   "/api/v1/admin/readings/orphans": {
     /**
      * Delete orphaned readings
-     * @description Readings no longer attributed to any agent; live values are rebuilt after.
+     * @description Readings no longer attributed to any agent; live values are rebuilt after. With dryRun=true nothing is deleted and `removed` says how many would be.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -4242,7 +4242,7 @@ export interface operations {
   };
   /**
    * Delete an agent's readings
-   * @description Only readings matching every given filter; live values are rebuilt after.
+   * @description Only readings matching every given filter; live values are rebuilt after. With dryRun=true nothing is deleted and `removed` says how many would be.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4265,6 +4265,8 @@ export interface operations {
         killerMin?: number;
         /** @description Killer bonus at most */
         killerMax?: number;
+        /** @description true: count what would be deleted and delete nothing */
+        dryRun?: "true" | "false";
       };
       header?: {
         "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
@@ -4279,6 +4281,7 @@ export interface operations {
       200: {
         content: {
           "application/json": {
+            /** @description Readings deleted, or with dryRun those that would be */
             removed: number;
           };
         };
@@ -4326,12 +4329,16 @@ export interface operations {
   };
   /**
    * Delete orphaned readings
-   * @description Readings no longer attributed to any agent; live values are rebuilt after.
+   * @description Readings no longer attributed to any agent; live values are rebuilt after. With dryRun=true nothing is deleted and `removed` says how many would be.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
   deleteOrphanedReadings: {
     parameters: {
+      query?: {
+        /** @description true: count what would be deleted and delete nothing */
+        dryRun?: "true" | "false";
+      };
       header?: {
         "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
       };
@@ -4341,8 +4348,15 @@ export interface operations {
       200: {
         content: {
           "application/json": {
+            /** @description Readings deleted, or with dryRun those that would be */
             removed: number;
           };
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */

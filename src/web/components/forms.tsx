@@ -1,0 +1,118 @@
+/**
+ * Form pieces shared by the account and admin pages: a labelled field that
+ * shows the hub's own message for it, the refusal of a whole form (with the
+ * wait from Retry-After when throttled), a confirm step before destructive
+ * actions, and a copy button for tokens shown once.
+ */
+import type { ComponentChildren, InputHTMLAttributes } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { ApiError } from "../api/client.ts";
+import { t } from "../i18n/index.ts";
+
+let fieldIds = 0;
+
+/** A labelled input whose error is the hub's message for `name` (body.name) when it refused it. */
+export function Field({
+  label,
+  name,
+  error,
+  hint,
+  ...input
+}: { label: string; name: string; error?: ApiError | null; hint?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, "name">) {
+  const [id] = useState(() => `field-${++fieldIds}`);
+  const message = error?.fieldMessage(name) ?? null;
+  const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter((x) => x !== "").join(" ");
+  return (
+    <div class="form-field">
+      <label for={id}>{label}</label>
+      <input id={id} name={name} aria-invalid={message ? "true" : undefined} aria-describedby={described || undefined} {...input} />
+      {hint ? (
+        <p class="form-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {message ? (
+        <p class="form-error" id={`${id}-error`}>
+          {message}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The refusal of a form as the hub worded it; when throttled, the wait counts down. */
+export function FormError({ error }: { error: ApiError | null }) {
+  const [left, setLeft] = useState<number | null>(error?.retryAfter ?? null);
+  useEffect(() => {
+    setLeft(error?.retryAfter ?? null);
+    if (error?.retryAfter == null) return;
+    const timer = setInterval(() => setLeft((n) => (n === null || n <= 1 ? null : n - 1)), 1000);
+    return () => clearInterval(timer);
+  }, [error]);
+  if (!error) return null;
+  return (
+    <div class="form-problem" role="alert">
+      <p>{error.message}</p>
+      {left !== null && error.status === 429 ? <p>{t("form.wait", { seconds: left })}</p> : null}
+    </div>
+  );
+}
+
+/** A destructive button that asks once more before it acts. */
+export function ConfirmButton({ label, action, onConfirm, disabled }: { label: string; action: string; onConfirm: () => void; disabled?: boolean }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" class="button button-danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label={t("form.confirm")}>
+      <span>{t("form.confirm")}</span>
+      <button
+        type="button"
+        class="button button-danger"
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {t("form.confirmYes", { action })}
+      </button>
+      <button type="button" class="button" onClick={() => setAsking(false)}>
+        {t("form.cancel")}
+      </button>
+    </span>
+  );
+}
+
+/** A secret shown once, with a button that copies it. */
+export function CopyValue({ value, label }: { value: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="copy-value">
+      <code aria-label={label}>{value}</code>
+      <button
+        type="button"
+        class="button"
+        onClick={() => {
+          void navigator.clipboard.writeText(value).then(() => setCopied(true));
+        }}
+      >
+        {copied ? t("form.copied") : t("form.copy")}
+      </button>
+    </div>
+  );
+}
+
+/** A titled box for one part of a page. */
+export function Panel({ title, id, children }: { title: string; id: string; children: ComponentChildren }) {
+  return (
+    <section class="panel" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
