@@ -4,7 +4,7 @@
  * wait from Retry-After when throttled), a confirm step before destructive
  * actions, and a copy button for tokens shown once.
  */
-import type { ComponentChildren, InputHTMLAttributes } from "preact";
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { ApiError } from "../api/client.ts";
 import { t } from "../i18n/index.ts";
@@ -12,20 +12,40 @@ import { t } from "../i18n/index.ts";
 let fieldIds = 0;
 
 /** A labelled input whose error is the hub's message for `name` (body.name) when it refused it. */
-export function Field({
-  label,
-  name,
-  error,
-  hint,
-  ...input
-}: { label: string; name: string; error?: ApiError | null; hint?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, "name">) {
+export interface FieldProps {
+  readonly label: string;
+  readonly name: string;
+  readonly value: string;
+  readonly onInput: (value: string) => void;
+  readonly error?: ApiError | null;
+  readonly hint?: string;
+  readonly type?: "text" | "password" | "email" | "number" | "datetime-local" | "search";
+  readonly autoComplete?: string;
+  readonly required?: boolean;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly inputMode?: "numeric" | "text" | "email";
+  readonly placeholder?: string;
+  readonly disabled?: boolean;
+  readonly autoFocus?: boolean;
+}
+
+export function Field({ label, name, value, onInput, error, hint, ...input }: FieldProps) {
   const [id] = useState(() => `field-${++fieldIds}`);
   const message = error?.fieldMessage(name) ?? null;
   const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter((x) => x !== "").join(" ");
   return (
     <div class="form-field">
       <label for={id}>{label}</label>
-      <input id={id} name={name} aria-invalid={message ? "true" : undefined} aria-describedby={described || undefined} {...input} />
+      <input
+        id={id}
+        name={name}
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        aria-invalid={message ? "true" : undefined}
+        aria-describedby={described || undefined}
+        {...input}
+      />
       {hint ? (
         <p class="form-hint" id={`${id}-hint`}>
           {hint}
