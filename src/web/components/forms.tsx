@@ -30,22 +30,22 @@ export interface FieldProps {
   readonly autoFocus?: boolean;
 }
 
-export function Field({ label, name, value, onInput, error, hint, ...input }: FieldProps) {
+export function Field({ label, name, value, onInput, error, hint, type = "text", ...input }: FieldProps) {
   const [id] = useState(() => `field-${++fieldIds}`);
   const message = error?.fieldMessage(name) ?? null;
   const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter((x) => x !== "").join(" ");
   return (
     <div class="form-field">
       <label for={id}>{label}</label>
-      <input
-        id={id}
-        name={name}
-        value={value}
-        onInput={(e) => onInput(e.currentTarget.value)}
-        aria-invalid={message ? "true" : undefined}
-        aria-describedby={described || undefined}
-        {...input}
-      />
+      {inputOf(type, {
+        id,
+        name,
+        value,
+        onInput: (e: { currentTarget: HTMLInputElement }) => onInput(e.currentTarget.value),
+        "aria-invalid": message ? "true" : undefined,
+        "aria-describedby": described || undefined,
+        ...input,
+      })}
       {hint ? (
         <p class="form-hint" id={`${id}-hint`}>
           {hint}
@@ -58,6 +58,31 @@ export function Field({ label, name, value, onInput, error, hint, ...input }: Fi
       ) : null}
     </div>
   );
+}
+
+type InputProps = Omit<FieldProps, "label" | "error" | "hint" | "type" | "onInput"> & {
+  readonly id: string;
+  readonly onInput: (e: { currentTarget: HTMLInputElement }) => void;
+  readonly "aria-invalid": "true" | undefined;
+  readonly "aria-describedby": string | undefined;
+};
+
+/** Preact types each input `type` apart, so each kind is written out. */
+function inputOf(type: NonNullable<FieldProps["type"]>, props: InputProps) {
+  switch (type) {
+    case "password":
+      return <input type="password" {...props} />;
+    case "email":
+      return <input type="email" {...props} />;
+    case "number":
+      return <input type="number" {...props} />;
+    case "datetime-local":
+      return <input type="datetime-local" {...props} />;
+    case "search":
+      return <input type="search" {...props} />;
+    case "text":
+      return <input type="text" {...props} />;
+  }
 }
 
 /** The refusal of a form as the hub worded it; when throttled, the wait counts down. */
