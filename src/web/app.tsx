@@ -2,7 +2,8 @@
 import { useSignal } from "@preact/signals";
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, PLATFORMS, type Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
+import { api, isPlatform, PLATFORMS, type Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
+import { takeEarly } from "./early.ts";
 import { Failed, Loading } from "./components/common.tsx";
 import { language, LANGUAGES, t, switchLanguage } from "./i18n/index.ts";
 import { Board } from "./pages/board.tsx";
@@ -30,8 +31,16 @@ function remember(key: string, value: string): void {
   }
 }
 
+/** The platform the board at this path will show, when it can be told before /meta answers. */
+export function boardPlatformOf(pathname: string): Platform | null {
+  const route = parseRoute(pathname);
+  if (route.page !== "board") return null;
+  const last = remembered(PLATFORM_KEY);
+  return route.platform ?? (last !== null && isPlatform(last) ? last : null);
+}
+
 /** The platform "/" shows: the one last viewed, else the first with agents, else Windows. */
-function homePlatform(meta: SiteMeta): Platform {
+export function homePlatform(meta: SiteMeta): Platform {
   const last = remembered(PLATFORM_KEY);
   const candidates = PLATFORMS.filter((p) => meta.platforms.includes(p));
   return candidates.find((p) => p === last) ?? candidates[0] ?? "Windows";
@@ -184,7 +193,8 @@ function UserNav({ body }: { body: SessionBody | null }) {
 export function App() {
   const route = parseRoute(location.value.pathname);
   const accountPage = route.page === "setup" || route.page === "login" || route.page === "account" || route.page === "admin";
-  const meta = useLoad((signal) => api.meta(signal), []);
+  // Read again when the viewer signs in or out: with requireAuth on, what a signed-out viewer may read changes.
+  const meta = useLoad((signal) => takeEarly<SiteMeta>("meta") ?? api.meta(signal), [session.value?.authenticated ?? false]);
   useEffect(() => {
     void refreshSession().catch(() => undefined);
   }, []);

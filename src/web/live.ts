@@ -7,6 +7,7 @@
  */
 import { signal, type Signal } from "@preact/signals";
 import { ApiError, api, type IncentivesPayload, type Platform } from "./api/client.ts";
+import { takeEarly } from "./early.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting" | "offline";
 
@@ -19,6 +20,18 @@ export interface LiveFeed {
 
 const RETRY_MS = 10_000;
 
+type PayloadListener = (payload: IncentivesPayload) => void;
+const listeners = new Set<PayloadListener>();
+
+/** Called with every payload any open feed receives (the browser alerts watch them). */
+export function onPayload(listener: PayloadListener): void {
+  listeners.add(listener);
+}
+
+function published(payload: IncentivesPayload): void {
+  for (const listener of listeners) listener(payload);
+}
+
 export function openFeed(platform: Platform): LiveFeed {
   const payload = signal<IncentivesPayload | null>(null);
   const connection = signal<Connection>("connecting");
@@ -30,7 +43,9 @@ export function openFeed(platform: Platform): LiveFeed {
 
   const apply = (data: string) => {
     const next = JSON.parse(data) as IncentivesPayload;
-    if (next.platform === platform) payload.value = next;
+    if (next.platform !== platform) return;
+    payload.value = next;
+    published(next);
   };
 
   const connect = () => {
@@ -56,10 +71,11 @@ export function openFeed(platform: Platform): LiveFeed {
     };
   };
 
-  api
-    .incentives(platform, first.signal)
+  (takeEarly<IncentivesPayload>(`incentives:${platform}`) ?? api.incentives(platform, first.signal))
     .then((body) => {
-      if (payload.value === null) payload.value = body;
+      if (payload.value !== null) return;
+      payload.value = body;
+      published(body);
     })
     .catch((failure: unknown) => {
       if (failure instanceof ApiError) error.value = failure;

@@ -1,11 +1,31 @@
 /** Starts the web app: the language first (so the first paint is already translated), then the shell. */
 import { render } from "preact";
-import { App } from "./app.tsx";
-import { initialLanguage, storedLanguage, switchLanguage } from "./i18n/index.ts";
-import { interceptLinks } from "./router.ts";
+import { api } from "./api/client.ts";
+import { App, boardPlatformOf } from "./app.tsx";
+import { startEarly } from "./early.ts";
+import { formatNumber, initialLanguage, storedLanguage, switchLanguage, t } from "./i18n/index.ts";
+import { onPayload } from "./live.ts";
+import { notify } from "./notify.ts";
+import { interceptLinks, navigate } from "./router.ts";
 
 const root = document.getElementById("app");
 if (root) {
+  startEarly("meta", () => api.meta());
+  const platform = boardPlatformOf(window.location.pathname);
+  if (platform) startEarly(`incentives:${platform}`, () => api.incentives(platform));
   interceptLinks(document.body);
+  onPayload((payload) =>
+    notify(
+      payload,
+      ({ rule, displayName, bonus }) => {
+        const role = t(`role.${rule.role}`);
+        return {
+          title: t("alerts.notifyTitle", { region: displayName, role, bonus }),
+          body: t("alerts.notifyBody", { role, multiplier: `×${formatNumber(1 + bonus / 100, 2)}` }),
+        };
+      },
+      navigate,
+    ),
+  );
   void switchLanguage(initialLanguage(storedLanguage(), navigator.languages), false).finally(() => render(<App />, root));
 }

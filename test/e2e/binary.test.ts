@@ -3,22 +3,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
-import { ROOT, runCli, startHub } from "./harness.ts";
+import { compiledHub } from "./compiled.ts";
+import { runCli, startHub } from "./harness.ts";
 
-const build = tempDir("hub-build-");
 const run = tempDir("hub-alone-");
 const binary = join(run.path, "hub");
 
-beforeAll(() => {
-  const outfile = join(build.path, "hub");
-  const result = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", outfile], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`build failed: ${result.stderr.toString()}`);
-  copyFileSync(outfile, binary);
+beforeAll(async () => {
+  copyFileSync(await compiledHub(), binary);
   Bun.spawnSync(["chmod", "+x", binary]);
 }, 120_000);
 
 afterAll(() => {
-  build.cleanup();
   run.cleanup();
 });
 

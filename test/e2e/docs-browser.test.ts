@@ -4,22 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { listen } from "../../src/server.ts";
 import { testHub } from "../helpers.ts";
+import { CHROMIUM, guardedPage, launch } from "./chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
 if (!available) {
   const message = `!!! ${CHROMIUM} is missing: the /docs browser test is SKIPPED (install Debian's chromium package) !!!`;
   if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
   console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
-}
-
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
-  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
 }
 
 describe.skipIf(!available)("/docs in a browser", () => {
@@ -28,10 +22,7 @@ describe.skipIf(!available)("/docs in a browser", () => {
   const server = listen(hub.ctx, hub.app, hub.nativeRoutes);
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launch();
   });
 
   afterAll(async () => {
@@ -40,22 +31,7 @@ describe.skipIf(!available)("/docs in a browser", () => {
   });
 
   test("renders the reference offline, without CSP violations", async () => {
-    const context = await browser.newContext();
-    const blocked: string[] = [];
-    await context.route("**/*", async (route) => {
-      const url = route.request().url();
-      if (isLoopback(url)) await route.continue();
-      else {
-        blocked.push(url);
-        await route.abort();
-      }
-    });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    const { context, page, blocked, errors: problems } = await guardedPage(browser);
     const response = await page.goto(`http://127.0.0.1:${server.port}/docs`);
     expect(response?.status()).toBe(200);
     await page.waitForSelector(".swagger-ui .info .title", { timeout: 20_000 });

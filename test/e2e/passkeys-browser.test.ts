@@ -11,11 +11,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from "playwright-core";
+import type { Browser, CDPSession, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
-import { ROOT, startHub, type RunningHub } from "./harness.ts";
+import { CHROMIUM, guardedPage, launch } from "./chromium.ts";
+import { compiledHub } from "./compiled.ts";
+import { startHub, type RunningHub } from "./harness.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
 if (!available) {
   const message = `!!! ${CHROMIUM} is missing: the passkey browser test is SKIPPED (install Debian's chromium package) !!!`;
@@ -25,12 +26,6 @@ if (!available) {
 
 const USERNAME = "root";
 const PASSWORD = "correct horse battery";
-
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
-  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
-}
 
 interface Reply<T> {
   readonly status: number;
@@ -91,30 +86,24 @@ interface PasskeyBody {
 }
 
 describe.skipIf(!available)("passkeys through dist/hub in Chromium", () => {
-  const build = tempDir("hub-passkeys-");
-  const binary = join(build.path, "hub");
+  const data = tempDir("hub-passkeys-");
   let hub: RunningHub;
   let browser: Browser;
 
   beforeAll(async () => {
-    const built = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", binary], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-    if (built.exitCode !== 0) throw new Error(`build failed: ${built.stderr.toString()}`);
     hub = await startHub({
-      cmd: [binary],
-      cwd: build.path,
-      args: ["--db", join(build.path, "hub.db")],
+      cmd: [await compiledHub()],
+      cwd: data.path,
+      args: ["--db", join(data.path, "hub.db")],
       env: { ADMIN_BOOTSTRAP_USER: USERNAME, ADMIN_BOOTSTRAP_PASSWORD: PASSWORD, MFA_ENFORCED_ROLES: "" },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-  }, 45_000);
+    browser = await launch();
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await hub?.stop();
-    build.cleanup();
+    data.cleanup();
   });
 
   test("register, list, second factor with remember-device, remembered login, delete", async () => {
@@ -123,22 +112,7 @@ describe.skipIf(!available)("passkeys through dist/hub in Chromium", () => {
     // WebAuthn needs a secure context and an RP id the page's host matches: localhost is both, and it is the hub's default origin.
     expect(hub.output()).toContain(`"origin":"${origin}"`);
 
-    const context: BrowserContext = await browser.newContext();
-    const blocked: string[] = [];
-    await context.route("**/*", async (route) => {
-      const url = route.request().url();
-      if (isLoopback(url)) await route.continue();
-      else {
-        blocked.push(url);
-        await route.abort();
-      }
-    });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    const { context, page, blocked, errors: problems } = await guardedPage(browser);
 
     const cdp: CDPSession = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable");

@@ -15,6 +15,22 @@ function directives(name: string): string[] {
     .map((line) => line.slice(name.length + 1));
 }
 
+/** Runs systemd-analyze on a copy of the unit whose ExecStart points at a stand-in binary (it must exist to be verified). */
+function analyzeCopy(...args: string[]): { exitCode: number; stdout: string; stderr: string } {
+  const dir = tempDir();
+  try {
+    const fakeBinary = join(dir.path, "hub");
+    writeFileSync(fakeBinary, "#!/bin/sh\nexit 0\n");
+    chmodSync(fakeBinary, 0o755);
+    const copy = join(dir.path, "hub.service");
+    writeFileSync(copy, unit.replace("ExecStart=/usr/local/bin/hub", `ExecStart=${fakeBinary}`));
+    const result = Bun.spawnSync([analyze ?? "systemd-analyze", ...args, copy], { stdout: "pipe", stderr: "pipe" });
+    return { exitCode: result.exitCode ?? 1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  } finally {
+    dir.cleanup();
+  }
+}
+
 describe("hub.service", () => {
   test("runs the binary unprivileged, sandboxed, with its state in /var/lib/hub", () => {
     expect(directives("ExecStart")).toEqual(["/usr/local/bin/hub serve --db /var/lib/hub/hub.db"]);
@@ -43,39 +59,16 @@ describe("hub.service", () => {
   });
 
   test.skipIf(!analyze)("systemd-analyze security rates its exposure at most 1.2 (OK)", () => {
-    const dir = tempDir();
-    try {
-      const fakeBinary = join(dir.path, "hub");
-      writeFileSync(fakeBinary, "#!/bin/sh\nexit 0\n");
-      chmodSync(fakeBinary, 0o755);
-      const copy = join(dir.path, "hub.service");
-      writeFileSync(copy, unit.replace("ExecStart=/usr/local/bin/hub", `ExecStart=${fakeBinary}`));
-      const result = Bun.spawnSync([analyze ?? "systemd-analyze", "security", "--offline=yes", copy], { stdout: "pipe", stderr: "pipe" });
-      const output = result.stdout.toString() + result.stderr.toString();
-      const level = /Overall exposure level for hub\.service: ([0-9.]+)/.exec(output)?.[1];
-      expect(level === undefined ? output : Number(level)).toBeLessThanOrEqual(1.2);
-    } finally {
-      dir.cleanup();
-    }
+    const result = analyzeCopy("security", "--offline=yes");
+    const output = result.stdout + result.stderr;
+    const level = /Overall exposure level for hub\.service: ([0-9.]+)/.exec(output)?.[1];
+    expect(level === undefined ? output : Number(level)).toBeLessThanOrEqual(1.2);
   });
 
   test.skipIf(!analyze)("systemd-analyze verify accepts it", () => {
-    const dir = tempDir();
-    try {
-      const fakeBinary = join(dir.path, "hub");
-      writeFileSync(fakeBinary, "#!/bin/sh\nexit 0\n");
-      chmodSync(fakeBinary, 0o755);
-      const copy = join(dir.path, "hub.service");
-      writeFileSync(copy, unit.replace("ExecStart=/usr/local/bin/hub", `ExecStart=${fakeBinary}`));
-      const result = Bun.spawnSync([analyze ?? "systemd-analyze", "verify", copy], { stdout: "pipe", stderr: "pipe" });
-      const complaints = result.stderr
-        .toString()
-        .split("\n")
-        .filter((line) => line.includes("hub.service"));
-      expect(complaints).toEqual([]);
-      expect(result.exitCode).toBe(0);
-    } finally {
-      dir.cleanup();
-    }
+    const result = analyzeCopy("verify");
+    const complaints = result.stderr.split("\n").filter((line) => line.includes("hub.service"));
+    expect(complaints).toEqual([]);
+    expect(result.exitCode).toBe(0);
   });
 });

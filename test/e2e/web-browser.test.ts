@@ -42,19 +42,24 @@ const urlMatches = (page: Page, expected: RegExp, wanted = true) => until(async 
 
 interface Seeded {
   readonly hub: RunningHub;
-  readonly token: string;
+  /** Agents on Windows eu-west-1; each posts once, since rule 5 spaces one agent's readings by minutes. */
+  readonly tokens: readonly string[];
 }
 
-/** A hub with two days of simulated history and one real agent (for live changes) on Windows eu-west-1. */
+/** A hub with two days of simulated history and four real agents (for live changes) on Windows eu-west-1. */
 async function seededHub(binary: string, env: Record<string, string> = {}): Promise<Seeded> {
   const db = join(scratch(), "hub.db");
   const history = await runCli(["simulate", "--db", db, "--backfill-days", "2"], { cmd: [binary] });
   if (history.exitCode !== 0) throw new Error(history.stderr);
-  const created = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam", "--label", "browser test"], { cmd: [binary] });
-  const token = /token \(shown only now\): (\S+)/.exec(created.stdout)?.[1];
-  if (!token) throw new Error(`no token in: ${created.stdout}`);
+  const tokens: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const created = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam", "--label", `browser test ${i}`], { cmd: [binary] });
+    const token = /token \(shown only now\): (\S+)/.exec(created.stdout)?.[1];
+    if (!token) throw new Error(`no token in: ${created.stdout}`);
+    tokens.push(token);
+  }
   const hub = await startHub({ cmd: [binary], args: ["--db", db], env });
-  return { hub, token };
+  return { hub, tokens };
 }
 
 async function postReading(hub: RunningHub, token: string, survivor: number, killer: number): Promise<number> {
@@ -135,7 +140,7 @@ describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
     const yours = page.locator("article.card-yours");
     await textIs(yours.locator("h3"), "EU West (Ireland)");
 
-    expect(await postReading(seeded.hub, seeded.token, 0, 125)).toBe(201);
+    expect(await postReading(seeded.hub, seeded.tokens[0] ?? "", 0, 125)).toBe(201);
     await textIs(yours.locator(".headline-value"), "+125%");
     await textIs(yours.locator(".headline-multiplier"), "×2.25 bloodpoints");
     await textIs(yours.locator(".headline-role"), "Killer bonus");
@@ -156,6 +161,48 @@ describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
     await page.setViewportSize({ width: 360, height: 800 });
     await noHorizontalScroll(page);
     await expectClean(guarded, page, "board-phone");
+    await guarded.context.close();
+  }, 60_000);
+
+  test("browser alerts: a notification when a chosen bonus is reached, once while it holds", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1024, height: 900 }, permissions: ["notifications"] });
+    const { page } = guarded;
+    // Record what the page asks the system to show (headless Chromium shows nothing itself).
+    await page.addInitScript(() => {
+      const shown: { title: string; body: string }[] = [];
+      (window as unknown as { shownNotifications: typeof shown }).shownNotifications = shown;
+      class Recorded {
+        static permission: NotificationPermission = "granted";
+        static requestPermission = async (): Promise<NotificationPermission> => "granted";
+        onclick: (() => void) | null = null;
+        constructor(title: string, options?: NotificationOptions) {
+          shown.push({ title, body: options?.body ?? "" });
+        }
+      }
+      (window as unknown as { Notification: unknown }).Notification = Recorded;
+    });
+    const shown = () => page.evaluate(() => (window as unknown as { shownNotifications: { title: string; body: string }[] }).shownNotifications);
+    await page.goto(`${seeded.hub.url}/Windows`);
+    await page.locator(".connection-live").waitFor();
+    await page.locator(".alerts summary").click();
+    await page.locator(".alerts-form select").nth(0).selectOption("eu-west-1");
+    await page.locator(".alerts-form select").nth(1).selectOption("killer");
+    await page.locator(".alerts-form select").nth(2).selectOption("100");
+    await page.getByRole("button", { name: "Notify me" }).click();
+    await textMatches(page.locator(".alerts-list li"), /EU West \(Ireland\): Killer bonus of at least \+100%/);
+    expect(await postReading(seeded.hub, seeded.tokens[1] ?? "", 0, 0)).toBe(201);
+    await Bun.sleep(300);
+    expect(await shown()).toEqual([]);
+    expect(await postReading(seeded.hub, seeded.tokens[2] ?? "", 0, 100)).toBe(201);
+    const first = await until(shown, (list) => list.length === 1, "one notification");
+    expect(first[0]?.title).toBe("EU West (Ireland): Killer bonus +100%");
+    expect(await postReading(seeded.hub, seeded.tokens[3] ?? "", 0, 150)).toBe(201);
+    await Bun.sleep(500);
+    expect((await shown()).length).toBe(1);
+    await page.reload();
+    await page.locator(".alerts summary").click();
+    await textMatches(page.locator(".alerts-list li"), /EU West \(Ireland\)/);
+    await expectClean(guarded, page, "board-alerts");
     await guarded.context.close();
   }, 60_000);
 

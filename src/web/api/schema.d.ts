@@ -470,6 +470,69 @@ export interface paths {
      */
     get: operations["auditLog"];
   };
+  "/api/v1/admin/webhooks": {
+    /**
+     * List webhooks
+     * @description Every webhook, with its delivery health. Secrets are never shown again.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["listWebhooks"];
+    /**
+     * Create a webhook
+     * @description Answers the webhook and its signing secret, which is shown only here.
+     *
+     * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+     *
+     * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    post: operations["createAWebhook"];
+  };
+  "/api/v1/admin/webhooks/{id}": {
+    /**
+     * Delete a webhook
+     * @description Nothing more is sent to it, pending deliveries included.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    delete: operations["deleteAWebhook"];
+    /**
+     * Change a webhook
+     * @description Only the fields given change. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    patch: operations["changeAWebhook"];
+  };
+  "/api/v1/admin/webhooks/{id}/secret": {
+    /**
+     * Rotate a webhook's secret
+     * @description Every attempt from now on, retries included, is signed with the new secret, shown only here.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    post: operations["rotateAWebhookSSecret"];
+  };
+  "/api/v1/admin/webhooks/{id}/test": {
+    /**
+     * Send a test message
+     * @description Queues a `test` message behind the webhook's pending deliveries (each webhook gets its messages in order). 409 while the webhook is disabled.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    post: operations["sendATestMessage"];
+  };
+  "/api/v1/admin/webhooks/{id}/deliveries": {
+    /**
+     * A webhook's delivery log
+     * @description Its deliveries, newest first, a page at a time. A failed attempt is retried with exponential backoff and jitter (10 s, 30 s, 1 min, … up to 1 h apart) for up to 24 h, then marked failed; a webhook failing for a day is disabled with a reason, and the audit log says so. Finished deliveries are kept for 31 days.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["aWebhookSDeliveryLog"];
+  };
   "/metrics": {
     /**
      * Metrics
@@ -1026,6 +1089,52 @@ export interface components {
     AuditPage: {
       /** @description Newest first */
       entries: components["schemas"]["AuditEntry"][];
+      next: number | null;
+    };
+    /** Webhook */
+    Webhook: {
+      id: number;
+      /** @description The target; for Discord, Slack and ntfy the URL itself is the credential, so treat it as a secret */
+      url: string;
+      /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
+      format: "json" | "discord" | "slack" | "ntfy";
+      enabled: boolean;
+      /** @description Platforms followed; null for all */
+      platforms: string[] | null;
+      /** @description Regions followed; null for all */
+      regions: string[] | null;
+      /** @description Roles whose bonus is watched */
+      roles: ("survivor" | "killer")[];
+      minBonus: number | null;
+      /** @description Fire status.changed when a followed platform's status changes */
+      onStatus: boolean;
+      /** @description Fire event.started and event.ended for followed platforms */
+      onEvents: boolean;
+      /** @description Epoch ms */
+      createdAt: number;
+      lastDeliveryAt: number | null;
+      failingSince: number | null;
+      disabledReason: string | null;
+    };
+    /** WebhookDelivery */
+    WebhookDelivery: {
+      /** @description Also the webhook-id header of the json format: the same on every retry */
+      id: number;
+      type: "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "test";
+      /** @description pending (waiting or retrying), delivered (a 2xx came back) or failed (given up) */
+      status: "pending" | "delivered" | "failed";
+      attempts: number;
+      lastStatusCode: number | null;
+      lastError: string | null;
+      /** @description When the change happened and the delivery was written (epoch ms) */
+      createdAt: number;
+      deliveredAt: number | null;
+      nextAttemptAt: number | null;
+    };
+    /** WebhookDeliveryPage */
+    WebhookDeliveryPage: {
+      /** @description Newest first */
+      deliveries: components["schemas"]["WebhookDelivery"][];
       next: number | null;
     };
     /**
@@ -4733,6 +4842,514 @@ export interface operations {
       };
       /** @description Forbidden */
       403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * List webhooks
+   * @description Every webhook, with its delivery health. Secrets are never shown again.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  listWebhooks: {
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": {
+            webhooks: components["schemas"]["Webhook"][];
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a webhook
+   * @description Answers the webhook and its signing secret, which is shown only here.
+   *
+   * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+   *
+   * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  createAWebhook: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uri
+           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect
+           */
+          url: string;
+          /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
+          format: "json" | "discord" | "slack" | "ntfy";
+          platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          regions?: (("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1")[]) | null;
+          /** @description Roles whose bonus is watched (default both) */
+          roles?: ("survivor" | "killer")[];
+          minBonus?: number | null;
+          /** @description Fire status.changed (default false) */
+          onStatus?: boolean;
+          /** @description Fire event.started and event.ended (default false) */
+          onEvents?: boolean;
+          /** @description Default true. Enabling a webhook the hub disabled clears its failure record and resumes its pending deliveries */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        content: {
+          "application/json": {
+            webhook: components["schemas"]["Webhook"];
+            /** @description whsec_ and base64 of 32 random bytes, shown only here: the key of the json format's HMAC-SHA256 signature (any Standard Webhooks library takes it as it is) */
+            secret: string;
+          };
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a webhook
+   * @description Nothing more is sent to it, pending deliveries included.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  deleteAWebhook: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+      path: {
+        /** @description Webhook id */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description Deleted, with its pending deliveries and delivery log */
+      204: {
+        content: never;
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a webhook
+   * @description Only the fields given change. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  changeAWebhook: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+      path: {
+        /** @description Webhook id */
+        id: number;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uri
+           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect
+           */
+          url?: string;
+          /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
+          format?: "json" | "discord" | "slack" | "ntfy";
+          platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          regions?: (("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1")[]) | null;
+          /** @description Roles whose bonus is watched (default both) */
+          roles?: ("survivor" | "killer")[];
+          minBonus?: number | null;
+          /** @description Fire status.changed (default false) */
+          onStatus?: boolean;
+          /** @description Fire event.started and event.ended (default false) */
+          onEvents?: boolean;
+          /** @description Default true. Enabling a webhook the hub disabled clears its failure record and resumes its pending deliveries */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": {
+            webhook: components["schemas"]["Webhook"];
+          };
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Rotate a webhook's secret
+   * @description Every attempt from now on, retries included, is signed with the new secret, shown only here.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  rotateAWebhookSSecret: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+      path: {
+        /** @description Webhook id */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": {
+            /** @description whsec_ and base64 of 32 random bytes, shown only here: the key of the json format's HMAC-SHA256 signature (any Standard Webhooks library takes it as it is) */
+            secret: string;
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Send a test message
+   * @description Queues a `test` message behind the webhook's pending deliveries (each webhook gets its messages in order). 409 while the webhook is disabled.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  sendATestMessage: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+      path: {
+        /** @description Webhook id */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description Success. */
+      202: {
+        content: {
+          "application/json": {
+            /** @description Follow it in GET /webhooks/{id}/deliveries */
+            deliveryId: number;
+          };
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * A webhook's delivery log
+   * @description Its deliveries, newest first, a page at a time. A failed attempt is retried with exponential backoff and jitter (10 s, 30 s, 1 min, … up to 1 h apart) for up to 24 h, then marked failed; a webhook failing for a day is disabled with a reason, and the audit log says so. Finished deliveries are kept for 31 days.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  aWebhookSDeliveryLog: {
+    parameters: {
+      query?: {
+        /** @description How many deliveries a page holds: an integer from 1 to 200 (default 50) */
+        limit?: number;
+        /** @description Only deliveries older than this delivery id: the `next` of the previous page */
+        before?: number;
+      };
+      path: {
+        /** @description Webhook id */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["WebhookDeliveryPage"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };

@@ -39,3 +39,16 @@ export function ConnectionBadge({ state }: { state: Connection }) {
     </p>
   );
 }
+
+/** The regions of a payload as <option>s, flag and name. */
+export function RegionOptions({ regions }: { regions: readonly { region: string; flag: string; displayName: string }[] }) {
+  return (
+    <>
+      {regions.map((r) => (
+        <option key={r.region} value={r.region}>
+          {r.flag} {r.displayName}
+        </option>
+      ))}
+    </>
+  );
+}

@@ -85,6 +85,11 @@ function inputOf(type: NonNullable<FieldProps["type"]>, props: InputProps) {
   }
 }
 
+/** A wait of a minute or more as minutes and seconds (14:59). */
+function clock(seconds: number): string {
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
 /** The refusal of a form as the hub worded it; when throttled, the wait counts down. */
 export function FormError({ error }: { error: ApiError | null }) {
   const [left, setLeft] = useState<number | null>(error?.retryAfter ?? null);
@@ -98,7 +103,7 @@ export function FormError({ error }: { error: ApiError | null }) {
   return (
     <div class="form-problem" role="alert">
       <p>{error.message}</p>
-      {left !== null && error.status === 429 ? <p>{t("form.wait", { seconds: left })}</p> : null}
+      {left !== null && error.status === 429 ? <p>{left < 60 ? t("form.wait", { seconds: left }) : t("form.waitMinutes", { time: clock(left) })}</p> : null}
     </div>
   );
 }
@@ -133,19 +138,42 @@ export function ConfirmButton({ label, action, onConfirm, disabled }: { label: s
   );
 }
 
-/** A secret shown once, with a button that copies it. */
+/**
+ * A secret shown once, with a button that copies it. The clipboard API only
+ * exists in secure contexts (https or localhost); on a plain-http LAN address
+ * the button selects the text instead, so it can be copied by hand.
+ */
 export function CopyValue({ value, label }: { value: string; label: string }) {
   const [copied, setCopied] = useState(false);
+  const [code, setCode] = useState<HTMLElement | null>(null);
+  const select = () => {
+    const selection = window.getSelection();
+    if (!code || !selection) return;
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  };
+  const copy = () => {
+    if (!("clipboard" in navigator) || !window.isSecureContext) {
+      select();
+      return;
+    }
+    navigator.clipboard.writeText(value).then(
+      () => setCopied(true),
+      () => select(),
+    );
+  };
+  const [labelId] = useState(() => `copy-${++fieldIds}`);
   return (
     <div class="copy-value">
-      <code aria-label={label}>{value}</code>
-      <button
-        type="button"
-        class="button"
-        onClick={() => {
-          void navigator.clipboard.writeText(value).then(() => setCopied(true));
-        }}
-      >
+      <span class="sr-only" id={labelId}>
+        {label}
+      </span>
+      <code ref={setCode} aria-labelledby={labelId}>
+        {value}
+      </code>
+      <button type="button" class="button" onClick={copy}>
         {copied ? t("form.copied") : t("form.copy")}
       </button>
     </div>

@@ -8,7 +8,8 @@ import { useEffect, useMemo } from "preact/hooks";
 import { PLATFORM_LABELS, PLATFORMS, type IncentivesPayload, type Platform, type SessionBody, type SiteMeta } from "../api/client.ts";
 import { boardSearch, boardView, parseBoardQuery, SHOW, SORTS, type BoardQuery } from "../board-model.ts";
 import { now } from "../clock.ts";
-import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
+import { AlertsPanel } from "../components/alerts.tsx";
+import { ConnectionBadge, Failed, Loading, RegionOptions } from "../components/common.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { openFeed, type LiveFeed } from "../live.ts";
@@ -117,11 +118,7 @@ function YourRegion({ payload, yours, choose }: { payload: IncentivesPayload; yo
           {t("yours.auto")}
           {yours && !rememberedRegion() ? ` (${yours})` : ""}
         </option>
-        {payload.regions.map((r) => (
-          <option key={r.region} value={r.region}>
-            {r.flag} {r.displayName}
-          </option>
-        ))}
+        <RegionOptions regions={payload.regions} />
       </select>
     </label>
   );
@@ -192,6 +189,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
         <Filters query={query.value} apply={apply} />
         {payload.regions.length > 0 ? <YourRegion payload={payload} yours={yours} choose={choose} /> : null}
       </div>
+      {payload.regions.length > 0 ? <AlertsPanel payload={payload} /> : null}
       {items.length === 0 ? (
         <p class="state">{t("filter.none")}</p>
       ) : (

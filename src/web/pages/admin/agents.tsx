@@ -1,0 +1,448 @@
+/**
+ * Agents (SPEC §11.1): the list with readings and the newest reading; create
+ * with the token shown once beside a ready-to-paste configuration; edit with
+ * the hub's validation at each field; moving with the data mode explained;
+ * enable, rotate, delete; export to a file and import from one.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, getPrivate, send } from "../../api/client.ts";
+import type { operations } from "../../api/schema";
+import { Failed, Loading } from "../../components/common.tsx";
+import { ConfirmButton, CopyValue, Field, FormError, Panel } from "../../components/forms.tsx";
+import { formatNumber, t } from "../../i18n/index.ts";
+import { useLoad } from "../../use-load.ts";
+import {
+  ADMIN,
+  Ago,
+  Listed,
+  Notice,
+  platformName,
+  providerOptions,
+  RadioGroup,
+  regionName,
+  regionOptions,
+  SelectField,
+  TableWrap,
+  useAction,
+  useRegions,
+  type Agent,
+  type CatalogueRegion,
+  type Choice,
+  type ExportedAgent,
+  type ImportedAgent,
+} from "./parts.tsx";
+
+type ImportResult = operations["importAgents"]["responses"][200]["content"]["application/json"];
+type DataMode = "keep" | "orphan" | "delete";
+
+const SOURCE_LABELS = { manual: "admin.agents.source.manual", provisioned: "admin.agents.source.provisioned", imported: "admin.agents.source.imported" } as const;
+
+function agentName(agent: Agent): string {
+  return agent.label ? t("admin.agents.nameLabelled", { id: agent.id, label: agent.label }) : t("admin.agents.name", { id: agent.id });
+}
+
+/**
+ * The token, shown only now (the hub keeps its hash), with what an agent
+ * needs to run: its environment, and a request that proves the token works.
+ */
+function TokenOnce({ agent, token, onDone }: { agent: Agent; token: string; onDone: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const origin = window.location.origin;
+  const config = [`HUB_URL=${origin}`, `AGENT_TOKEN=${token}`, `REGION=${agent.region}`, `PLATFORM=${agent.platform}`].join("\n");
+  const curl = `curl -H "Authorization: Bearer ${token}" ${origin}/api/v1/agent/assignment`;
+  return (
+    <div class="token-once" data-testid="token-once">
+      <h3 ref={heading} tabIndex={-1}>
+        {t("admin.agents.tokenTitle", { name: agentName(agent) })}
+      </h3>
+      <p>{t("admin.agents.tokenOnce")}</p>
+      <CopyValue value={token} label={t("admin.agents.token")} />
+      <h4>{t("admin.agents.configTitle")}</h4>
+      <p class="form-hint">{t("admin.agents.configHint")}</p>
+      <div class="config-block">
+        <CopyValue value={config} label={t("admin.agents.configTitle")} />
+      </div>
+      <h4>{t("admin.agents.curlTitle")}</h4>
+      <p class="form-hint">{t("admin.agents.curlHint")}</p>
+      <div class="config-block">
+        <CopyValue value={curl} label={t("admin.agents.curlTitle")} />
+      </div>
+      <p>
+        <button type="button" class="button" onClick={onDone}>
+          {t("admin.agents.tokenDone")}
+        </button>
+      </p>
+    </div>
+  );
+}
+
+/** What an optional text field sends: null when left empty, so the hub clears the value (or uses its default). */
+const empty = (value: string) => (value.trim() === "" ? null : value.trim());
+
+function CreateAgent({ regions, onCreated }: { regions: readonly CatalogueRegion[]; onCreated: () => void }) {
+  const [region, setRegion] = useState(regions[0]?.region ?? "");
+  const [provider, setProvider] = useState("steam");
+  const [label, setLabel] = useState("");
+  const [created, setCreated] = useState<{ agent: Agent; token: string } | null>(null);
+  const action = useAction();
+  async function submit(e: Event) {
+    e.preventDefault();
+    await action.run(async () => {
+      const reply = await send<{ agent: Agent; token: string }>("POST", `${ADMIN}/agents`, { region, provider, label: empty(label) });
+      setCreated(reply);
+      setLabel("");
+      onCreated();
+    });
+  }
+  return (
+    <Panel title={t("admin.agents.createTitle")} id="agent-create">
+      {created ? (
+        <TokenOnce agent={created.agent} token={created.token} onDone={() => setCreated(null)} />
+      ) : (
+        <form class="stack" onSubmit={submit} noValidate>
+          <SelectField label={t("admin.agents.region")} name="region" value={region} options={regionOptions(regions)} onChange={setRegion} error={action.error} />
+          <SelectField
+            label={t("admin.agents.provider")}
+            name="provider"
+            value={provider}
+            options={providerOptions()}
+            onChange={setProvider}
+            error={action.error}
+            hint={t("admin.agents.providerHint")}
+          />
+          <Field label={t("admin.agents.label")} name="label" value={label} onInput={setLabel} error={action.error} maxLength={120} hint={t("admin.agents.labelHint")} />
+          <FormError error={action.error} />
+          <p>
+            <button type="submit" class="button button-primary" disabled={action.busy}>
+              {action.busy ? t("form.saving") : t("admin.agents.create")}
+            </button>
+          </p>
+        </form>
+      )}
+    </Panel>
+  );
+}
+
+function dataModeChoices(): Choice<DataMode>[] {
+  return [
+    { value: "keep", label: t("admin.agents.mode.keep"), hint: t("admin.agents.mode.keepHint") },
+    { value: "orphan", label: t("admin.agents.mode.orphan"), hint: t("admin.agents.mode.orphanHint") },
+    { value: "delete", label: t("admin.agents.mode.delete"), hint: t("admin.agents.mode.deleteHint") },
+  ];
+}
+
+/** One agent's settings, its moves, its token and its removal. */
+function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Agent; regions: readonly CatalogueRegion[]; onChanged: () => void; onClose: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+    heading.current?.scrollIntoView({ block: "start" });
+  }, []);
+  // The editor keeps the hub's latest answer, so "moved" compares with where the agent is now.
+  const [agent, setAgent] = useState(initial);
+  const [form, setForm] = useState({ label: initial.label ?? "", provider: initial.provider, region: initial.region, pollMin: initial.pollMin ?? "", pollMax: initial.pollMax ?? "" });
+  const [mode, setMode] = useState<DataMode>("keep");
+  const [deleteMode, setDeleteMode] = useState<"orphan" | "delete">("orphan");
+  const [token, setToken] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const save = useAction();
+  const other = useAction();
+  const moved = form.region !== agent.region || form.provider !== agent.provider;
+  const set = (field: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+
+  async function patch(body: Record<string, unknown>, message: string, action = save) {
+    setDone(null);
+    await action.run(async () => {
+      const reply = await send<{ agent: Agent }>("PATCH", `${ADMIN}/agents/${agent.id}`, body);
+      setAgent(reply.agent);
+      setForm({ label: reply.agent.label ?? "", provider: reply.agent.provider, region: reply.agent.region, pollMin: reply.agent.pollMin ?? "", pollMax: reply.agent.pollMax ?? "" });
+      setMode("keep");
+      setDone(message);
+      onChanged();
+    });
+  }
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    await patch(
+      {
+        label: empty(form.label),
+        provider: form.provider,
+        region: form.region,
+        pollMin: empty(form.pollMin),
+        pollMax: empty(form.pollMax),
+        ...(moved ? { dataMode: mode } : {}),
+      },
+      t("admin.saved"),
+    );
+  }
+
+  const pollHint = t("admin.agents.pollHint");
+  return (
+    <section class="panel" aria-labelledby="agent-edit">
+      <div class="panel-head">
+        <h2 id="agent-edit" ref={heading} tabIndex={-1}>
+          {t("admin.agents.editTitle", { name: agentName(agent) })}
+        </h2>
+        <button type="button" class="button" onClick={onClose}>
+          {t("admin.close")}
+        </button>
+      </div>
+      <p class="form-hint">
+        {t("admin.agents.where", { platform: platformName(agent.platform), region: regionName(regions, agent.region), readings: formatNumber(agent.readings, 0) })}
+      </p>
+      <form class="stack" onSubmit={submit} noValidate>
+        <Field label={t("admin.agents.label")} name="label" value={form.label} onInput={set("label")} error={save.error} maxLength={120} />
+        <SelectField label={t("admin.agents.provider")} name="provider" value={form.provider} options={providerOptions()} onChange={set("provider")} error={save.error} hint={t("admin.agents.providerHint")} />
+        <SelectField label={t("admin.agents.region")} name="region" value={form.region} options={regionOptions(regions)} onChange={set("region")} error={save.error} />
+        {moved ? <RadioGroup legend={t("admin.agents.modeLegend", { readings: formatNumber(agent.readings, 0) })} name="dataMode" value={mode} choices={dataModeChoices()} onChange={setMode} /> : null}
+        <Field label={t("admin.agents.pollMin")} name="pollMin" value={form.pollMin} onInput={set("pollMin")} error={save.error} hint={pollHint} placeholder={t("admin.agents.pollDefault")} />
+        <Field label={t("admin.agents.pollMax")} name="pollMax" value={form.pollMax} onInput={set("pollMax")} error={save.error} hint={t("admin.agents.pollMaxHint")} placeholder={t("admin.agents.pollDefault")} />
+        <FormError error={save.error} />
+        <p>
+          <button type="submit" class="button button-primary" disabled={save.busy}>
+            {save.busy ? t("form.saving") : t("form.save")}
+          </button>
+        </p>
+      </form>
+      {done ? <Notice>{done}</Notice> : null}
+
+      <h3>{t("admin.agents.actions")}</h3>
+      <p class="form-hint">{agent.enabled ? t("admin.agents.enabledHint") : t("admin.agents.disabledHint")}</p>
+      <div class="button-row">
+        <button type="button" class="button" disabled={other.busy} onClick={() => void patch({ enabled: !agent.enabled }, agent.enabled ? t("admin.agents.wasDisabled") : t("admin.agents.wasEnabled"), other)}>
+          {agent.enabled ? t("admin.agents.disable") : t("admin.agents.enable")}
+        </button>
+        <ConfirmButton
+          label={t("admin.agents.rotate")}
+          action={t("admin.agents.rotateAction")}
+          disabled={other.busy}
+          onConfirm={() => {
+            setDone(null);
+            void other.run(async () => {
+              const reply = await send<{ token: string }>("POST", `${ADMIN}/agents/${agent.id}/token`);
+              setToken(reply.token);
+            });
+          }}
+        />
+      </div>
+      <p class="form-hint">{t("admin.agents.rotateHint")}</p>
+      {token ? <TokenOnce agent={agent} token={token} onDone={() => setToken(null)} /> : null}
+
+      <h3>{t("admin.agents.deleteTitle")}</h3>
+      <RadioGroup
+        legend={t("admin.agents.deleteLegend", { readings: formatNumber(agent.readings, 0) })}
+        name="deleteMode"
+        value={deleteMode}
+        choices={[
+          { value: "orphan", label: t("admin.agents.mode.orphan"), hint: t("admin.agents.mode.orphanHint") },
+          { value: "delete", label: t("admin.agents.mode.delete"), hint: t("admin.agents.mode.deleteHint") },
+        ]}
+        onChange={setDeleteMode}
+      />
+      <p>
+        <ConfirmButton
+          label={t("admin.agents.delete")}
+          action={t("admin.agents.deleteAction", { name: agentName(agent) })}
+          disabled={other.busy}
+          onConfirm={() => {
+            void other.run(async () => {
+              await send("DELETE", `${ADMIN}/agents/${agent.id}?dataMode=${deleteMode}`);
+              onChanged();
+              onClose();
+            });
+          }}
+        />
+      </p>
+      <FormError error={other.error} />
+    </section>
+  );
+}
+
+/** Today's date for the export's file name, in the admin's time zone. */
+function today(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}
+
+/** The rows of an export file: `{ agents: [...] }` as the hub writes it, or a bare array of rows. */
+function rowsOf(json: unknown): ImportedAgent[] | null {
+  const rows = Array.isArray(json) ? json : json !== null && typeof json === "object" && "agents" in json ? json.agents : null;
+  // The hub checks every row and says why it skips one, so only the outer shape is checked here.
+  return Array.isArray(rows) ? (rows as ImportedAgent[]) : null;
+}
+
+function Transfer({ onImported }: { onImported: () => void }) {
+  const exporting = useAction();
+  const importing = useAction();
+  const [result, setResult] = useState<ImportResult | null>(null);
+  const [exported, setExported] = useState<number | null>(null);
+
+  async function download() {
+    setExported(null);
+    await exporting.run(async () => {
+      const body = await getPrivate<{ agents: ExportedAgent[] }>(`${ADMIN}/agents/export`);
+      const url = URL.createObjectURL(new Blob([JSON.stringify(body, null, 2)], { type: "application/json" }));
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = `hub-agents-${today()}.json`;
+      link.click();
+      // The browser has the file once the click is handled; the URL is then only memory held.
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      setExported(body.agents.length);
+    });
+  }
+
+  async function upload(input: HTMLInputElement) {
+    const file = input.files?.[0];
+    if (!file) return;
+    setResult(null);
+    let rows: ImportedAgent[] | null;
+    try {
+      rows = rowsOf(JSON.parse(await file.text()));
+    } catch {
+      rows = null;
+    }
+    input.value = "";
+    if (rows === null) {
+      importing.fail(new ApiError(0, t("admin.agents.importNotExport", { file: file.name })));
+      return;
+    }
+    const agents = rows;
+    await importing.run(async () => {
+      setResult(await send<ImportResult>("POST", `${ADMIN}/agents/import`, { agents }));
+      onImported();
+    });
+  }
+
+  return (
+    <Panel title={t("admin.agents.transferTitle")} id="agent-transfer">
+      <p class="form-hint">{t("admin.agents.transferHint")}</p>
+      <div class="stack">
+        <div class="button-row">
+          <button type="button" class="button" disabled={exporting.busy} onClick={() => void download()}>
+            {t("admin.agents.export")}
+          </button>
+        </div>
+        {exported !== null ? <Notice>{t("admin.agents.exported", { count: exported })}</Notice> : null}
+        <FormError error={exporting.error} />
+        <div class="form-field">
+          <label for="agent-import">{t("admin.agents.import")}</label>
+          <input id="agent-import" type="file" accept="application/json,.json" disabled={importing.busy} onChange={(e) => void upload(e.currentTarget)} aria-describedby="agent-import-hint" />
+          <p class="form-hint" id="agent-import-hint">
+            {t("admin.agents.importHint")}
+          </p>
+        </div>
+        <FormError error={importing.error} />
+      </div>
+      {result ? (
+        <>
+          <Notice>{t("admin.agents.imported", { imported: result.imported, skipped: result.skipped.length })}</Notice>
+          {result.skipped.length > 0 ? (
+            <TableWrap label={t("admin.agents.skippedCaption")}>
+              <table>
+                <caption>{t("admin.agents.skippedCaption")}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t("admin.agents.skippedRow")}</th>
+                    <th scope="col">{t("admin.agents.provisionId")}</th>
+                    <th scope="col">{t("admin.agents.skippedReason")}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {result.skipped.map((s) => (
+                    <tr key={s.index}>
+                      {/* Rows are counted from 1 for people; the hub's index counts from 0. */}
+                      <td>{s.index + 1}</td>
+                      <td>{s.provisionId ?? "—"}</td>
+                      <td class="wrap">{s.reason}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          ) : null}
+        </>
+      ) : null}
+    </Panel>
+  );
+}
+
+function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Agent[]; regions: readonly CatalogueRegion[] | null; editing: number | null; onEdit: (id: number) => void }) {
+  return (
+    <TableWrap label={t("admin.agents.caption")}>
+      <table class="admin-table">
+        <caption>{t("admin.agents.caption")}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t("admin.agents.agent")}</th>
+            <th scope="col">{t("admin.agents.platform")}</th>
+            <th scope="col">{t("admin.agents.region")}</th>
+            <th scope="col">{t("admin.agents.status")}</th>
+            <th scope="col">{t("admin.agents.source")}</th>
+            <th scope="col">{t("admin.agents.readings")}</th>
+            <th scope="col">{t("admin.agents.lastReading")}</th>
+            <th scope="col">
+              <span class="sr-only">{t("admin.actions")}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {agents.map((a) => (
+            <tr key={a.id} data-agent={a.id}>
+              <th scope="row">{agentName(a)}</th>
+              <td>{platformName(a.platform)}</td>
+              <td>{regionName(regions, a.region)}</td>
+              <td>{a.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
+              <td>
+                {t(SOURCE_LABELS[a.source])}
+                {a.provisionId ? <span class="region-id"> {a.provisionId}</span> : null}
+              </td>
+              <td class="num">{formatNumber(a.readings, 0)}</td>
+              <td>
+                <Ago ms={a.lastReadingAt} />
+              </td>
+              <td>
+                <button type="button" class="button button-small" aria-pressed={editing === a.id} onClick={() => onEdit(a.id)} aria-label={t("admin.agents.editOne", { name: agentName(a) })}>
+                  {t("admin.edit")}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+export function AgentsSection() {
+  const agents = useLoad((signal) => getPrivate<{ agents: Agent[] }>(`${ADMIN}/agents`, signal), []);
+  const regions = useRegions();
+  const [editing, setEditing] = useState<number | null>(null);
+  const editingAgent = agents.data?.agents.find((a) => a.id === editing) ?? null;
+  return (
+    <>
+      <Panel title={t("admin.agents.title")} id="agents-title">
+        <div class="panel-head">
+          <p class="lead">{t("admin.agents.intro")}</p>
+          <button type="button" class="button button-small" disabled={agents.loading} onClick={agents.retry}>
+            {t("admin.refresh")}
+          </button>
+        </div>
+        <Listed load={agents} empty={t("admin.agents.empty")} isEmpty={(d) => d.agents.length === 0}>
+          {(d) => <AgentTable agents={d.agents} regions={regions.data} editing={editing} onEdit={setEditing} />}
+        </Listed>
+      </Panel>
+      {editingAgent && regions.data ? <EditAgent key={editingAgent.id} agent={editingAgent} regions={regions.data} onChanged={agents.retry} onClose={() => setEditing(null)} /> : null}
+      {regions.error ? (
+        <Failed error={regions.error} retry={regions.retry} />
+      ) : regions.data === null ? (
+        <Loading />
+      ) : (
+        <CreateAgent regions={regions.data} onCreated={agents.retry} />
+      )}
+      <Transfer onImported={agents.retry} />
+    </>
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * The audit log (SPEC §11.5b): every admin change, newest first, a page at a
+ * time (the reply's `next` is the `before` of the older page), filtered by an
+ * action prefix and by who made the change.
+ */
+import { useState } from "preact/hooks";
+import { getPrivate } from "../../api/client.ts";
+import { Field, Panel } from "../../components/forms.tsx";
+import { t } from "../../i18n/index.ts";
+import { useLoad } from "../../use-load.ts";
+import { ADMIN, Listed, SelectField, TableWrap, When, type AuditEntry, type AuditPage, type User } from "./parts.tsx";
+
+const VIA_LABELS = { session: "admin.audit.via.session", "api-key": "admin.audit.via.apiKey", cli: "admin.audit.via.cli", config: "admin.audit.via.config" } as const;
+const PAGE_SIZES = ["10", "50", "200"];
+
+interface Query {
+  readonly action: string;
+  readonly actor: string;
+  readonly limit: string;
+}
+
+function who(entry: AuditEntry): string {
+  if (entry.actorName) return entry.actorName;
+  return entry.actorId === null ? t("admin.audit.nobody") : t("admin.audit.userId", { id: entry.actorId });
+}
+
+export function AuditSection() {
+  const users = useLoad((signal) => getPrivate<{ users: User[] }>(`${ADMIN}/users`, signal), []);
+  const [typed, setTyped] = useState<Query>({ action: "", actor: "", limit: "50" });
+  const [query, setQuery] = useState<Query>(typed);
+  // The `before` of each page read so far: the last is the page shown, so "newer" steps back through them.
+  const [cursors, setCursors] = useState<readonly (number | null)[]>([null]);
+  const before = cursors[cursors.length - 1] ?? null;
+  const page = useLoad(
+    (signal) => {
+      const params = new URLSearchParams({ limit: query.limit });
+      if (before !== null) params.set("before", String(before));
+      if (query.action.trim() !== "") params.set("action", query.action.trim());
+      if (query.actor !== "") params.set("actor", query.actor);
+      return getPrivate<AuditPage>(`${ADMIN}/audit?${params.toString()}`, signal);
+    },
+    [query, before],
+  );
+  const actors = [{ value: "", label: t("admin.audit.anyone") }, ...(users.data?.users ?? []).map((u) => ({ value: String(u.id), label: u.username }))];
+  const next = page.data?.next ?? null;
+
+  return (
+    <Panel title={t("admin.audit.title")} id="audit-title">
+      <p class="lead">{t("admin.audit.intro")}</p>
+      <form
+        class="admin-filters"
+        role="search"
+        aria-label={t("admin.audit.filters")}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(typed);
+          setCursors([null]);
+        }}
+      >
+        <Field label={t("admin.audit.action")} name="action" type="search" value={typed.action} onInput={(v) => setTyped((q) => ({ ...q, action: v }))} error={page.error} hint={t("admin.audit.actionHint")} autoComplete="off" />
+        <SelectField
+          label={t("admin.audit.actor")}
+          name="actor"
+          value={typed.actor}
+          options={actors}
+          onChange={(v) => setTyped((q) => ({ ...q, actor: v }))}
+          error={page.error}
+          hint={users.error ? t("admin.audit.actorsFailed", { detail: users.error.message }) : undefined}
+        />
+        <SelectField label={t("admin.audit.perPage")} name="limit" value={typed.limit} options={PAGE_SIZES.map((n) => ({ value: n, label: n }))} onChange={(v) => setTyped((q) => ({ ...q, limit: v }))} error={page.error} />
+        <p>
+          <button type="submit" class="button">
+            {t("admin.audit.apply")}
+          </button>
+        </p>
+      </form>
+      <Listed load={page} empty={cursors.length > 1 ? t("admin.audit.noOlder") : t("admin.audit.empty")} isEmpty={(d) => d.entries.length === 0}>
+        {(d) => (
+          <TableWrap label={t("admin.audit.caption")}>
+            <table class="admin-table">
+              <caption>{t("admin.audit.caption")}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t("admin.audit.time")}</th>
+                  <th scope="col">{t("admin.audit.who")}</th>
+                  <th scope="col">{t("admin.audit.viaTitle")}</th>
+                  <th scope="col">{t("admin.audit.actionTitle")}</th>
+                  <th scope="col">{t("admin.audit.target")}</th>
+                  <th scope="col">{t("admin.audit.detail")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.entries.map((entry) => (
+                  <tr key={entry.id} data-audit={entry.action}>
+                    <th scope="row">
+                      <When ms={entry.at} seconds />
+                    </th>
+                    <td>{who(entry)}</td>
+                    <td>{entry.via ? t(VIA_LABELS[entry.via]) : "—"}</td>
+                    <td class="region-id">{entry.action}</td>
+                    <td class="region-id">{entry.target ?? "—"}</td>
+                    <td class="wrap">{entry.detail === null ? "—" : <code class="detail">{JSON.stringify(entry.detail)}</code>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+      </Listed>
+      <nav class="pagination" aria-label={t("admin.audit.pages")}>
+        <span>
+          {cursors.length > 1 ? (
+            <button type="button" class="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
+              {t("admin.audit.newer")}
+            </button>
+          ) : null}
+        </span>
+        <span>{t("admin.audit.pageNumber", { page: cursors.length })}</span>
+        <span class="pagination-end">
+          {next !== null && !page.loading ? (
+            <button type="button" class="button" onClick={() => setCursors((c) => [...c, next])}>
+              {t("admin.audit.older")}
+            </button>
+          ) : null}
+        </span>
+      </nav>
+    </Panel>
+  );
+}

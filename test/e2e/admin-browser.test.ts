@@ -1,0 +1,406 @@
+/**
+ * The administration pages as an admin uses them: Debian's Chromium against
+ * the compiled binary, signed in as the admin the environment bootstraps (no
+ * second factor: MFA_ENFORCED_ROLES is empty). Each section does its work
+ * through the page, and is checked with axe-core (no serious or critical
+ * violation), for console errors and requests leaving the machine, and
+ * photographed into artifacts/screenshots/.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { scratchDirs } from "../helpers.ts";
+import { axeViolations, CHROMIUM, guardedPage, launch, screenshot, type Guarded } from "./chromium.ts";
+import { compiledHub } from "./compiled.ts";
+import { startHub, type RunningHub } from "./harness.ts";
+
+const available = existsSync(CHROMIUM);
+if (!available) {
+  const message = `!!! ${CHROMIUM} is missing: the admin browser tests are SKIPPED (install Debian's chromium package) !!!`;
+  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
+  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
+}
+
+const ADMIN_USER = "root";
+const ADMIN_PASSWORD = "correct horse battery";
+const VIEWER_PASSWORD = "viewer password 1";
+const scratch = scratchDirs();
+
+/** Waits until `read` gives what `matches` accepts; fails with the last value seen. */
+async function until<T>(read: () => Promise<T>, matches: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!matches(last)) {
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
+    await Bun.sleep(50);
+    last = await read();
+  }
+  return last;
+}
+
+const textOf = (locator: Locator) => async () => (await locator.first().textContent())?.trim() ?? "";
+const textIs = (locator: Locator, expected: string) => until(textOf(locator), (t) => t === expected, `text of ${locator.toString()}`);
+const textHas = (locator: Locator, expected: string | RegExp) =>
+  until(textOf(locator), (t) => (typeof expected === "string" ? t.includes(expected) : expected.test(t)), `text of ${locator.toString()}`);
+
+interface Reply<T> {
+  readonly status: number;
+  readonly body: T;
+}
+
+/** A request from inside the page with its session, as the web app makes it (CSRF token on changes). */
+async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<Reply<T>> {
+  return (await page.evaluate(
+    async ({ method, path, body }) => {
+      const headers: Record<string, string> = {};
+      if (method !== "GET") {
+        const session = (await (await fetch("/api/v1/auth/session", { credentials: "same-origin" })).json()) as { csrfToken: string | null };
+        if (session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
+      }
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const response = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+    },
+    { method, path, body },
+  )) as Reply<T>;
+}
+
+/** Signs in through the API from inside the page, so the browser holds the session cookie. */
+async function signIn(page: Page, hub: RunningHub, username: string, password: string): Promise<void> {
+  await page.goto(`${hub.url}/healthz`);
+  const reply = await call<{ next: string }>(page, "POST", "/api/v1/auth/login", { username, password });
+  expect(reply).toEqual({ status: 200, body: expect.objectContaining({ next: "ok" }) });
+}
+
+/** The value shown by a CopyValue named `label` (its name is visually hidden text beside the value). */
+function copyValue(scope: Locator, page: Page, label: string): Locator {
+  return scope.locator(".copy-value", { has: page.getByText(label, { exact: true }) }).locator("code");
+}
+
+async function postReading(hub: RunningHub, token: string, region: string): Promise<number> {
+  const response = await fetch(`${hub.url}/api/v1/agent/readings`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ region, platform: "Windows", survivor: 50, killer: 0, ratio: 1.5, isReal: true, measuredAt: new Date().toISOString() }),
+  });
+  return response.status;
+}
+
+async function assignmentStatus(hub: RunningHub, token: string): Promise<number> {
+  return (await fetch(`${hub.url}/api/v1/agent/assignment`, { headers: { authorization: `Bearer ${token}` } })).status;
+}
+
+/**
+ * Console errors other than Chromium's own line for each HTTP refusal: the
+ * refusals the tests provoke are checked exactly through `refusals` instead.
+ */
+function consoleErrors(guarded: Guarded): string[] {
+  return guarded.errors.filter((e) => !e.startsWith("Failed to load resource: the server responded with a status of 4"));
+}
+
+/** Every response of 400 and above the page received, as "status METHOD path". */
+function recordRefusals(page: Page): string[] {
+  const refusals: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() >= 400) refusals.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+  });
+  return refusals;
+}
+
+async function expectClean(guarded: Guarded, name: string): Promise<void> {
+  expect(await axeViolations(guarded.page)).toEqual([]);
+  await screenshot(guarded.page, name);
+  expect(guarded.blocked).toEqual([]);
+  expect(consoleErrors(guarded)).toEqual([]);
+}
+
+async function noHorizontalScroll(page: Page): Promise<void> {
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  expect(scroll).toBeLessThanOrEqual(width);
+}
+
+/** Opens a section through the section navigation, as a person would. */
+async function openSection(page: Page, name: string, path: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Administration sections" }).getByRole("link", { name, exact: true }).click();
+  await until(async () => new URL(page.url()).pathname, (p) => p === path, "section url");
+}
+
+describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
+  let browser: Browser;
+  let hub: RunningHub;
+  let admin: Guarded;
+  let page: Page;
+  let refusals: string[];
+  let agentToken = "";
+
+  /** The refusals seen since the last call, emptied. */
+  const takeRefusals = () => refusals.splice(0);
+
+  beforeAll(async () => {
+    const binary = await compiledHub();
+    browser = await launch();
+    hub = await startHub({
+      cmd: [binary],
+      args: ["--db", join(scratch(), "hub.db")],
+      // REQUIRE_AUTH is set explicitly, so the operator has locked it; MFA_ENFORCED_ROLES empty lets the admin in on a password.
+      env: { ADMIN_BOOTSTRAP_USER: ADMIN_USER, ADMIN_BOOTSTRAP_PASSWORD: ADMIN_PASSWORD, MFA_ENFORCED_ROLES: "", REQUIRE_AUTH: "false" },
+    });
+    // Dark is the app's own scheme; the events section is checked in the light one as well.
+    admin = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Berlin", locale: "en-GB", colorScheme: "dark" });
+    page = admin.page;
+    refusals = recordRefusals(page);
+    await signIn(page, hub, ADMIN_USER, ADMIN_PASSWORD);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.stop();
+  });
+
+  test("agents: create shows the token once with its configuration; readings counted; edit refused at the field; moved with orphan; token rotated", async () => {
+    await page.goto(`${hub.url}/admin`);
+    await page.getByText("No agents yet.").waitFor();
+    expect(await page.getByRole("link", { name: "Agents", exact: true }).getAttribute("aria-current")).toBe("page");
+
+    const create = page.getByRole("region", { name: "Add an agent" });
+    await create.getByLabel("Region", { exact: true }).selectOption("eu-west-1");
+    await create.getByLabel("Provider", { exact: true }).selectOption("steam");
+    await create.getByLabel("Label", { exact: true }).fill("browser agent");
+    await create.getByRole("button", { name: "Create agent" }).click();
+    agentToken = await textOf(copyValue(create, page, "Agent token"))();
+    expect(agentToken).toMatch(/^[A-Za-z0-9_-]{86}$/);
+    const config = await textOf(copyValue(create, page, "Agent configuration"))();
+    expect(config.split("\n")).toEqual([`HUB_URL=${hub.url}`, `AGENT_TOKEN=${agentToken}`, "REGION=eu-west-1", "PLATFORM=Windows"]);
+    expect(await textOf(copyValue(create, page, "Check the token"))()).toBe(`curl -H "Authorization: Bearer ${agentToken}" ${hub.url}/api/v1/agent/assignment`);
+    expect(await assignmentStatus(hub, agentToken)).toBe(200);
+    await create.getByRole("button", { name: "I have saved the token" }).click();
+    expect(await page.locator("[data-testid=token-once]").count()).toBe(0);
+
+    expect(await postReading(hub, agentToken, "eu-west-1")).toBe(201);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    const row = page.locator("tr[data-agent]").first();
+    await textIs(row.locator("td.num"), "1");
+    await textHas(row, "Steam");
+    await textHas(row, "EU West (Ireland)");
+    await expectClean(admin, "admin-agents");
+
+    await row.getByRole("button", { name: /^Edit / }).click();
+    const editor = page.getByRole("region", { name: /^Edit #\d+ browser agent$/ });
+    const pollMin = editor.getByLabel("Poll minimum", { exact: true });
+    await pollMin.fill("%refreshTime% * ^");
+    await editor.getByRole("button", { name: "Save", exact: true }).click();
+    await textIs(editor.locator(".form-field").filter({ has: page.getByLabel("Poll minimum", { exact: true }) }).locator(".form-error"), 'unexpected character "^" at position 17');
+    expect(await pollMin.getAttribute("aria-invalid")).toBe("true");
+
+    await pollMin.fill("%refreshTime% * 1.5");
+    await editor.getByLabel("Region", { exact: true }).selectOption("eu-central-1");
+    await editor.getByRole("group", { name: /^The agent moves/ }).getByLabel("Detach (orphan)").check();
+    await editor.getByRole("button", { name: "Save", exact: true }).click();
+    await textIs(editor.locator(".notice"), "Saved.");
+    await textHas(row, "EU Central (Frankfurt)");
+    await textIs(row.locator("td.num"), "0");
+    // Moving with orphan forgets the agent's pace, so it reports from its new place at once.
+    expect(await postReading(hub, agentToken, "eu-central-1")).toBe(201);
+
+    await editor.getByRole("button", { name: "Rotate token" }).click();
+    await editor.getByRole("button", { name: "Yes, rotate the token" }).click();
+    const rotated = await textOf(copyValue(editor, page, "Agent token"))();
+    expect(rotated).not.toBe(agentToken);
+    expect(await assignmentStatus(hub, agentToken)).toBe(401);
+    expect(await assignmentStatus(hub, rotated)).toBe(200);
+    agentToken = rotated;
+    await expectClean(admin, "admin-agents-edit");
+
+    await page.setViewportSize({ width: 360, height: 800 });
+    await noHorizontalScroll(page);
+    await expectClean(admin, "admin-agents-phone");
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const agentId = await row.getAttribute("data-agent");
+    expect(takeRefusals()).toEqual([`400 PATCH /api/v1/admin/agents/${agentId}`]);
+  }, 60_000);
+
+  test("agents: export downloads a JSON file; importing it back shows the count and each skipped row's reason", async () => {
+    const transfer = page.getByRole("region", { name: "Export and import" });
+    const [download] = await Promise.all([page.waitForEvent("download"), transfer.getByRole("button", { name: "Export to a file" }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^hub-agents-\d{4}-\d{2}-\d{2}\.json$/);
+    const exported = JSON.parse(readFileSync(await download.path(), "utf8")) as { agents: { tokenHash: string; region: string }[] };
+    expect(exported.agents.map((a) => a.region)).toEqual(["eu-central-1"]);
+    expect(JSON.stringify(exported)).not.toContain(agentToken);
+
+    const file = { agents: [...exported.agents, { tokenHash: "a".repeat(64), region: "xx-nowhere-9", provider: "steam", provisionId: "ghost" }] };
+    await transfer.getByLabel("Import from a file").setInputFiles({ name: "agents.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
+    await textIs(transfer.locator(".notice").last(), "Agents imported or updated: 1. Rows skipped: 1.");
+    const skipped = transfer.getByRole("table", { name: "Skipped rows" }).locator("tbody tr");
+    expect(await skipped.locator("td").allTextContents()).toEqual(["2", "ghost", 'unknown region "xx-nowhere-9"']);
+
+    await transfer.getByLabel("Import from a file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not json") });
+    await textIs(transfer.locator(".form-problem"), "notes.txt is not an agents export: expected JSON with a list of agents.");
+    expect(consoleErrors(admin)).toEqual([]);
+    expect(takeRefusals()).toEqual([]);
+  }, 30_000);
+
+  test("users: create one; the last admin cannot be demoted and the hub's reason is shown; a non-admin gets no admin pages", async () => {
+    await openSection(page, "Users", "/admin/users");
+    const create = page.getByRole("region", { name: "Add a user" });
+    await create.getByLabel("Username", { exact: true }).fill("viewer");
+    await create.getByLabel("Role", { exact: true }).selectOption("user");
+    await create.getByLabel("Password", { exact: true }).fill(VIEWER_PASSWORD);
+    await create.getByLabel("E-mail", { exact: true }).fill("viewer@example.org");
+    await create.getByLabel("Name", { exact: true }).fill("A Viewer");
+    await create.getByRole("button", { name: "Create user" }).click();
+    await textIs(create.locator(".notice"), "Created viewer.");
+    await page.locator('tr[data-user="viewer"]').waitFor();
+
+    await page.getByRole("button", { name: "Manage root" }).click();
+    const manage = page.getByRole("region", { name: "Manage root" });
+    await manage.getByLabel("Role", { exact: true }).selectOption("user");
+    await manage.getByRole("button", { name: "Save", exact: true }).click();
+    await textIs(manage.locator(".form-problem"), '"root" is the last enabled admin and cannot be demoted; make another admin first.');
+    expect(await manage.getByLabel("Role", { exact: true }).inputValue()).toBe("admin");
+    await expectClean(admin, "admin-users");
+
+    const outsider = await guardedPage(browser, { viewport: { width: 1024, height: 800 } });
+    await outsider.page.goto(`${hub.url}/admin/users`);
+    await until(async () => new URL(outsider.page.url()).pathname + new URL(outsider.page.url()).search, (u) => u === "/login?next=%2Fadmin%2Fusers", "signed-out viewer sent to sign in");
+    await signIn(outsider.page, hub, "viewer", VIEWER_PASSWORD);
+    await outsider.page.goto(`${hub.url}/admin`);
+    await textHas(outsider.page.locator("main"), "This page is for admins only. You are signed in as viewer, who is not an admin");
+    expect((await call(outsider.page, "GET", "/api/v1/admin/users")).status).toBe(403);
+    expect(outsider.blocked).toEqual([]);
+    expect(consoleErrors(outsider)).toEqual([]);
+    await outsider.context.close();
+    expect(takeRefusals()).toEqual(["409 PATCH /api/v1/admin/users/1"]);
+  }, 30_000);
+
+  test("settings: a field the operator set is disabled and names its variable; the others save", async () => {
+    await openSection(page, "Settings", "/admin/settings");
+    const requireAuth = page.getByLabel("Require sign-in to read");
+    await requireAuth.waitFor();
+    expect(await requireAuth.isDisabled()).toBe(true);
+    const requireNote = page.locator(".form-field").filter({ has: requireAuth }).locator(".lock-note");
+    await textIs(requireNote, "Locked: the operator set REQUIRE_AUTH when starting the hub. It can only be changed there, with a restart.");
+    expect(await requireAuth.getAttribute("aria-describedby")).toContain(await requireNote.getAttribute("id"));
+    expect(await page.getByLabel("Admins", { exact: true }).isDisabled()).toBe(true);
+    await textHas(page.locator("#settings-mfa-note"), "the operator set MFA_ENFORCED_ROLES");
+
+    const keys = page.getByLabel("Allow API keys");
+    expect(await keys.isDisabled()).toBe(false);
+    await keys.check();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await textIs(page.locator(".notice"), "Saved. The settings apply from the next request.");
+    expect((await call<{ enableApiKeys: boolean }>(page, "GET", "/api/v1/admin/settings")).body.enableApiKeys).toBe(true);
+    await expectClean(admin, "admin-settings");
+  }, 30_000);
+
+  test("events: times typed in local time reach the hub in UTC; the one in force now is named and on the board's payload", async () => {
+    await openSection(page, "Events", "/admin/events");
+    await page.getByText("No events yet.").waitFor();
+    const create = page.getByRole("region", { name: "Add an event" });
+    await create.getByLabel("Key", { exact: true }).fill("double_bp");
+    await create.getByLabel("Name", { exact: true }).fill("Double bloodpoints");
+    await create.getByLabel("Multiplier", { exact: true }).fill("2");
+    await create.getByRole("button", { name: "Create event" }).click();
+    await textIs(page.locator("[data-testid=in-force]"), "In force now: Double bloodpoints (×2, All platforms)");
+    await textIs(page.locator('tr[data-event="double_bp"] .badge'), "In force now");
+    const payload = (await (await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).json()) as { activeEvent: { key: string } | null };
+    expect(payload.activeEvent?.key).toBe("double_bp");
+
+    await create.getByLabel("Key", { exact: true }).fill("new_year");
+    await create.getByLabel("Name", { exact: true }).fill("New year");
+    await create.getByLabel("Multiplier", { exact: true }).fill("1.5");
+    await create.getByLabel("Starts", { exact: true }).fill("2030-01-01T10:00");
+    await create.getByLabel("Ends", { exact: true }).fill("2030-01-02T10:00");
+    await create.getByLabel("Some platforms").check();
+    await create.getByLabel("Epic Games Store").check();
+    await create.getByRole("button", { name: "Create event" }).click();
+    await textIs(page.locator('tr[data-event="new_year"] .badge'), "Upcoming");
+    const events = (await call<{ events: { key: string; startsAt: string; endsAt: string; platforms: string[] | null }[] }>(page, "GET", "/api/v1/admin/events")).body.events;
+    // Berlin is UTC+1 in January.
+    expect(events.find((e) => e.key === "new_year")).toMatchObject({ startsAt: "2030-01-01T09:00:00.000Z", endsAt: "2030-01-02T09:00:00.000Z", platforms: ["EGS"] });
+    await expectClean(admin, "admin-events");
+    await page.emulateMedia({ colorScheme: "light" });
+    await expectClean(admin, "admin-events-light");
+    await page.emulateMedia({ colorScheme: "dark" });
+
+    const future = page.locator('tr[data-event="new_year"]');
+    await future.getByRole("button", { name: "Delete" }).click();
+    await future.getByRole("button", { name: "Yes, delete New year" }).click();
+    await until(() => future.count(), (n) => n === 0, "deleted event row");
+  }, 30_000);
+
+  test("data: attribution per region, orphans counted before they are deleted, an agent's filtered readings counted then deleted", async () => {
+    await openSection(page, "Data", "/admin/data");
+    const attribution = page.getByRole("region", { name: "Who reported a region" });
+    await attribution.getByLabel("Platform", { exact: true }).selectOption("Windows");
+    await attribution.getByLabel("Region", { exact: true }).selectOption("eu-west-1");
+    await textIs(attribution.locator('tr[data-attribution="orphans"] td.num'), "1");
+
+    const orphans = page.getByRole("region", { name: "Orphaned readings" });
+    await orphans.getByRole("button", { name: "Count orphaned readings" }).click();
+    await textIs(orphans.locator(".notice"), "Orphaned readings that would be deleted: 1.");
+    expect((await call<{ removed: number }>(page, "DELETE", "/api/v1/admin/readings/orphans?dryRun=true")).body.removed).toBe(1);
+    await orphans.getByRole("button", { name: "Delete the orphaned readings (1)" }).click();
+    await expectClean(admin, "admin-data");
+    await orphans.getByRole("button", { name: "Yes, delete the orphaned readings (1)" }).click();
+    await textIs(orphans.locator(".notice"), "Readings deleted: 1.");
+    await textIs(attribution.locator(".state"), "No stored readings for this region and platform.");
+
+    const filtered = page.getByRole("region", { name: "Delete an agent's readings" });
+    await filtered.getByLabel("Region", { exact: true }).selectOption("eu-central-1");
+    await filtered.getByLabel("Survivor bonus at least (%)").fill("40");
+    await filtered.getByRole("button", { name: "Count matching readings" }).click();
+    await textIs(filtered.locator(".notice"), "Matching readings that would be deleted: 1.");
+    await filtered.getByRole("button", { name: "Delete the matching readings (1)" }).click();
+    await filtered.getByRole("button", { name: /^Yes, delete the matching readings of #\d+ browser agent \(1\)$/ }).click();
+    await textIs(filtered.locator(".notice"), "Readings deleted: 1.");
+
+    await filtered.getByLabel("Survivor bonus at least (%)").fill("5000");
+    await filtered.getByRole("button", { name: "Count matching readings" }).click();
+    await until(async () => (await filtered.locator(".form-error").count()) + (await filtered.locator(".form-problem").count()), (n) => n > 0, "refused bound shown");
+    expect(consoleErrors(admin)).toEqual([]);
+    expect(takeRefusals()).toEqual([expect.stringMatching(/^400 DELETE \/api\/v1\/admin\/agents\/\d+\/readings$/)]);
+  }, 30_000);
+
+  test("presence shows the viewers online", async () => {
+    await openSection(page, "Presence", "/admin/presence");
+    await textHas(page.locator("[data-testid=presence]"), /^Viewers online \d+$/);
+    await expectClean(admin, "admin-presence");
+  }, 30_000);
+
+  test("audit log: the actions above, paged with older, filtered by action prefix and actor", async () => {
+    await openSection(page, "Audit log", "/admin/audit");
+    const rows = page.locator("tr[data-audit]");
+    await rows.first().waitFor();
+    const actions = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-audit")));
+    for (const action of ["agent.create", "agent.update", "agent.rotateToken", "agent.import", "user.create", "settings.update", "event.create", "event.delete", "readings.deleteOrphans", "readings.delete"]) {
+      expect(actions).toContain(action);
+    }
+    await textHas(page.locator('tr[data-audit="user.create"]'), "root");
+    await textHas(page.locator('tr[data-audit="user.create"] code.detail'), '"username":"viewer"');
+    await expectClean(admin, "admin-audit");
+
+    await page.getByLabel("Per page").selectOption("10");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await until(() => rows.count(), (n) => n === 10, "a page of 10");
+    const first = await rows.first().textContent();
+    await page.getByRole("button", { name: "Older" }).click();
+    await textIs(page.locator(".pagination span").nth(1), "Page 2");
+    await until(async () => await rows.first().textContent(), (text) => text !== first, "the older page");
+    await page.getByRole("button", { name: "Newer" }).click();
+    await textIs(page.locator(".pagination span").nth(1), "Page 1");
+
+    await page.getByLabel("Action starts with").fill("agent.");
+    await page.getByLabel("Changed by").selectOption({ label: "root" });
+    await page.getByRole("button", { name: "Apply" }).click();
+    await until(
+      () => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-audit") ?? "")),
+      (list) => list.length > 0 && list.every((a) => a.startsWith("agent.")),
+      "only agent actions",
+    );
+    expect(admin.blocked).toEqual([]);
+    expect(consoleErrors(admin)).toEqual([]);
+    expect(takeRefusals()).toEqual([]);
+  }, 30_000);
+});

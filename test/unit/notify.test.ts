@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test";
+import type { IncentivesPayload } from "../../src/web/api/client.ts";
+import { crossings, type AlertRule } from "../../src/web/notify.ts";
+
+function payload(killer: number, options: { stale?: boolean; isReal?: boolean; platform?: string } = {}): IncentivesPayload {
+  return {
+    platform: options.platform ?? "Windows",
+    status: "ok",
+    statusReason: null,
+    updatedAt: null,
+    version: null,
+    category: null,
+    activeEvent: null,
+    generatedAt: "2026-11-23T00:00:00.000Z",
+    regions: [
+      { region: "eu-west-1", displayName: "EU West (Ireland)", flag: "", survivor: 0, killer, ratio: 1, isReal: options.isReal ?? true, stale: options.stale ?? false, lastUpdated: null },
+    ],
+  };
+}
+
+describe("browser alerts", () => {
+  test("a rule fires when it becomes true, once, and again only after it stopped holding", () => {
+    const rule: AlertRule = { platform: "Windows", region: "eu-west-1", role: "killer", min: 100 };
+    expect(crossings(payload(50), [rule])).toEqual([]);
+    expect(crossings(payload(100), [rule])).toEqual([{ rule, displayName: "EU West (Ireland)", bonus: 100 }]);
+    expect(crossings(payload(150), [rule])).toEqual([]);
+    expect(crossings(payload(0), [rule])).toEqual([]);
+    expect(crossings(payload(125), [rule])).toEqual([{ rule, displayName: "EU West (Ireland)", bonus: 125 }]);
+  });
+
+  test("stale or unreal values, other platforms and other roles never fire", () => {
+    const rule: AlertRule = { platform: "EGS", region: "eu-west-1", role: "survivor", min: 25 };
+    expect(crossings(payload(150, { platform: "EGS" }), [rule])).toEqual([]);
+    const killer: AlertRule = { platform: "GRDK", region: "eu-west-1", role: "killer", min: 25 };
+    expect(crossings(payload(150, { platform: "GRDK", stale: true }), [killer])).toEqual([]);
+    expect(crossings(payload(150, { platform: "GRDK", isReal: false }), [killer])).toEqual([]);
+    expect(crossings(payload(150, { platform: "Windows" }), [killer])).toEqual([]);
+    expect(crossings(payload(150, { platform: "GRDK" }), [killer]).length).toBe(1);
+  });
+});
