@@ -18,6 +18,7 @@ import { adminAuditRoutes } from "./routes/admin/audit.ts";
 import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
+import { adminWebhookRoutes } from "./routes/admin/webhooks.ts";
 import { agentRoutes } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -55,6 +56,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
     .use(adminAgentRoutes(ctx, access, agentAdmin))
     .use(adminEventRoutes(access, eventAdmin))
     .use(adminAuditRoutes(ctx, access))
+    .use(adminWebhookRoutes(ctx, access))
     .use(metricsRoutes(ctx, access))
     .use(docsRoutes(() => app, access, config.origin));
   return app;

@@ -1,4 +1,5 @@
 /** What every part of a running hub shares: configuration, database, log, clock and the live services. */
+import type { Alerts } from "./alerts/alerts.ts";
 import type { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
@@ -32,4 +33,5 @@ export interface HubContext {
   readonly readings: ReadingQueries;
   readonly forecasts: Forecasts;
   readonly retention: Retention;
+  readonly alerts: Alerts;
 }

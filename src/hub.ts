@@ -1,9 +1,10 @@
 /** Builds a hub's shared context and app from a Config: the same path for the server and the tests. */
+import { Alerts, type AlertsOptions } from "./alerts/alerts.ts";
 import { createApp, type HubApp } from "./app.ts";
 import { IncentivesReplies, INCENTIVES_ROUTE, incentivesFastRoute } from "./http/incentives.ts";
 import type { NativeRoutes } from "./server.ts";
 import { Accounts } from "./auth/accounts.ts";
-import { startSecrets } from "./auth/keys.ts";
+import { loadOrCreateKey, startSecrets } from "./auth/keys.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
 import type { HubContext } from "./context.ts";
@@ -33,9 +34,9 @@ export interface Hub {
   readonly nativeRoutes: NativeRoutes;
   /** Migrations applied while opening. */
   readonly applied: readonly string[];
-  /** Starts the timers: stale transitions, stream pings, changes made by other processes, retention (which prunes at once, in the background). */
+  /** Starts the timers: stale transitions, stream pings, changes made by other processes, retention (which prunes at once, in the background), webhook deliveries. */
   start(): void;
-  /** Stops the timers and the background checkpoints, and ends every stream. */
+  /** Stops the timers, webhook deliveries and the background checkpoints, and ends every stream. */
   stop(): Promise<void>;
   /** Re-reads everything another process may have changed. */
   reloadExternal(): void;
@@ -47,6 +48,8 @@ export interface HubOptions {
   readonly checkpointer?: URL;
   readonly log?: Logger;
   readonly now?: () => number;
+  /** Delivery policy and network for webhooks; tests shorten the one and replace the other. */
+  readonly alerts?: AlertsOptions;
 }
 
 export function createHub(config: Config, options: HubOptions = {}): Hub {
@@ -82,10 +85,12 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   }, log);
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
-  const ingest = new Ingest(db, agents, live, now, log);
+  // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
+  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log }, options.alerts);
+  const ingest = new Ingest(db, agents, live, now, log, alerts);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention };
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, alerts };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -112,6 +117,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       streams.start();
       watcher.start();
       retention.start();
+      alerts.start();
       housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
       housekeeping.unref?.();
     },
@@ -119,6 +125,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       if (housekeeping) clearInterval(housekeeping);
       housekeeping = null;
       retention.stop();
+      await alerts.stop();
       watcher.stop();
       live.stop();
       streams.closeAll();

@@ -63,6 +63,7 @@ export interface Settings {
   bodyTimeoutMs: number;
   logLevel: LogLevel;
   metricsToken: string | null;
+  webhookAllowPrivate: boolean;
 }
 
 /** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
@@ -491,6 +492,10 @@ export const OPTIONS: OptionTable = {
       if (!TOKEN.test(raw)) throw new InvalidValue();
       return raw;
     },
+  },
+  webhookAllowPrivate: {
+    flag: "--webhook-allow-private", env: "WEBHOOK_ALLOW_PRIVATE", help: "Allow webhooks to loopback, private and link-local addresses", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
   },
 };
 

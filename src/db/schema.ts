@@ -187,6 +187,76 @@ export const auditLog = sqliteTable(
   (t) => [index("audit_log_at").on(t.at)],
 );
 
+export const webhooks = sqliteTable("webhooks", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  url: text("url").notNull(),
+  format: text("format", { enum: ["json", "discord", "slack", "ntfy"] }).notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  /** JSON array of platform ids; null for all. */
+  platforms: text("platforms"),
+  /** JSON array of region ids; null for all. */
+  regions: text("regions"),
+  /** JSON array, a subset of survivor and killer. */
+  roles: text("roles").notNull(),
+  /** Null: no bonus alerts. */
+  minBonus: integer("min_bonus"),
+  onStatus: integer("on_status", { mode: "boolean" }).notNull().default(false),
+  onEvents: integer("on_events", { mode: "boolean" }).notNull().default(false),
+  /** The signing secret, sealed under a key derived from the hub's key. */
+  secret: text("secret").notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+  lastDeliveryAt: integer("last_delivery_at"),
+  failingSince: integer("failing_since"),
+  disabledReason: text("disabled_reason"),
+});
+
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    webhookId: integer("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    type: text("type", { enum: ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] }).notNull(),
+    /** The message { type, timestamp, data } as JSON, fixed when written. */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    deliveredAt: integer("delivered_at"),
+    nextAttemptAt: integer("next_attempt_at"),
+  },
+  (t) => [
+    index("webhook_deliveries_webhook").on(t.webhookId, t.id),
+    index("webhook_deliveries_pending").on(t.webhookId, t.id).where(sql`status = 'pending'`),
+    index("webhook_deliveries_created").on(t.createdAt),
+  ],
+);
+
+export const webhookConditions = sqliteTable(
+  "webhook_conditions",
+  {
+    webhookId: integer("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    region: text("region").notNull(),
+    role: text("role", { enum: ["survivor", "killer"] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.webhookId, t.platform, t.region, t.role] })],
+);
+
+export const alertPlatformState = sqliteTable("alert_platform_state", {
+  platform: text("platform").primaryKey(),
+  status: text("status").notNull(),
+  /** JSON of the event in force, or null. */
+  activeEvent: text("active_event"),
+  updatedAt: integer("updated_at").notNull(),
+});
+
 export const schemaMigrations = sqliteTable("schema_migrations", {
   version: integer("version").primaryKey(),
   name: text("name").notNull(),
@@ -207,5 +277,9 @@ export const schema = {
   settings,
   events,
   auditLog,
+  webhooks,
+  webhookDeliveries,
+  webhookConditions,
+  alertPlatformState,
   schemaMigrations,
 };

@@ -93,6 +93,56 @@ export function cidrContains(range: CidrRange, address: bigint): boolean {
   return (address & range.mask) === range.base;
 }
 
+/**
+ * Addresses that are not on the public internet: unspecified, loopback,
+ * private, carrier-grade NAT, link-local (cloud metadata lives there),
+ * unique-local, multicast, documentation, benchmarking and reserved ranges,
+ * and the deprecated IPv6 forms that tunnel to any IPv4 address. A webhook
+ * aimed at one could make the hub probe its own network for whoever can
+ * configure webhooks.
+ */
+const NON_PUBLIC_RANGES: readonly CidrRange[] = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.88.99.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+  "::/96",
+  "64:ff9b:1::/48",
+  "100::/64",
+  "2001::/32",
+  "2001:db8::/32",
+  "2002::/16",
+  "3fff::/20",
+  "fc00::/7",
+  "fe80::/10",
+  "fec0::/10",
+  "ff00::/8",
+].map((text) => {
+  const range = parseCidr(text);
+  if (!range) throw new Error(`bad built-in range ${text}`);
+  return range;
+});
+
+/** NAT64's well-known prefix reaches the IPv4 address in its last 32 bits, so that address decides. */
+const NAT64 = parseCidr("64:ff9b::/96");
+
+/** Whether an address (from parseIp) is on the public internet. */
+export function isPublicAddress(address: bigint): boolean {
+  if (NAT64 && cidrContains(NAT64, address)) return isPublicAddress(V4_MAPPED | (address & 0xffffffffn));
+  return !NON_PUBLIC_RANGES.some((range) => cidrContains(range, address));
+}
+
 export type TrustedProxies =
   | { readonly kind: "none" }
   | { readonly kind: "all" }

@@ -52,6 +52,13 @@ export const TAGS = [
   { name: "admin-data", description: "Admin: which agent reported what, and removing readings. Live values are rebuilt after every deletion." },
   { name: "admin-events", description: "Admin: bloodpoint events shown as activeEvent while in force; pushed to streams when they start and end." },
   { name: "admin-audit", description: "Admin: the audit log of every change, newest first." },
+  {
+    name: "admin-alerts",
+    description:
+      "Admin: webhooks that tell other services when a bonus worth queuing for appears, a platform's status changes, or an event starts or ends. " +
+      "Deliveries go through a durable outbox, in order per webhook, retried for up to a day. The json format follows Standard Webhooks, so any " +
+      "of its libraries verifies the signature with the webhook's secret.",
+  },
 ] as const;
 
 export const SECURITY_SCHEMES = {

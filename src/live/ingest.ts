@@ -6,7 +6,7 @@ import type { Agent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
 import type { Assignment } from "../domain/cadence.ts";
 import type { Platform } from "../domain/catalogue.ts";
-import { checkReading } from "../domain/readings.ts";
+import { checkReading, type AcceptedReading } from "../domain/readings.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import type { AgentDirectory } from "./agents.ts";
@@ -24,6 +24,19 @@ export interface IngestCounters {
 
 /** Told about every stored reading, after it is on disk. */
 export type AcceptedListener = (platform: Platform, region: string) => void;
+
+/** Rows a reading brings with it (the outbox of alerts, SPEC §18). */
+export interface PreparedEffects {
+  /** Runs inside the reading's transaction, right after it is inserted, so both are on disk or neither is. */
+  write(): void;
+  /** Runs once that transaction has committed. */
+  committed(): void;
+}
+
+/** Asked about every reading about to become live; null when it brings nothing, so the common case adds no transaction. */
+export interface ReadingEffects {
+  prepare(platform: Platform, region: string, reading: Pick<AcceptedReading, "survivor" | "killer" | "measuredAt">, now: number): PreparedEffects | null;
+}
 
 type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null, number];
 
@@ -48,6 +61,7 @@ export class Ingest {
     private readonly live: LiveStore,
     private readonly now: () => number,
     private readonly log: Logger,
+    private readonly effects: ReadingEffects | null = null,
   ) {
     // run() rather than RETURNING with get(): a statement stepped to completion commits at once and lets the WAL checkpoint.
     this.insert = db.sqlite.query<unknown, InsertParams>(
@@ -108,24 +122,36 @@ export class Ingest {
     }
     const reading = verdict.reading;
     const platform = agent.platform as Platform;
+    // Only a reading that will become live can turn an alert's condition (the same test as live.offer below).
+    const shown = this.live.live(platform, reading.region);
+    const effects = shown === undefined || reading.measuredAt > shown.measuredAt ? (this.effects?.prepare(platform, reading.region, reading, now) ?? null) : null;
+    const store = (): number =>
+      Number(
+        this.insert.run(
+          platform,
+          reading.region,
+          reading.survivor,
+          reading.killer,
+          reading.ratio,
+          reading.version,
+          reading.category,
+          reading.refreshTimeSeconds,
+          reading.measuredAt,
+          now,
+          agent.id,
+          reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
+          assignment.probeImmediately ? 1 : 0,
+        ).lastInsertRowid,
+      );
     let id: number;
     try {
-      const result = this.insert.run(
-        platform,
-        reading.region,
-        reading.survivor,
-        reading.killer,
-        reading.ratio,
-        reading.version,
-        reading.category,
-        reading.refreshTimeSeconds,
-        reading.measuredAt,
-        now,
-        agent.id,
-        reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
-        assignment.probeImmediately ? 1 : 0,
-      );
-      id = Number(result.lastInsertRowid);
+      id = effects === null
+        ? store()
+        : this.db.sqlite.transaction(() => {
+            const stored = store();
+            effects.write();
+            return stored;
+          })();
     } catch (error) {
       this.reject("storage");
       this.log.error("a reading could not be stored", { agentId: agent.id, error });
@@ -133,6 +159,7 @@ export class Ingest {
         headers: { "retry-after": "30" },
       });
     }
+    effects?.committed();
     this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately });
     this.counters.accepted++;
     for (const listener of this.acceptedListeners) listener(platform, reading.region);

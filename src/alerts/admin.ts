@@ -1,0 +1,244 @@
+/** Admin: webhooks (SPEC §18): checked, stored with their secret sealed, audited, and handed to the live path at once. */
+import { eq } from "drizzle-orm";
+import { audit, type Actor } from "../db/audit.ts";
+import type { HubDb } from "../db/open.ts";
+import { webhooks } from "../db/schema.ts";
+import { PLATFORMS, type Catalogue } from "../domain/catalogue.ts";
+import { HttpProblem } from "../http/problem.ts";
+import type { LiveStore } from "../live/store.ts";
+import { targetProblem } from "./guard.ts";
+import { ALERT_ROLES, type AlertMessage, type AlertRole, type Webhook, type WebhookFormat } from "./model.ts";
+import type { DeliveryPage, Outbox } from "./outbox.ts";
+import { bonusHolds, type AlertRules } from "./rules.ts";
+import { newWebhookSecret, type WebhookSecrets } from "./secrets.ts";
+
+export interface WebhookInput {
+  readonly url?: string;
+  readonly format?: WebhookFormat;
+  readonly platforms?: string[] | null;
+  readonly regions?: string[] | null;
+  readonly roles?: AlertRole[];
+  readonly minBonus?: number | null;
+  readonly onStatus?: boolean;
+  readonly onEvents?: boolean;
+  readonly enabled?: boolean;
+}
+
+type WebhookRow = typeof webhooks.$inferSelect;
+
+/** Fields whose change can make a bonus condition hold or not. */
+const CONDITION_FIELDS = ["platforms", "regions", "roles", "minBonus", "enabled"] as const;
+
+function parseList(json: string | null): string[] | null {
+  return json === null ? null : (JSON.parse(json) as string[]);
+}
+
+function toWebhook(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    format: row.format,
+    enabled: row.enabled,
+    platforms: parseList(row.platforms),
+    regions: parseList(row.regions),
+    roles: JSON.parse(row.roles) as AlertRole[],
+    minBonus: row.minBonus,
+    onStatus: row.onStatus,
+    onEvents: row.onEvents,
+    createdAt: row.createdAt,
+    lastDeliveryAt: row.lastDeliveryAt,
+    failingSince: row.failingSince,
+    disabledReason: row.disabledReason,
+  };
+}
+
+/** Lists in the order of their vocabulary, each entry once. */
+function ordered(values: readonly string[], order: readonly string[]): string[] {
+  return order.filter((value) => values.includes(value));
+}
+
+/**
+ * What an audit row says of a change. The URL is reduced to its host: for
+ * Discord, Slack and ntfy the URL itself is the credential.
+ */
+function auditDetail(input: WebhookInput): Record<string, unknown> {
+  const { url, ...rest } = input;
+  return url === undefined ? { ...rest } : { ...rest, host: new URL(url).host };
+}
+
+export interface WebhookAdminDeps {
+  readonly db: HubDb;
+  readonly catalogue: Catalogue;
+  readonly live: LiveStore;
+  readonly secrets: WebhookSecrets;
+  readonly rules: AlertRules;
+  readonly outbox: Outbox;
+  readonly allowPrivate: boolean;
+  readonly origin: string;
+  readonly now: () => number;
+  /** Told after a delivery was written. */
+  readonly delivered: () => void;
+}
+
+export class WebhookAdmin {
+  constructor(private readonly deps: WebhookAdminDeps) {}
+
+  private row(id: number): WebhookRow {
+    const row = this.deps.db.orm.select().from(webhooks).where(eq(webhooks.id, id)).get();
+    if (!row) throw new HttpProblem(404, `There is no webhook ${id}.`);
+    return row;
+  }
+
+  private checkUrl(url: string): void {
+    const problem = targetProblem(url, this.deps.allowPrivate);
+    if (problem !== null) throw new HttpProblem(400, `Invalid url: ${problem}.`, { errors: [{ location: "body.url", message: problem }] });
+  }
+
+  /** The stored columns of a webhook's conditions, from the current ones and a change. */
+  private columns(base: Webhook | null, input: WebhookInput) {
+    const platforms = input.platforms === undefined ? (base?.platforms ?? null) : input.platforms;
+    const regions = input.regions === undefined ? (base?.regions ?? null) : input.regions;
+    const roles = input.roles ?? base?.roles ?? [...ALERT_ROLES];
+    return {
+      platforms: platforms === null ? null : JSON.stringify(ordered(platforms, PLATFORMS)),
+      regions: regions === null ? null : JSON.stringify(ordered(regions, this.deps.catalogue.regions.map((r) => r.id))),
+      roles: JSON.stringify(ordered(roles, ALERT_ROLES)),
+      minBonus: input.minBonus === undefined ? (base?.minBonus ?? null) : input.minBonus,
+      onStatus: input.onStatus ?? base?.onStatus ?? false,
+      onEvents: input.onEvents ?? base?.onEvents ?? false,
+      enabled: input.enabled ?? base?.enabled ?? true,
+    };
+  }
+
+  /**
+   * Marks the bonus conditions that already hold on the live values as
+   * fired. A webhook speaks of what changes after it is made or its
+   * conditions are changed: otherwise saving "any bonus, all regions" would
+   * send one message per region that has a bonus at that moment, which the
+   * admin can already see on the board.
+   */
+  private seed(webhook: Webhook): void {
+    const { live, catalogue, rules } = this.deps;
+    const holding: { platform: string; region: string; role: AlertRole }[] = [];
+    if (webhook.enabled && webhook.minBonus !== null) {
+      for (const platform of PLATFORMS) {
+        if (webhook.platforms !== null && !webhook.platforms.includes(platform)) continue;
+        for (const { id: region } of catalogue.regions) {
+          if (webhook.regions !== null && !webhook.regions.includes(region)) continue;
+          const value = live.live(platform, region);
+          if (!value) continue;
+          for (const role of webhook.roles) if (bonusHolds(value[role], webhook.minBonus)) holding.push({ platform, region, role });
+        }
+      }
+    }
+    rules.reseed(webhook.id, holding);
+  }
+
+  list(): Webhook[] {
+    return this.deps.db.orm.select().from(webhooks).orderBy(webhooks.id).all().map(toWebhook);
+  }
+
+  create(actor: Actor, input: WebhookInput & { url: string; format: WebhookFormat }): { webhook: Webhook; secret: string } {
+    this.checkUrl(input.url);
+    const { db, secrets, now } = this.deps;
+    const secret = newWebhookSecret();
+    const created = db.sqlite.transaction(() => {
+      const at = now();
+      const row = db.orm
+        .insert(webhooks)
+        .values({ url: input.url, format: input.format, ...this.columns(null, input), secret: "", createdAt: at, updatedAt: at })
+        .returning()
+        .get();
+      // The id is bound into the sealed secret, so the secret is sealed once the id is known.
+      db.orm.update(webhooks).set({ secret: secrets.seal(row.id, secret) }).where(eq(webhooks.id, row.id)).run();
+      const webhook = toWebhook(row);
+      this.seed(webhook);
+      audit(db.orm, actor, "webhook.create", `webhook:${row.id}`, auditDetail(input), at);
+      return webhook;
+    })();
+    this.deps.rules.reload();
+    return { webhook: created, secret };
+  }
+
+  update(actor: Actor, id: number, input: WebhookInput): Webhook {
+    const before = toWebhook(this.row(id));
+    if (input.url !== undefined) this.checkUrl(input.url);
+    const { db, now } = this.deps;
+    const columns = this.columns(before, input);
+    const enabling = columns.enabled && !before.enabled;
+    // A new target, or an admin switching the webhook back on, starts with a clean record.
+    const freshStart = enabling || (input.url !== undefined && input.url !== before.url);
+    const updated = db.sqlite.transaction(() => {
+      const at = now();
+      const row = db.orm
+        .update(webhooks)
+        .set({
+          ...columns,
+          ...(input.url === undefined ? {} : { url: input.url }),
+          ...(input.format === undefined ? {} : { format: input.format }),
+          ...(freshStart ? { failingSince: null } : {}),
+          ...(enabling ? { disabledReason: null } : {}),
+          updatedAt: at,
+        })
+        .where(eq(webhooks.id, id))
+        .returning()
+        .get();
+      if (!row) throw new HttpProblem(404, `There is no webhook ${id}.`);
+      const webhook = toWebhook(row);
+      if (CONDITION_FIELDS.some((field) => input[field] !== undefined)) this.seed(webhook);
+      audit(db.orm, actor, "webhook.update", `webhook:${id}`, auditDetail(input), at);
+      return webhook;
+    })();
+    this.deps.rules.reload();
+    if (enabling) this.deps.delivered();
+    return updated;
+  }
+
+  /** Its pending deliveries and conditions go with it. */
+  remove(actor: Actor, id: number): void {
+    this.row(id);
+    const { db, now } = this.deps;
+    db.sqlite.transaction(() => {
+      db.orm.delete(webhooks).where(eq(webhooks.id, id)).run();
+      audit(db.orm, actor, "webhook.delete", `webhook:${id}`, null, now());
+    })();
+    this.deps.rules.reload();
+  }
+
+  /** A new secret; the old one stops signing at once, retries of pending deliveries included. */
+  rotateSecret(actor: Actor, id: number): string {
+    this.row(id);
+    const { db, secrets, now } = this.deps;
+    const secret = newWebhookSecret();
+    db.sqlite.transaction(() => {
+      db.orm.update(webhooks).set({ secret: secrets.seal(id, secret), updatedAt: now() }).where(eq(webhooks.id, id)).run();
+      audit(db.orm, actor, "webhook.rotateSecret", `webhook:${id}`, null, now());
+    })();
+    return secret;
+  }
+
+  /** Queues a `test` message behind the webhook's other deliveries. */
+  test(actor: Actor, id: number): number {
+    const webhook = toWebhook(this.row(id));
+    if (!webhook.enabled) throw new HttpProblem(409, `Webhook ${id} is disabled; enable it (PATCH enabled: true) before sending a test.`);
+    const { db, outbox, now, origin } = this.deps;
+    const deliveryId = db.sqlite.transaction(() => {
+      const at = now();
+      const message: AlertMessage = {
+        type: "test",
+        timestamp: new Date(at).toISOString(),
+        data: { webhookId: id, message: `A test message from the hub at ${origin}. If you can read this, the webhook works.` },
+      };
+      const queued = outbox.enqueue(id, message, at);
+      audit(db.orm, actor, "webhook.test", `webhook:${id}`, { deliveryId: queued }, at);
+      return queued;
+    })();
+    this.deps.delivered();
+    return deliveryId;
+  }
+
+  deliveries(id: number, limit: number, before: number | null): DeliveryPage {
+    this.row(id);
+    return this.deps.outbox.page(id, limit, before);
+  }
+}

@@ -1,0 +1,275 @@
+/**
+ * Alerts as a whole (SPEC §18): turns readings, status changes and events
+ * into outbox rows, and runs the worker that delivers them.
+ *
+ * Bonus conditions are judged on the live path, in memory, and their outbox
+ * rows are written in the very transaction that stores the reading. Status
+ * changes and events starting or ending are noticed when a platform's
+ * payload is republished; their rows are written in a transaction of their
+ * own right after, together with the state they were judged against, so a
+ * change is announced once, and one that happened while the hub was down is
+ * announced at the next start.
+ */
+import type { Config } from "../config/load.ts";
+import type { HubDb } from "../db/open.ts";
+import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
+import type { PublicEvent } from "../domain/events.ts";
+import type { IncentivesContent, PlatformStatus } from "../domain/incentives.ts";
+import type { PreparedEffects } from "../live/ingest.ts";
+import type { LiveStore } from "../live/store.ts";
+import type { Logger } from "../log.ts";
+import { WebhookAdmin } from "./admin.ts";
+import { resolveWithBun, type Resolve } from "./guard.ts";
+import type { AlertMessage, EventChangedData } from "./model.ts";
+import { Outbox } from "./outbox.ts";
+import { AlertRules, follows } from "./rules.ts";
+import { WebhookSecrets } from "./secrets.ts";
+import type { Fetcher } from "./transport.ts";
+import { DEFAULT_POLICY, DeliveryWorker, type DeliveryPolicy } from "./worker.ts";
+
+export interface AlertsOptions {
+  readonly policy?: Partial<DeliveryPolicy>;
+  readonly resolve?: Resolve;
+  readonly fetch?: Fetcher;
+  readonly random?: () => number;
+}
+
+export interface AlertsDeps {
+  readonly db: HubDb;
+  readonly config: Pick<Config, "catalogue" | "origin" | "webhookAllowPrivate">;
+  readonly live: LiveStore;
+  /** The hub's key, from which the key sealing webhook secrets is derived. */
+  readonly hubKey: Uint8Array;
+  readonly now: () => number;
+  readonly log: Logger;
+}
+
+/** What a platform's alerts were last judged against. */
+interface PlatformFacts {
+  readonly status: PlatformStatus;
+  readonly statusReason: string | null;
+  readonly event: PublicEvent | null;
+}
+
+interface StoredFacts {
+  platform: string;
+  status: PlatformStatus;
+  active_event: string | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export class Alerts {
+  readonly rules: AlertRules;
+  readonly outbox: Outbox;
+  readonly worker: DeliveryWorker;
+  readonly admin: WebhookAdmin;
+  private readonly facts = new Map<Platform, PlatformFacts>();
+  /** Platforms whose facts are on disk: the others are written at their first judgement, so a change while the hub is down is noticed. */
+  private readonly saved = new Set<Platform>();
+  private readonly republished = new Map<Platform, IncentivesContent>();
+  private judging = false;
+  private readonly saveFacts;
+
+  constructor(
+    private readonly deps: AlertsDeps,
+    options: AlertsOptions = {},
+  ) {
+    const { db, config, live, now, log } = deps;
+    const secrets = new WebhookSecrets(deps.hubKey);
+    this.rules = new AlertRules(db);
+    this.outbox = new Outbox(db);
+    this.worker = new DeliveryWorker({
+      db,
+      outbox: this.outbox,
+      secrets,
+      policy: { ...DEFAULT_POLICY, ...options.policy },
+      transport: { allowPrivate: config.webhookAllowPrivate, resolve: options.resolve ?? resolveWithBun, fetch: options.fetch ?? fetch },
+      now,
+      random: options.random ?? Math.random,
+      log,
+      onDisabled: () => this.rules.reload(),
+    });
+    this.admin = new WebhookAdmin({
+      db,
+      catalogue: config.catalogue,
+      live,
+      secrets,
+      rules: this.rules,
+      outbox: this.outbox,
+      allowPrivate: config.webhookAllowPrivate,
+      origin: config.origin,
+      now,
+      delivered: () => this.worker.kick(),
+    });
+    this.saveFacts = db.sqlite.query<unknown, [string, string, string | null, number]>(
+      "INSERT INTO alert_platform_state (platform, status, active_event, updated_at) VALUES (?, ?, ?, ?) " +
+        "ON CONFLICT (platform) DO UPDATE SET status = excluded.status, active_event = excluded.active_event, updated_at = excluded.updated_at",
+    );
+    const stored = new Map(
+      db.sqlite
+        .query<StoredFacts, []>("SELECT platform, status, active_event FROM alert_platform_state")
+        .all()
+        .map((row) => [row.platform, row]),
+    );
+    for (const platform of PLATFORMS) {
+      const row = stored.get(platform);
+      if (row) this.saved.add(platform);
+      // A platform never judged before starts from what it shows now: there is no change to announce yet.
+      const content = live.current(platform).content;
+      this.facts.set(
+        platform,
+        row
+          ? { status: row.status, statusReason: null, event: row.active_event === null ? null : (JSON.parse(row.active_event) as PublicEvent) }
+          : { status: content.status, statusReason: content.statusReason, event: content.activeEvent },
+      );
+    }
+    live.onChange((published) => this.republish(published.platform, published.content));
+  }
+
+  /**
+   * The live path's question for a reading about to become live: the bonus
+   * conditions it turns, to be written with it, or null when none turns.
+   */
+  prepare(platform: Platform, region: string, reading: { survivor: number; killer: number; measuredAt: number }, now: number): PreparedEffects | null {
+    const turns = this.rules.turns(platform, region, reading.survivor, reading.killer);
+    if (turns === null) return null;
+    const { catalogue, origin } = this.deps.config;
+    return {
+      write: () => {
+        this.rules.store(platform, region, turns);
+        for (const turn of turns) {
+          if (!turn.holds) continue;
+          this.outbox.enqueue(
+            turn.rule.id,
+            {
+              type: "bonus.reached",
+              timestamp: iso(now),
+              data: {
+                platform,
+                region,
+                displayName: catalogue.region(region)?.name ?? region,
+                role: turn.role,
+                bonus: turn.bonus,
+                survivor: reading.survivor,
+                killer: reading.killer,
+                measuredAt: iso(reading.measuredAt),
+                url: `${origin}/${platform}/${region}`,
+              },
+            },
+            now,
+          );
+        }
+      },
+      committed: () => {
+        this.rules.remember(platform, region, turns);
+        if (turns.some((turn) => turn.holds)) this.worker.kick();
+      },
+    };
+  }
+
+  /** Starts delivering, and judges every platform once, for changes made while the hub was down. */
+  start(): void {
+    this.worker.start();
+    for (const platform of PLATFORMS) this.republish(platform, this.deps.live.current(platform).content);
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.stop();
+  }
+
+  /** Payloads are republished in bursts (a flush refreshes every platform); they are judged together once the burst is over. */
+  private republish(platform: Platform, content: IncentivesContent): void {
+    this.republished.set(platform, content);
+    if (this.judging) return;
+    this.judging = true;
+    queueMicrotask(() => {
+      this.judging = false;
+      try {
+        this.judge();
+      } catch (error) {
+        this.deps.log.error("status and event alerts could not be written", { error });
+      }
+    });
+  }
+
+  private judge(): void {
+    const changed = new Map<Platform, { before: PlatformFacts; after: PlatformFacts }>();
+    const unsaved: Platform[] = [];
+    for (const [platform, content] of this.republished) {
+      const before = this.facts.get(platform);
+      if (!before) continue;
+      const after: PlatformFacts = { status: content.status, statusReason: content.statusReason, event: content.activeEvent };
+      if (before.status !== after.status || before.event?.key !== after.event?.key) changed.set(platform, { before, after });
+      else if (!this.saved.has(platform)) unsaved.push(platform);
+    }
+    this.republished.clear();
+    if (changed.size === 0 && unsaved.length === 0) return;
+    const now = this.deps.now();
+    const messages = this.messages(changed, now);
+    const save = (platform: Platform, facts: PlatformFacts): void => {
+      this.saveFacts.run(platform, facts.status, facts.event === null ? null : JSON.stringify(facts.event), now);
+    };
+    this.deps.db.sqlite.transaction(() => {
+      for (const platform of unsaved) {
+        const facts = this.facts.get(platform);
+        if (facts) save(platform, facts);
+      }
+      for (const [platform, { after }] of changed) save(platform, after);
+      for (const { webhookId, message } of messages) this.outbox.enqueue(webhookId, message, now);
+    })();
+    for (const platform of unsaved) this.saved.add(platform);
+    for (const [platform, { after }] of changed) {
+      this.facts.set(platform, after);
+      this.saved.add(platform);
+    }
+    if (messages.length > 0) this.worker.kick();
+  }
+
+  /**
+   * One status.changed per platform and webhook; one event.started or
+   * event.ended per event and webhook, naming the platforms it follows
+   * where that happened (an event for every platform is one message).
+   */
+  private messages(changed: ReadonlyMap<Platform, { before: PlatformFacts; after: PlatformFacts }>, now: number): { webhookId: number; message: AlertMessage }[] {
+    const { origin } = this.deps.config;
+    const timestamp = iso(now);
+    const events = new Map<string, { type: "event.started" | "event.ended"; event: PublicEvent; platforms: Platform[] }>();
+    const eventTurn = (type: "event.started" | "event.ended", event: PublicEvent, platform: Platform): void => {
+      const key = `${type}\u0000${event.key}`;
+      const entry = events.get(key) ?? { type, event, platforms: [] };
+      entry.platforms.push(platform);
+      events.set(key, entry);
+    };
+    for (const [platform, { before, after }] of changed) {
+      if (before.event?.key === after.event?.key) continue;
+      if (before.event) eventTurn("event.ended", before.event, platform);
+      if (after.event) eventTurn("event.started", after.event, platform);
+    }
+    const out: { webhookId: number; message: AlertMessage }[] = [];
+    for (const rule of this.rules.all()) {
+      if (rule.onStatus) {
+        for (const [platform, { before, after }] of changed) {
+          if (before.status === after.status || !follows(rule, platform)) continue;
+          out.push({
+            webhookId: rule.id,
+            message: {
+              type: "status.changed",
+              timestamp,
+              data: { platform, status: after.status, previousStatus: before.status, statusReason: after.statusReason, url: `${origin}/${platform}` },
+            },
+          });
+        }
+      }
+      if (rule.onEvents) {
+        for (const { type, event, platforms } of events.values()) {
+          const followed = platforms.filter((platform) => follows(rule, platform));
+          if (followed.length === 0) continue;
+          const data: EventChangedData = { ...event, platforms: followed, url: followed.length === 1 ? `${origin}/${followed[0]}` : `${origin}/` };
+          out.push({ webhookId: rule.id, message: { type, timestamp, data } });
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * What each webhook format sends (SPEC §18): `json` signed so that the
+ * Standard Webhooks library (code we did not write) verifies it, and the
+ * Discord, Slack and ntfy bodies and headers in the shapes their
+ * documentation gives.
+ */
+import { describe, expect, test } from "bun:test";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { renderChat, renderSigned, standardSignature, type ChatFormat } from "../../src/alerts/formats.ts";
+import type { AlertMessage } from "../../src/alerts/model.ts";
+import { newWebhookSecret, WebhookSecrets } from "../../src/alerts/secrets.ts";
+import { check, type JsonSchema } from "../json-schema.ts";
+
+const ORIGIN = "https://hub.example.org";
+const AT = "2026-11-21T18:04:05.123Z";
+
+const MESSAGES: Record<AlertMessage["type"], AlertMessage> = {
+  "bonus.reached": {
+    type: "bonus.reached",
+    timestamp: AT,
+    data: {
+      platform: "Windows",
+      region: "sa-east-1",
+      displayName: "South America (São Paulo)",
+      role: "killer",
+      bonus: 150,
+      survivor: 0,
+      killer: 150,
+      measuredAt: "2026-11-21T18:04:00.000Z",
+      url: `${ORIGIN}/Windows/sa-east-1`,
+    },
+  },
+  "status.changed": {
+    type: "status.changed",
+    timestamp: AT,
+    data: { platform: "EGS", status: "degraded", previousStatus: "ok", statusReason: "agents have not reported fresh data recently", url: `${ORIGIN}/EGS` },
+  },
+  "event.started": {
+    type: "event.started",
+    timestamp: AT,
+    data: { key: "double-bp", label: "Double <Bloodpoints> & more", multiplier: 2, startsAt: AT, endsAt: "2026-11-28T18:00:00.000Z", platforms: ["Windows", "GRDK"], url: `${ORIGIN}/` },
+  },
+  "event.ended": {
+    type: "event.ended",
+    timestamp: AT,
+    data: { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: AT, endsAt: "2026-11-28T18:00:00.000Z", platforms: ["EGS"], url: `${ORIGIN}/EGS` },
+  },
+  test: { type: "test", timestamp: AT, data: { webhookId: 7, message: "A test message." } },
+};
+
+const ISO = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$";
+
+/** Discord's execute-webhook body as its documentation lists it (the parts the hub uses), with the documented limits. */
+const DISCORD: JsonSchema = {
+  type: "object",
+  required: ["embeds"],
+  properties: {
+    content: { type: "string", maxLength: 2000 },
+    allowed_mentions: { type: "object", required: ["parse"], properties: { parse: { type: "array", items: { enum: ["roles", "users", "everyone"] } } } },
+    embeds: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["title", "description", "color", "fields", "timestamp"],
+        properties: {
+          title: { type: "string", minLength: 1, maxLength: 256 },
+          description: { type: "string", maxLength: 4096 },
+          url: { type: "string", pattern: "^https?://" },
+          color: { type: "integer", minimum: 0, maximum: 0xffffff },
+          timestamp: { type: "string", pattern: ISO },
+          fields: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["name", "value"],
+              properties: { name: { type: "string", minLength: 1, maxLength: 256 }, value: { type: "string", minLength: 1, maxLength: 1024 }, inline: { type: "boolean" } },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const MRKDWN: JsonSchema = { type: "object", required: ["type", "text"], properties: { type: { const: "mrkdwn" }, text: { type: "string", minLength: 1, maxLength: 3000 } } };
+
+/** Slack's incoming-webhook body: `text` (the notification and fallback) and blocks of the section type. */
+const SLACK: JsonSchema = {
+  type: "object",
+  required: ["text"],
+  properties: {
+    text: { type: "string", minLength: 1 },
+    blocks: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["type"],
+        properties: { type: { const: "section" }, text: MRKDWN, fields: { type: "array", items: { ...MRKDWN, properties: { type: { const: "mrkdwn" }, text: { type: "string", minLength: 1, maxLength: 2000 } } } } },
+      },
+    },
+  },
+};
+
+/** Reads an RFC 2047 encoded-word back, as ntfy does. */
+function decodeHeader(value: string): string {
+  const word = /^=\?UTF-8\?B\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
+  return word ? Buffer.from(word[1] ?? "", "base64").toString("utf8") : value;
+}
+
+describe("json: Standard Webhooks", () => {
+  test("the signature is the one the standardwebhooks library computes and verifies, over the stored message byte for byte", () => {
+    const secret = newWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const payload = JSON.stringify(MESSAGES["bonus.reached"]);
+    const timestampSeconds = Math.floor(Date.now() / 1000);
+    const rendered = renderSigned(payload, { id: 42, timestampSeconds, secret });
+    expect(rendered.body).toBe(payload);
+    expect(rendered.headers["webhook-id"]).toBe("42");
+    expect(rendered.headers["webhook-timestamp"]).toBe(String(timestampSeconds));
+    expect(rendered.headers["content-type"]).toBe("application/json");
+    const library = new Webhook(secret);
+    expect(rendered.headers["webhook-signature"]).toBe(library.sign("42", new Date(timestampSeconds * 1000), payload));
+    expect(library.verify(rendered.body, { ...rendered.headers })).toEqual(MESSAGES["bonus.reached"]);
+    expect(() => library.verify(rendered.body.replace("150", "151"), { ...rendered.headers })).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(newWebhookSecret()).verify(rendered.body, { ...rendered.headers })).toThrow(WebhookVerificationError);
+    expect(standardSignature(secret, "42", timestampSeconds, payload)).toBe(rendered.headers["webhook-signature"] ?? "");
+  });
+
+  test("secrets are sealed for storage: they open only with the same hub key and for the same webhook", () => {
+    const key = new Uint8Array(32).fill(7);
+    const secrets = new WebhookSecrets(key);
+    const secret = newWebhookSecret();
+    const sealed = secrets.seal(3, secret);
+    expect(sealed).not.toContain(secret.slice(6));
+    expect(secrets.open(3, sealed)).toBe(secret);
+    expect(secrets.open(4, sealed)).toBeNull();
+    expect(new WebhookSecrets(new Uint8Array(32).fill(8)).open(3, sealed)).toBeNull();
+    expect(secrets.open(3, secret)).toBeNull();
+  });
+});
+
+describe("chat formats", () => {
+  const all = Object.values(MESSAGES);
+
+  test("discord: an execute-webhook body with one embed, within Discord's limits, that can ping nobody", () => {
+    for (const message of all) {
+      const rendered = renderChat("discord", message);
+      expect(rendered.headers["content-type"]).toBe("application/json");
+      const body = JSON.parse(rendered.body) as { embeds: { title: string; url?: string; fields: unknown[] }[]; allowed_mentions: { parse: unknown[] } };
+      expect({ type: message.type, problems: check(DISCORD, body) }).toEqual({ type: message.type, problems: [] });
+      expect(body.embeds.length).toBe(1);
+      expect(body.embeds[0]?.fields.length).toBeLessThanOrEqual(25);
+      expect(body.allowed_mentions.parse).toEqual([]);
+    }
+    const bonus = JSON.parse(renderChat("discord", MESSAGES["bonus.reached"]).body) as { embeds: { title: string; url: string; fields: { name: string; value: string }[] }[] };
+    const embed = bonus.embeds[0];
+    expect(embed?.title).toBe("+150 % killer bonus: South America (São Paulo)");
+    expect(embed?.url).toBe(`${ORIGIN}/Windows/sa-east-1`);
+    expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Platform", value: "Steam" }));
+    expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Region", value: "South America (São Paulo) (sa-east-1)" }));
+    expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Killer", value: "+150 %" }));
+  });
+
+  test("slack: an incoming-webhook body with text and section blocks, markup characters escaped", () => {
+    for (const message of all) {
+      const rendered = renderChat("slack", message);
+      expect(rendered.headers["content-type"]).toBe("application/json");
+      const body = JSON.parse(rendered.body) as { blocks: { fields?: unknown[] }[] };
+      expect({ type: message.type, problems: check(SLACK, body) }).toEqual({ type: message.type, problems: [] });
+      for (const block of body.blocks) expect(block.fields?.length ?? 0).toBeLessThanOrEqual(10);
+    }
+    const event = renderChat("slack", MESSAGES["event.started"]).body;
+    expect(event).toContain("Double &lt;Bloodpoints&gt; &amp; more");
+    const bonus = JSON.parse(renderChat("slack", MESSAGES["bonus.reached"]).body) as { text: string; blocks: { text?: { text: string } }[] };
+    expect(bonus.text).toContain("+150 % killer bonus");
+    expect(bonus.blocks[0]?.text?.text).toStartWith(`*<${ORIGIN}/Windows/sa-east-1|`);
+  });
+
+  test("ntfy: the message as plain text, with Title, Priority, Tags and Click headers; text beyond ASCII as RFC 2047", () => {
+    for (const message of all) {
+      const rendered = renderChat("ntfy", message);
+      expect(rendered.headers["content-type"]).toBe("text/plain; charset=utf-8");
+      expect(rendered.body.length).toBeGreaterThan(0);
+      for (const value of Object.values(rendered.headers)) expect(value).toMatch(/^[\x20-\x7e]*$/);
+      expect(["1", "2", "3", "4", "5"]).toContain(rendered.headers.Priority ?? "");
+      expect(rendered.headers.Title).toBeDefined();
+      expect(rendered.headers.Tags).toMatch(/^[a-z_.]+(,[a-z_.]+)*$/);
+    }
+    const bonus = renderChat("ntfy", MESSAGES["bonus.reached"]);
+    expect(decodeHeader(bonus.headers.Title ?? "")).toBe("+150 % killer bonus: South America (São Paulo)");
+    expect(bonus.headers.Priority).toBe("4");
+    expect(bonus.headers.Tags).toBe("moneybag,killer");
+    expect(bonus.headers.Click).toBe(`${ORIGIN}/Windows/sa-east-1`);
+    expect(bonus.body).toBe("Killers get +150 % bloodpoints in South America (São Paulo) on Steam.");
+    expect(renderChat("ntfy", MESSAGES.test).headers.Click).toBeUndefined();
+  });
+
+  test("every chat format words every message type", () => {
+    for (const format of ["discord", "slack", "ntfy"] as const satisfies readonly ChatFormat[]) {
+      expect(renderChat(format, MESSAGES["status.changed"]).body).toContain("degraded");
+      expect(renderChat(format, MESSAGES["event.started"]).body).toMatch(/Event started|runs until/);
+      expect(renderChat(format, MESSAGES["event.ended"]).body).toMatch(/Event ended|has ended/);
+      expect(renderChat(format, MESSAGES.test).body).toContain("A test message.");
+    }
+  });
+});
