@@ -10,6 +10,7 @@ import { t, type MessageKey } from "../../i18n/index.ts";
 import { goSignIn, refreshSession, session } from "../../session.ts";
 import { useLoad } from "../../use-load.ts";
 import { AgentsSection } from "./agents.tsx";
+import { AlertsSection } from "./alerts.tsx";
 import { AuditSection } from "./audit.tsx";
 import { DataSection } from "./data.tsx";
 import { EventsSection } from "./events.tsx";
@@ -17,7 +18,7 @@ import { PresenceSection } from "./presence.tsx";
 import { SettingsSection } from "./settings.tsx";
 import { UsersSection } from "./users.tsx";
 
-const SECTIONS = ["agents", "users", "settings", "events", "data", "presence", "audit"] as const;
+const SECTIONS = ["agents", "users", "settings", "events", "data", "presence", "audit", "alerts"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const SECTION_LABELS: Readonly<Record<Section, MessageKey>> = {
@@ -28,6 +29,7 @@ const SECTION_LABELS: Readonly<Record<Section, MessageKey>> = {
   data: "admin.nav.data",
   presence: "admin.nav.presence",
   audit: "admin.nav.audit",
+  alerts: "admin.alerts.nav",
 };
 
 function isSection(value: string): value is Section {
@@ -50,6 +52,8 @@ function SectionBody({ section }: { section: Section }) {
       return <PresenceSection />;
     case "audit":
       return <AuditSection />;
+    case "alerts":
+      return <AlertsSection />;
   }
 }
 
