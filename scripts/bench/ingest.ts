@@ -13,6 +13,7 @@ import { fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, st
 const RATE = Number(process.env.BENCH_INGEST_RATE ?? 2000);
 const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 30);
 const WARMUP_SECONDS = 5;
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 100);
 const TICK_MS = 5;
 
 interface Agent {
@@ -36,6 +37,13 @@ function createAgents(path: string, count: number): Agent[] {
       agents.push({ token, region, platform: platformOf(provider) });
     }
   })();
+  // SPEC §18: ingest keeps its budget with 100 webhooks subscribed. They cover every platform, region and role at four
+  // bonus levels, so each reading is judged against all of them; their targets (TEST-NET, refused by the guard) never answer.
+  const hook = db.sqlite.query<unknown, [string, number]>(
+    "INSERT INTO webhooks (url, format, enabled, platforms, regions, roles, min_bonus, on_status, on_events, secret, created_at, updated_at) " +
+      "VALUES (?, 'slack', 1, NULL, NULL, '[\"survivor\",\"killer\"]', ?, 1, 1, '', 0, 0)",
+  );
+  for (let i = 0; i < WEBHOOKS; i++) hook.run(`http://192.0.2.1/hook/${i}`, (i % 4) * 25);
   db.sqlite.close();
   return agents;
 }
@@ -134,7 +142,7 @@ export async function ingestBench(): Promise<BenchRow[]> {
     const bareP99 = percentile(bareLoad.latencies, 0.99);
     return [
       {
-        figure: `Ingest readings/s over ${SECONDS} s (after ${WARMUP_SECONDS} s warm-up; ${hubLoad.sent} agents)`,
+        figure: `Ingest readings/s over ${SECONDS} s (after ${WARMUP_SECONDS} s warm-up; ${hubLoad.sent} agents; ${WEBHOOKS} webhooks subscribed)`,
         value: `${fmt(rate, 0)}/s (${hubLoad.acknowledged} of ${hubLoad.sent} acknowledged)`,
         budget: `≥ ${RATE}/s`,
         baseline: `${fmt(bareRate, 0)}/s bare insert`,

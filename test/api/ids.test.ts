@@ -1,5 +1,5 @@
 /**
- * SPEC §11.5b: ids of agents, users, API keys, passkeys and events are never
+ * SPEC §11.5b: ids of agents, users, API keys, passkeys, events and webhooks are never
  * reused, and migration 2 brings a database made under migration 1 there
  * without losing a row.
  */
@@ -34,6 +34,11 @@ const NEVER_REUSED: Record<string, (sqlite: Database, n: number) => void> = {
   },
   events: (sqlite, n) => {
     sqlite.query("INSERT INTO events (key, label, multiplier, starts_at, ends_at, created_at, updated_at) VALUES (?, 'x', 2, 0, 1, 0, 0)").run(`e${n}`);
+  },
+  webhooks: (sqlite, n) => {
+    sqlite
+      .query("INSERT INTO webhooks (url, format, enabled, roles, on_status, on_events, secret, created_at, updated_at) VALUES (?, 'slack', 1, '[]', 0, 0, '', 0, 0)")
+      .run(`https://hooks.example.org/${n}`);
   },
 };
 
@@ -173,8 +178,9 @@ describe("migration 2 on a database made under migration 1", () => {
     migrate(db);
     const seq = Object.fromEntries(db.sqlite.query<{ name: string; seq: number }, []>("SELECT name, seq FROM sqlite_sequence").all().map((r) => [r.name, r.seq]));
     expect(seq).toEqual({ users: 7, api_keys: 12, passkeys: 3, agents: 9, events: 6 });
-    for (const insert of Object.values(NEVER_REUSED)) insert(db.sqlite, 100);
-    const next = Object.fromEntries(Object.keys(NEVER_REUSED).map((t) => [t, newestId(db.sqlite, t)]));
+    const migration2Tables = ["users", "api_keys", "passkeys", "agents", "events"] as const;
+    for (const table of migration2Tables) NEVER_REUSED[table]?.(db.sqlite, 100);
+    const next = Object.fromEntries(migration2Tables.map((t) => [t, newestId(db.sqlite, t)]));
     expect(next).toEqual({ users: 8, api_keys: 13, passkeys: 4, agents: 10, events: 7 });
   });
 
