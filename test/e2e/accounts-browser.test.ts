@@ -10,42 +10,22 @@
  * screenshots at phone and desktop width in artifacts/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, Locator, Page } from "playwright-core";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, CHROMIUM, guardedPage, launch, screenshot, type Guarded } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textMatches, textOf as text, type Guarded, until, urlIs } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `!!! ${CHROMIUM} is missing: the accounts browser tests are SKIPPED (install Debian's chromium package) !!!`;
-  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
-  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
-}
+const available = chromiumAvailable("the accounts browser tests");
 
 const scratch = scratchDirs();
 const ADMIN = "root";
 const FIRST_PASSWORD = "correct horse battery";
 const SECOND_PASSWORD = "staple gun lighthouse";
 
-/** Waits until `read` gives what `matches` accepts (bun:test has no Playwright matchers); fails with the last value seen. */
-async function until<T>(read: () => Promise<T>, matches: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!matches(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
-    await Bun.sleep(50);
-    last = await read();
-  }
-  return last;
-}
 
-const text = (locator: Locator) => async () => (await locator.first().textContent())?.trim() ?? "";
-const textMatches = (locator: Locator, expected: RegExp) => until(text(locator), (t) => expected.test(t), `text of ${locator.toString()}`);
-const urlIs = (page: Page, expected: string) => until(async () => page.url(), (u) => u === expected, "url");
 
 /** Chromium logs every refused fetch as a console error; these flows provoke 401, 409 and 429 on purpose. */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (401|409|429) /;

@@ -7,42 +7,22 @@
  * photographed into artifacts/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, CHROMIUM, guardedPage, launch, screenshot, type Guarded } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `!!! ${CHROMIUM} is missing: the admin browser tests are SKIPPED (install Debian's chromium package) !!!`;
-  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
-  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
-}
+const available = chromiumAvailable("the admin browser tests");
 
 const ADMIN_USER = "root";
 const ADMIN_PASSWORD = "correct horse battery";
 const VIEWER_PASSWORD = "viewer password 1";
 const scratch = scratchDirs();
 
-/** Waits until `read` gives what `matches` accepts; fails with the last value seen. */
-async function until<T>(read: () => Promise<T>, matches: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!matches(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
-    await Bun.sleep(50);
-    last = await read();
-  }
-  return last;
-}
 
-const textOf = (locator: Locator) => async () => (await locator.first().textContent())?.trim() ?? "";
-const textIs = (locator: Locator, expected: string) => until(textOf(locator), (t) => t === expected, `text of ${locator.toString()}`);
-const textHas = (locator: Locator, expected: string | RegExp) =>
-  until(textOf(locator), (t) => (typeof expected === "string" ? t.includes(expected) : expected.test(t)), `text of ${locator.toString()}`);
 
 interface Reply<T> {
   readonly status: number;

@@ -4,9 +4,9 @@
  * page error recorded, axe-core run on demand, screenshots saved under
  * artifacts/screenshots/ for a person to look at.
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from "playwright-core";
 import { ROOT } from "./harness.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -86,3 +86,35 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * Whether Debian's Chromium is there for `what`; without it the tests are
+ * skipped with a loud warning, or fail where HUB_REQUIRE_BROWSER=1 (CI).
+ */
+export function chromiumAvailable(what: string): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const message = `!!! ${CHROMIUM} is missing: ${what} SKIPPED (install Debian's chromium package) !!!`;
+  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
+  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
+  return false;
+}
+
+/** Waits until `read` gives what `matches` accepts (bun:test has no Playwright matchers); fails with the last value seen. */
+export async function until<T>(read: () => Promise<T> | T, matches: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!matches(last)) {
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
+    await Bun.sleep(50);
+    last = await read();
+  }
+  return last;
+}
+
+export const textOf = (locator: Locator) => async () => (await locator.first().textContent())?.trim() ?? "";
+export const textIs = (locator: Locator, expected: string) => until(textOf(locator), (t) => t === expected, `text of ${locator.toString()}`);
+export const textMatches = (locator: Locator, expected: RegExp) => until(textOf(locator), (t) => expected.test(t), `text of ${locator.toString()}`);
+export const textHas = (locator: Locator, expected: string | RegExp) =>
+  until(textOf(locator), (t) => (typeof expected === "string" ? t.includes(expected) : expected.test(t)), `text of ${locator.toString()}`);
+export const urlIs = (page: Page, expected: string) => until(async () => page.url(), (u) => u === expected, "url");
+export const urlMatches = (page: Page, expected: RegExp, wanted = true) => until(async () => page.url(), (u) => expected.test(u) === wanted, "url");

@@ -3,18 +3,12 @@
  * loopback blocked: the reference needs nothing but the hub itself.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { listen } from "../../src/server.ts";
 import { testHub } from "../helpers.ts";
-import { CHROMIUM, guardedPage, launch } from "./chromium.ts";
+import { chromiumAvailable, guardedPage, launch } from "./chromium.ts";
 
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `!!! ${CHROMIUM} is missing: the /docs browser test is SKIPPED (install Debian's chromium package) !!!`;
-  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
-  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
-}
+const available = chromiumAvailable("the /docs browser test");
 
 describe.skipIf(!available)("/docs in a browser", () => {
   let browser: Browser;

@@ -9,20 +9,14 @@
  * signed-in session and the last one may be deleted at the end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, CDPSession, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
-import { CHROMIUM, guardedPage, launch } from "./chromium.ts";
+import { chromiumAvailable, guardedPage, launch } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `!!! ${CHROMIUM} is missing: the passkey browser test is SKIPPED (install Debian's chromium package) !!!`;
-  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
-  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
-}
+const available = chromiumAvailable("the passkey browser test");
 
 const USERNAME = "root";
 const PASSWORD = "correct horse battery";

@@ -5,39 +5,18 @@
  * page, and screenshots in artifacts/screenshots/ for a person to look at.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, CHROMIUM, guardedPage, launch, screenshot, type Guarded } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textIs, textMatches, textOf as text, type Guarded, until, urlMatches } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { runCli, startHub, type RunningHub } from "./harness.ts";
 
-const available = existsSync(CHROMIUM);
-if (!available) {
-  const message = `!!! ${CHROMIUM} is missing: the web app browser tests are SKIPPED (install Debian's chromium package) !!!`;
-  if (process.env.HUB_REQUIRE_BROWSER === "1") throw new Error(message);
-  console.warn(`\n${"!".repeat(message.length)}\n${message}\n${"!".repeat(message.length)}\n`);
-}
+const available = chromiumAvailable("the web app browser tests");
 
 const scratch = scratchDirs();
 
-/** Waits until `read` gives what `matches` accepts (bun:test has no Playwright matchers); fails with the last value seen. */
-async function until<T>(read: () => Promise<T>, matches: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!matches(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
-    await Bun.sleep(50);
-    last = await read();
-  }
-  return last;
-}
 
-const text = (locator: Locator) => async () => (await locator.first().textContent())?.trim() ?? "";
-const textIs = (locator: Locator, expected: string) => until(text(locator), (t) => t === expected, `text of ${locator.toString()}`);
-const textMatches = (locator: Locator, expected: RegExp) => until(text(locator), (t) => expected.test(t), `text of ${locator.toString()}`);
-const urlMatches = (page: Page, expected: RegExp, wanted = true) => until(async () => page.url(), (u) => expected.test(u) === wanted, "url");
 
 
 interface Seeded {
