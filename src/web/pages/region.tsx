@@ -55,6 +55,15 @@ function historyChart(body: HistoryRangePayload): ChartData {
 function History({ platform, region }: { platform: Platform; region: string }) {
   const [range, setRange] = useState<RangeName>("day");
   const [zoom, setZoom] = useState<{ from: number; to: number } | null>(null);
+  /** Moves the window by half its width, never past now; the hub picks the resolution again for the new window. */
+  const pan = (direction: -1 | 1) => {
+    const to = zoom?.to ?? Date.now();
+    const from = zoom?.from ?? to - RANGES[range];
+    const step = ((to - from) / 2) * direction;
+    const now = Date.now();
+    if (direction > 0 && to + step >= now) setZoom(null);
+    else setZoom({ from: from + step, to: to + step });
+  };
   const history = useLoad(
     (signal) => {
       const to = zoom?.to ?? Date.now();
@@ -87,6 +96,14 @@ function History({ platform, region }: { platform: Platform; region: string }) {
               {t("region.resetZoom")}
             </button>
           ) : null}
+        </div>
+        <div class="segmented" role="group" aria-label={t("region.pan")}>
+          <button type="button" class="button" onClick={() => pan(-1)}>
+            ← {t("region.earlier")}
+          </button>
+          <button type="button" class="button" disabled={zoom === null} onClick={() => pan(1)}>
+            {t("region.later")} →
+          </button>
         </div>
       </div>
       {history.error ? (
