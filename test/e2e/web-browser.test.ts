@@ -258,6 +258,34 @@ describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
     await guarded.context.close();
   }, 60_000);
 
+  test("a stale reading keeps its numbers but loses its colour, under the degraded banner", async () => {
+    const db = join(scratch(), "hub.db");
+    const created = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"], { cmd: [binary] });
+    const token = /token \(shown only now\): (\S+)/.exec(created.stdout)?.[1] ?? "";
+    const stale = await startHub({ cmd: [binary], args: ["--db", db, "--stale-after", "60"] });
+    try {
+      const measuredAt = new Date(Date.now() - 5 * 60_000).toISOString();
+      const posted = await fetch(`${stale.url}/api/v1/agent/readings`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor: 0, killer: 100, ratio: 2, isReal: true, measuredAt }),
+      });
+      expect(posted.status).toBe(201);
+      const guarded = await guardedPage(browser, { viewport: { width: 360, height: 800 } });
+      const { page } = guarded;
+      await page.goto(`${stale.url}/Windows`);
+      const card = page.locator("article.card-stale");
+      await card.waitFor();
+      await textIs(card.locator(".badge-stale"), "Stale");
+      await textIs(card.locator(".headline-value"), "+100%");
+      await textMatches(page.locator(".banner-degraded"), /not reported fresh data/);
+      await expectClean(guarded, page, "board-stale");
+      await guarded.context.close();
+    } finally {
+      await stale.stop();
+    }
+  }, 60_000);
+
   test("a fresh hub's board explains the first steps instead of an empty grid", async () => {
     const dir = scratch();
     const fresh = await startHub({ cmd: [binary], args: ["--db", join(dir, "hub.db")] });

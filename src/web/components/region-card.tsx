@@ -35,7 +35,10 @@ export function RegionCard({ platform, region, yours }: { platform: Platform; re
   const headingId = `card-${region.region}`;
   const bonus = role === null ? 0 : region[role];
   return (
-    <article class={`card${role ? ` card-${role}` : ""}${yours ? " card-yours" : ""}${region.isReal ? "" : " card-unreal"}`} aria-labelledby={headingId}>
+    <article
+      class={`card${role ? ` card-${role}` : ""}${yours ? " card-yours" : ""}${region.isReal ? "" : " card-unreal"}${region.stale && region.isReal ? " card-stale" : ""}`}
+      aria-labelledby={headingId}
+    >
       <header class="card-head">
         <span class="flag" aria-hidden="true">
           {region.flag}
