@@ -176,7 +176,9 @@ export function webRoutes(https: boolean): Record<string, Handler> {
   } else {
     routes[`${BUILT_PREFIX}*`] = { GET: asset };
   }
+  // The embedded files are compressed now, in the background; from source the bundle is built on the first
+  // request instead, since Bun.build would add its memory to every development hub that serves no page.
   // A bundle that cannot be loaded fails the requests for it, where it can be seen, not the start-up.
-  warm().catch(() => undefined);
+  if (embedded) warm().catch(() => undefined);
   return routes;
 }
