@@ -29,8 +29,7 @@ import {
   type CatalogueRegion,
   type Choice,
   type ExportedAgent,
-  type ImportedAgent,
-} from "./parts.tsx";
+  type ImportedAgent, AdminTable } from "./parts.tsx";
 
 type ImportResult = operations["importAgents"]["responses"][200]["content"]["application/json"];
 type DataMode = "keep" | "orphan" | "delete";
@@ -371,48 +370,29 @@ function Transfer({ onImported }: { onImported: () => void }) {
 
 function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Agent[]; regions: readonly CatalogueRegion[] | null; editing: number | null; onEdit: (id: number) => void }) {
   return (
-    <TableWrap label={t("admin.agents.caption")}>
-      <table class="admin-table">
-        <caption>{t("admin.agents.caption")}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t("admin.agents.agent")}</th>
-            <th scope="col">{t("admin.agents.platform")}</th>
-            <th scope="col">{t("admin.agents.region")}</th>
-            <th scope="col">{t("admin.agents.status")}</th>
-            <th scope="col">{t("admin.agents.source")}</th>
-            <th scope="col">{t("admin.agents.readings")}</th>
-            <th scope="col">{t("admin.agents.lastReading")}</th>
-            <th scope="col">
-              <span class="sr-only">{t("admin.actions")}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {agents.map((a) => (
-            <tr key={a.id} data-agent={a.id}>
-              <th scope="row">{agentName(a)}</th>
-              <td>{platformName(a.platform)}</td>
-              <td>{regionName(regions, a.region)}</td>
-              <td>{a.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
-              <td>
-                {t(SOURCE_LABELS[a.source])}
-                {a.provisionId ? <span class="region-id"> {a.provisionId}</span> : null}
-              </td>
-              <td class="num">{formatNumber(a.readings, 0)}</td>
-              <td>
-                <Ago ms={a.lastReadingAt} />
-              </td>
-              <td>
-                <button type="button" class="button button-small" aria-pressed={editing === a.id} onClick={() => onEdit(a.id)} aria-label={t("admin.agents.editOne", { name: agentName(a) })}>
-                  {t("admin.edit")}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <AdminTable caption={t("admin.agents.caption")} columns={[t("admin.agents.agent"), t("admin.agents.platform"), t("admin.agents.region"), t("admin.agents.status"), t("admin.agents.source"), t("admin.agents.readings"), t("admin.agents.lastReading")]} actions>
+      {agents.map((a) => (
+        <tr key={a.id} data-agent={a.id}>
+          <th scope="row">{agentName(a)}</th>
+          <td>{platformName(a.platform)}</td>
+          <td>{regionName(regions, a.region)}</td>
+          <td>{a.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
+          <td>
+            {t(SOURCE_LABELS[a.source])}
+            {a.provisionId ? <span class="region-id"> {a.provisionId}</span> : null}
+          </td>
+          <td class="num">{formatNumber(a.readings, 0)}</td>
+          <td>
+            <Ago ms={a.lastReadingAt} />
+          </td>
+          <td>
+            <button type="button" class="button button-small" aria-pressed={editing === a.id} onClick={() => onEdit(a.id)} aria-label={t("admin.agents.editOne", { name: agentName(a) })}>
+              {t("admin.edit")}
+            </button>
+          </td>
+        </tr>
+      ))}
+    </AdminTable>
   );
 }
 

@@ -29,8 +29,7 @@ import {
   useRegions,
   When,
   type CatalogueRegion,
-  type Choice,
-} from "./parts.tsx";
+  type Choice, AdminTable } from "./parts.tsx";
 
 type Schemas = components["schemas"];
 type Webhook = Schemas["Webhook"];
@@ -135,49 +134,32 @@ function Trouble({ hooks }: { hooks: readonly Webhook[] }) {
 
 function WebhookTable({ hooks, regions, managing, onManage }: { hooks: readonly Webhook[]; regions: readonly CatalogueRegion[] | null; managing: number | null; onManage: (id: number) => void }) {
   return (
-    <TableWrap label={t("admin.alerts.caption")}>
-      <table class="admin-table">
-        <caption>{t("admin.alerts.caption")}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t("admin.alerts.webhook")}</th>
-            <th scope="col">{t("admin.alerts.format")}</th>
-            <th scope="col">{t("admin.alerts.fires")}</th>
-            <th scope="col">{t("admin.alerts.status")}</th>
-            <th scope="col">{t("admin.alerts.lastDelivery")}</th>
-            <th scope="col">
-              <span class="sr-only">{t("admin.actions")}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {hooks.map((h) => (
-            <tr key={h.id} data-webhook={h.id}>
-              <th scope="row">{webhookName(h)}</th>
-              <td>{t(FORMAT_LABELS[h.format].label)}</td>
-              <td class="wrap">
-                <Fires hook={h} regions={regions} />
-              </td>
-              <td class="wrap">
-                <span class="webhook-badges">
-                  {h.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}
-                  {h.failingSince !== null ? <span class="badge badge-failing">{t("admin.alerts.failing")}</span> : null}
-                </span>
-                {h.disabledReason !== null ? <p class="webhook-reason">{h.disabledReason}</p> : null}
-              </td>
-              <td>
-                <Ago ms={h.lastDeliveryAt} />
-              </td>
-              <td>
-                <button type="button" class="button button-small" aria-pressed={managing === h.id} aria-label={t("admin.alerts.manageOne", { name: webhookName(h) })} onClick={() => onManage(h.id)}>
-                  {t("admin.alerts.manage")}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <AdminTable caption={t("admin.alerts.caption")} columns={[t("admin.alerts.webhook"), t("admin.alerts.format"), t("admin.alerts.fires"), t("admin.alerts.status"), t("admin.alerts.lastDelivery")]} actions>
+      {hooks.map((h) => (
+        <tr key={h.id} data-webhook={h.id}>
+          <th scope="row">{webhookName(h)}</th>
+          <td>{t(FORMAT_LABELS[h.format].label)}</td>
+          <td class="wrap">
+            <Fires hook={h} regions={regions} />
+          </td>
+          <td class="wrap">
+            <span class="webhook-badges">
+              {h.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}
+              {h.failingSince !== null ? <span class="badge badge-failing">{t("admin.alerts.failing")}</span> : null}
+            </span>
+            {h.disabledReason !== null ? <p class="webhook-reason">{h.disabledReason}</p> : null}
+          </td>
+          <td>
+            <Ago ms={h.lastDeliveryAt} />
+          </td>
+          <td>
+            <button type="button" class="button button-small" aria-pressed={managing === h.id} aria-label={t("admin.alerts.manageOne", { name: webhookName(h) })} onClick={() => onManage(h.id)}>
+              {t("admin.alerts.manage")}
+            </button>
+          </td>
+        </tr>
+      ))}
+    </AdminTable>
   );
 }
 

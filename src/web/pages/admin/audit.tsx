@@ -8,7 +8,7 @@ import { getPrivate } from "../../api/client.ts";
 import { Field, Panel } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
-import { ADMIN, Listed, SelectField, TableWrap, When, type AuditEntry, type AuditPage, type User } from "./parts.tsx";
+import { ADMIN, Listed, SelectField, When, type AuditEntry, type AuditPage, type User, AdminTable } from "./parts.tsx";
 
 const VIA_LABELS = { session: "admin.audit.via.session", "api-key": "admin.audit.via.apiKey", cli: "admin.audit.via.cli", config: "admin.audit.via.config" } as const;
 const PAGE_SIZES = ["10", "50", "200"];
@@ -76,35 +76,20 @@ export function AuditSection() {
       </form>
       <Listed load={page} empty={cursors.length > 1 ? t("admin.audit.noOlder") : t("admin.audit.empty")} isEmpty={(d) => d.entries.length === 0}>
         {(d) => (
-          <TableWrap label={t("admin.audit.caption")}>
-            <table class="admin-table">
-              <caption>{t("admin.audit.caption")}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t("admin.audit.time")}</th>
-                  <th scope="col">{t("admin.audit.who")}</th>
-                  <th scope="col">{t("admin.audit.viaTitle")}</th>
-                  <th scope="col">{t("admin.audit.actionTitle")}</th>
-                  <th scope="col">{t("admin.audit.target")}</th>
-                  <th scope="col">{t("admin.audit.detail")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.entries.map((entry) => (
-                  <tr key={entry.id} data-audit={entry.action}>
-                    <th scope="row">
-                      <When ms={entry.at} seconds />
-                    </th>
-                    <td>{who(entry)}</td>
-                    <td>{entry.via ? t(VIA_LABELS[entry.via]) : "—"}</td>
-                    <td class="region-id">{entry.action}</td>
-                    <td class="region-id">{entry.target ?? "—"}</td>
-                    <td class="wrap">{entry.detail === null ? "—" : <code class="detail">{JSON.stringify(entry.detail)}</code>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <AdminTable caption={t("admin.audit.caption")} columns={[t("admin.audit.time"), t("admin.audit.who"), t("admin.audit.viaTitle"), t("admin.audit.actionTitle"), t("admin.audit.target"), t("admin.audit.detail")]}>
+            {d.entries.map((entry) => (
+              <tr key={entry.id} data-audit={entry.action}>
+                <th scope="row">
+                  <When ms={entry.at} seconds />
+                </th>
+                <td>{who(entry)}</td>
+                <td>{entry.via ? t(VIA_LABELS[entry.via]) : "—"}</td>
+                <td class="region-id">{entry.action}</td>
+                <td class="region-id">{entry.target ?? "—"}</td>
+                <td class="wrap">{entry.detail === null ? "—" : <code class="detail">{JSON.stringify(entry.detail)}</code>}</td>
+              </tr>
+            ))}
+          </AdminTable>
         )}
       </Listed>
       <nav class="pagination" aria-label={t("admin.audit.pages")}>

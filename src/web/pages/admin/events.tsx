@@ -9,7 +9,7 @@ import { now } from "../../clock.ts";
 import { ConfirmButton, Field, FormError, Panel } from "../../components/forms.tsx";
 import { formatNumber, t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
-import { ADMIN, CheckField, fromLocalInput, Listed, localZone, Notice, RadioGroup, TableWrap, toLocalInput, useAction, When, type HubEvent } from "./parts.tsx";
+import { ADMIN, CheckField, fromLocalInput, Listed, localZone, Notice, RadioGroup, toLocalInput, useAction, When, type HubEvent, AdminTable } from "./parts.tsx";
 
 const HOUR = 3_600_000;
 
@@ -171,66 +171,47 @@ export function EventsSection() {
         ) : null}
         <Listed load={events} empty={t("admin.events.empty")} isEmpty={(d) => d.events.length === 0}>
           {(d) => (
-            <TableWrap label={t("admin.events.caption")}>
-              <table class="admin-table">
-                <caption>{t("admin.events.caption")}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("admin.events.label")}</th>
-                    <th scope="col">{t("admin.events.key")}</th>
-                    <th scope="col">{t("admin.events.multiplier")}</th>
-                    <th scope="col">{t("admin.events.startsAt")}</th>
-                    <th scope="col">{t("admin.events.endsAt")}</th>
-                    <th scope="col">{t("admin.events.platforms")}</th>
-                    <th scope="col">{t("admin.events.status")}</th>
-                    <th scope="col">
-                      <span class="sr-only">{t("admin.actions")}</span>
-                    </th>
+            <AdminTable caption={t("admin.events.caption")} columns={[t("admin.events.label"), t("admin.events.key"), t("admin.events.multiplier"), t("admin.events.startsAt"), t("admin.events.endsAt"), t("admin.events.platforms"), t("admin.events.status")]} actions>
+              {d.events.map((e) => {
+                const status = statusOf(e, at);
+                return (
+                  <tr key={e.id} data-event={e.key}>
+                    <th scope="row">{e.label}</th>
+                    <td class="region-id">{e.key}</td>
+                    <td class="num">×{formatNumber(e.multiplier, 2)}</td>
+                    <td>
+                      <When ms={Date.parse(e.startsAt)} />
+                    </td>
+                    <td>
+                      <When ms={Date.parse(e.endsAt)} />
+                    </td>
+                    <td>{platformsText(e.platforms)}</td>
+                    <td>
+                      <span class={`badge badge-${status}`}>{t(STATUS_LABELS[status])}</span>
+                    </td>
+                    <td>
+                      <span class="button-row">
+                        <button type="button" class="button button-small" aria-pressed={editing === e.id} aria-label={t("admin.events.editOne", { label: e.label })} onClick={() => setEditing(e.id)}>
+                          {t("admin.edit")}
+                        </button>
+                        <ConfirmButton
+                          label={t("admin.delete")}
+                          action={t("admin.events.deleteAction", { label: e.label })}
+                          disabled={removing.busy}
+                          onConfirm={() => {
+                            void removing.run(async () => {
+                              await send("DELETE", `${ADMIN}/events/${e.id}`);
+                              if (editing === e.id) setEditing(null);
+                              events.retry();
+                            });
+                          }}
+                        />
+                      </span>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {d.events.map((e) => {
-                    const status = statusOf(e, at);
-                    return (
-                      <tr key={e.id} data-event={e.key}>
-                        <th scope="row">{e.label}</th>
-                        <td class="region-id">{e.key}</td>
-                        <td class="num">×{formatNumber(e.multiplier, 2)}</td>
-                        <td>
-                          <When ms={Date.parse(e.startsAt)} />
-                        </td>
-                        <td>
-                          <When ms={Date.parse(e.endsAt)} />
-                        </td>
-                        <td>{platformsText(e.platforms)}</td>
-                        <td>
-                          <span class={`badge badge-${status}`}>{t(STATUS_LABELS[status])}</span>
-                        </td>
-                        <td>
-                          <span class="button-row">
-                            <button type="button" class="button button-small" aria-pressed={editing === e.id} aria-label={t("admin.events.editOne", { label: e.label })} onClick={() => setEditing(e.id)}>
-                              {t("admin.edit")}
-                            </button>
-                            <ConfirmButton
-                              label={t("admin.delete")}
-                              action={t("admin.events.deleteAction", { label: e.label })}
-                              disabled={removing.busy}
-                              onConfirm={() => {
-                                void removing.run(async () => {
-                                  await send("DELETE", `${ADMIN}/events/${e.id}`);
-                                  if (editing === e.id) setEditing(null);
-                                  events.retry();
-                                });
-                              }}
-                            />
-                          </span>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableWrap>
+                );
+              })}
+            </AdminTable>
           )}
         </Listed>
         <FormError error={removing.error} />

@@ -234,6 +234,32 @@ export function TableWrap({ label, children }: { label: string; children: Compon
   );
 }
 
+/** An admin list as a table: its caption, a header cell per column, and (with `actions`) a last column for each row's buttons. */
+export function AdminTable({ caption, columns, actions, children }: { caption: string; columns: readonly string[]; actions?: boolean; children: ComponentChildren }) {
+  return (
+    <TableWrap label={caption}>
+      <table class="admin-table">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th scope="col" key={column}>
+                {column}
+              </th>
+            ))}
+            {actions ? (
+              <th scope="col">
+                <span class="sr-only">{t("admin.actions")}</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
 /** How long ago, ticking, with the full date and time on hover. */
 export function Ago({ ms }: { ms: number | null }) {
   if (ms === null) return <>{t("admin.never")}</>;

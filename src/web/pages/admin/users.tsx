@@ -10,7 +10,7 @@ import { ConfirmButton, Field, FormError, Panel } from "../../components/forms.t
 import { t } from "../../i18n/index.ts";
 import { refreshSession, session } from "../../session.ts";
 import { useLoad } from "../../use-load.ts";
-import { ADMIN, Ago, Listed, Notice, SelectField, TableWrap, useAction, When, type Option, type User } from "./parts.tsx";
+import { ADMIN, Ago, Listed, Notice, SelectField, useAction, When, type Option, type User, AdminTable } from "./parts.tsx";
 
 type Role = User["role"];
 
@@ -216,55 +216,35 @@ export function UsersSection() {
         <p class="lead">{t("admin.users.guard")}</p>
         <Listed load={users} empty={t("admin.users.empty")} isEmpty={(d) => d.users.length === 0}>
           {(d) => (
-            <TableWrap label={t("admin.users.caption")}>
-              <table class="admin-table">
-                <caption>{t("admin.users.caption")}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("admin.users.username")}</th>
-                    <th scope="col">{t("admin.users.name")}</th>
-                    <th scope="col">{t("admin.users.email")}</th>
-                    <th scope="col">{t("admin.users.role")}</th>
-                    <th scope="col">{t("admin.users.status")}</th>
-                    <th scope="col">{t("admin.users.factors")}</th>
-                    <th scope="col">{t("admin.users.createdAt")}</th>
-                    <th scope="col">{t("admin.users.lastLogin")}</th>
-                    <th scope="col">
-                      <span class="sr-only">{t("admin.actions")}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.users.map((u) => (
-                    <tr key={u.id} data-user={u.username}>
-                      <th scope="row">{u.username}</th>
-                      <td>{u.name ?? "—"}</td>
-                      <td>{u.email ?? "—"}</td>
-                      <td>{roleName(u.role)}</td>
-                      <td>{u.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
-                      <td>{factors(u)}</td>
-                      <td>
-                        <When ms={u.createdAt} />
-                      </td>
-                      <td>
-                        <Ago ms={u.lastLoginAt} />
-                      </td>
-                      <td>
-                        <button
-                          type="button"
-                          class="button button-small"
-                          aria-pressed={managing === u.id}
-                          aria-label={t("admin.users.manageOne", { username: u.username })}
-                          onClick={() => setManaging(u.id)}
-                        >
-                          {t("admin.users.manage")}
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <AdminTable caption={t("admin.users.caption")} columns={[t("admin.users.username"), t("admin.users.name"), t("admin.users.email"), t("admin.users.role"), t("admin.users.status"), t("admin.users.factors"), t("admin.users.createdAt"), t("admin.users.lastLogin")]} actions>
+              {d.users.map((u) => (
+                <tr key={u.id} data-user={u.username}>
+                  <th scope="row">{u.username}</th>
+                  <td>{u.name ?? "—"}</td>
+                  <td>{u.email ?? "—"}</td>
+                  <td>{roleName(u.role)}</td>
+                  <td>{u.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
+                  <td>{factors(u)}</td>
+                  <td>
+                    <When ms={u.createdAt} />
+                  </td>
+                  <td>
+                    <Ago ms={u.lastLoginAt} />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="button button-small"
+                      aria-pressed={managing === u.id}
+                      aria-label={t("admin.users.manageOne", { username: u.username })}
+                      onClick={() => setManaging(u.id)}
+                    >
+                      {t("admin.users.manage")}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </AdminTable>
           )}
         </Listed>
       </Panel>
