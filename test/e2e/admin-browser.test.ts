@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until, pageCall as call } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
@@ -21,31 +21,6 @@ const ADMIN_USER = "root";
 const ADMIN_PASSWORD = "correct horse battery";
 const VIEWER_PASSWORD = "viewer password 1";
 const scratch = scratchDirs();
-
-
-
-interface Reply<T> {
-  readonly status: number;
-  readonly body: T;
-}
-
-/** A request from inside the page with its session, as the web app makes it (CSRF token on changes). */
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<Reply<T>> {
-  return (await page.evaluate(
-    async ({ method, path, body }) => {
-      const headers: Record<string, string> = {};
-      if (method !== "GET") {
-        const session = (await (await fetch("/api/v1/auth/session", { credentials: "same-origin" })).json()) as { csrfToken: string | null };
-        if (session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
-      }
-      if (body !== undefined) headers["content-type"] = "application/json";
-      const response = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
-    },
-    { method, path, body },
-  )) as Reply<T>;
-}
 
 /** Signs in through the API from inside the page, so the browser holds the session cookie. */
 async function signIn(page: Page, hub: RunningHub, username: string, password: string): Promise<void> {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until, pageCall as call } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
@@ -24,31 +24,6 @@ const ADMIN_USER = "root";
 const ADMIN_PASSWORD = "correct horse battery";
 const ADMIN_ENV = { ADMIN_BOOTSTRAP_USER: ADMIN_USER, ADMIN_BOOTSTRAP_PASSWORD: ADMIN_PASSWORD, MFA_ENFORCED_ROLES: "" };
 const scratch = scratchDirs();
-
-
-
-interface Reply<T> {
-  readonly status: number;
-  readonly body: T;
-}
-
-/** A request from inside the page with its session cookie, as the web app makes it (CSRF token on changes). */
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<Reply<T>> {
-  return (await page.evaluate(
-    async ({ method, path, body }) => {
-      const headers: Record<string, string> = {};
-      if (method !== "GET") {
-        const session = (await (await fetch("/api/v1/auth/session", { credentials: "same-origin" })).json()) as { csrfToken: string | null };
-        if (session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
-      }
-      if (body !== undefined) headers["content-type"] = "application/json";
-      const response = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
-    },
-    { method, path, body },
-  )) as Reply<T>;
-}
 
 /** Signs in through the API from inside the page, so the browser holds the session cookie. */
 async function signIn(page: Page, hub: RunningHub): Promise<void> {

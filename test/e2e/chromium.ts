@@ -118,3 +118,26 @@ export const textHas = (locator: Locator, expected: string | RegExp) =>
   until(textOf(locator), (t) => (typeof expected === "string" ? t.includes(expected) : expected.test(t)), `text of ${locator.toString()}`);
 export const urlIs = (page: Page, expected: string) => until(async () => page.url(), (u) => u === expected, "url");
 export const urlMatches = (page: Page, expected: RegExp, wanted = true) => until(async () => page.url(), (u) => expected.test(u) === wanted, "url");
+
+export interface PageReply<T> {
+  readonly status: number;
+  readonly body: T;
+}
+
+/** A request from inside the page with its session cookie, as the web app makes it (the session's CSRF token on changes). */
+export async function pageCall<T = unknown>(page: Page, method: string, path: string, body?: unknown): Promise<PageReply<T>> {
+  return (await page.evaluate(
+    async ({ method, path, body }) => {
+      const headers: Record<string, string> = {};
+      if (method !== "GET") {
+        const session = (await (await fetch("/api/v1/auth/session", { credentials: "same-origin" })).json()) as { csrfToken: string | null };
+        if (session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
+      }
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const response = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+    },
+    { method, path, body },
+  )) as PageReply<T>;
+}

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser, CDPSession, Page } from "playwright-core";
 import { tempDir } from "../helpers.ts";
-import { chromiumAvailable, guardedPage, launch } from "./chromium.ts";
+import { chromiumAvailable, guardedPage, launch, pageCall as call } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
@@ -21,31 +21,10 @@ const available = chromiumAvailable("the passkey browser test");
 const USERNAME = "root";
 const PASSWORD = "correct horse battery";
 
-interface Reply<T> {
-  readonly status: number;
-  readonly body: T;
-}
-
 /**
  * One fetch from inside the page, as a web app makes it: same-origin
  * credentials, and the session's CSRF token on every state-changing request.
  */
-async function call<T = unknown>(page: Page, method: string, path: string, body?: unknown): Promise<Reply<T>> {
-  return (await page.evaluate(
-    async ({ method, path, body }) => {
-      const headers: Record<string, string> = {};
-      if (method !== "GET") {
-        const session = (await (await fetch("/api/v1/auth/session", { credentials: "same-origin" })).json()) as { csrfToken: string | null };
-        if (session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
-      }
-      if (body !== undefined) headers["content-type"] = "application/json";
-      const response = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
-    },
-    { method, path, body },
-  )) as Reply<T>;
-}
 
 /** navigator.credentials.create() with the hub's `{ publicKey }` reply, the credential serialised by its own toJSON(). */
 async function createCredential(page: Page, publicKey: unknown): Promise<RegistrationResponseJSON> {

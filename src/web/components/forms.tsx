@@ -189,3 +189,14 @@ export function Panel({ title, id, children }: { title: string; id: string; chil
     </section>
   );
 }
+
+/** A form's save button, which says it is saving while the request runs. */
+export function SaveButton({ busy }: { busy: boolean }) {
+  return (
+    <p>
+      <button type="submit" class="button button-primary" disabled={busy}>
+        {busy ? t("form.saving") : t("form.save")}
+      </button>
+    </p>
+  );
+}

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, getPrivate, send } from "../../api/client.ts";
 import type { operations } from "../../api/schema";
 import { Failed, Loading } from "../../components/common.tsx";
-import { ConfirmButton, CopyValue, Field, FormError, Panel } from "../../components/forms.tsx";
+import { ConfirmButton, CopyValue, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { formatNumber, t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
 import {
@@ -199,11 +199,7 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
         <Field label={t("admin.agents.pollMin")} name="pollMin" value={form.pollMin} onInput={set("pollMin")} error={save.error} hint={pollHint} placeholder={t("admin.agents.pollDefault")} />
         <Field label={t("admin.agents.pollMax")} name="pollMax" value={form.pollMax} onInput={set("pollMax")} error={save.error} hint={t("admin.agents.pollMaxHint")} placeholder={t("admin.agents.pollDefault")} />
         <FormError error={save.error} />
-        <p>
-          <button type="submit" class="button button-primary" disabled={save.busy}>
-            {save.busy ? t("form.saving") : t("form.save")}
-          </button>
-        </p>
+        <SaveButton busy={save.busy} />
       </form>
       {done ? <Notice>{done}</Notice> : null}
 

@@ -12,7 +12,7 @@ import { getPrivate, isPlatform, PLATFORM_LABELS, PLATFORMS, send, type ApiError
 import type { components } from "../../api/schema";
 import { now } from "../../clock.ts";
 import { Failed, Loading } from "../../components/common.tsx";
-import { ConfirmButton, CopyValue, Field, FormError, Panel } from "../../components/forms.tsx";
+import { ConfirmButton, CopyValue, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { formatBonus, formatDateTime, formatNumber, formatRelative, t, type MessageKey } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
 import {
@@ -531,11 +531,7 @@ function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { hook: W
         <form class="stack" onSubmit={submit} noValidate>
           <WebhookFields form={form} setForm={setForm} regions={regions} error={save.error} />
           <FormError error={save.error} />
-          <p>
-            <button type="submit" class="button button-primary" disabled={save.busy}>
-              {save.busy ? t("form.saving") : t("form.save")}
-            </button>
-          </p>
+          <SaveButton busy={save.busy} />
         </form>
         {saved ? <Notice>{saved}</Notice> : null}
 

@@ -7,7 +7,7 @@
 import { useState } from "preact/hooks";
 import { getPrivate, send } from "../../api/client.ts";
 import { Failed, Loading } from "../../components/common.tsx";
-import { FormError, Panel } from "../../components/forms.tsx";
+import { FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
 import { ADMIN, CheckField, Notice, useAction, type AdminSettings } from "./parts.tsx";
@@ -93,11 +93,7 @@ function SettingsForm({ initial }: { initial: AdminSettings }) {
         {action.error?.fieldMessage("mfaEnforcedRoles") ? <p class="form-error">{action.error.fieldMessage("mfaEnforcedRoles")}</p> : null}
       </fieldset>
       <FormError error={action.error} />
-      <p>
-        <button type="submit" class="button button-primary" disabled={action.busy}>
-          {action.busy ? t("form.saving") : t("form.save")}
-        </button>
-      </p>
+      <SaveButton busy={action.busy} />
       {done ? <Notice>{t("admin.settings.saved")}</Notice> : null}
     </form>
   );

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, getPrivate, send } from "../../api/client.ts";
-import { ConfirmButton, Field, FormError, Panel } from "../../components/forms.tsx";
+import { ConfirmButton, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
 import { refreshSession, session } from "../../session.ts";
 import { useLoad } from "../../use-load.ts";
@@ -151,11 +151,7 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
           hint={t("admin.users.newPasswordHint")}
         />
         <FormError error={save.error} />
-        <p>
-          <button type="submit" class="button button-primary" disabled={save.busy}>
-            {save.busy ? t("form.saving") : t("form.save")}
-          </button>
-        </p>
+        <SaveButton busy={save.busy} />
       </form>
       {done ? <Notice>{done}</Notice> : null}
 
