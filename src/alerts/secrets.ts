@@ -7,14 +7,12 @@
  * the hub's key (HKDF, a label of its own), so a copied database alone does
  * not let anyone forge the hub's messages.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
+import { seal, unseal } from "../auth/sealed.ts";
 
 const SECRET_PREFIX = "whsec_";
 const SECRET_BYTES = 32;
 const LABEL = "incentives-hub webhook secret encryption v1";
-const SEALED_PREFIX = "v1:";
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString("base64")}`;
@@ -34,27 +32,11 @@ export class WebhookSecrets {
 
   /** The webhook's id is bound in as associated data, so a sealed secret copied onto another webhook does not open there. */
   seal(webhookId: number, secret: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(Buffer.from(`webhook:${webhookId}`));
-    const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final(), cipher.getAuthTag()]);
-    return `${SEALED_PREFIX}${iv.toString("base64")}:${sealed.toString("base64")}`;
+    return seal(this.key, `webhook:${webhookId}`, secret);
   }
 
   /** The secret, or null when the stored value was not sealed under this hub's key (hub.key replaced). */
   open(webhookId: number, stored: string): string | null {
-    if (!stored.startsWith(SEALED_PREFIX)) return null;
-    const [ivText, sealedText] = stored.slice(SEALED_PREFIX.length).split(":");
-    const iv = Buffer.from(ivText ?? "", "base64");
-    const sealed = Buffer.from(sealedText ?? "", "base64");
-    if (iv.length !== IV_BYTES || sealed.length <= TAG_BYTES) return null;
-    try {
-      const decipher = createDecipheriv("aes-256-gcm", this.key, iv);
-      decipher.setAAD(Buffer.from(`webhook:${webhookId}`));
-      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString("utf8");
-    } catch {
-      return null;
-    }
+    return unseal(this.key, `webhook:${webhookId}`, stored);
   }
 }

@@ -4,12 +4,12 @@
  * derived from the hub's key, so a copy of the database alone does not let
  * anyone make a user's codes.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import * as OTPAuth from "otpauth";
 import { renderSVG } from "uqr";
 import type { HubDb } from "../db/open.ts";
 import { replaceTotpSecret, storedTotpSecrets } from "../db/users.ts";
 import { HttpProblem } from "../http/problem.ts";
+import { isSealed, seal, unseal } from "./sealed.ts";
 
 const PERIOD_SECONDS = 30;
 
@@ -43,46 +43,17 @@ export function acceptTotp(secret: string, code: string, now: number, lastStep: 
   return step;
 }
 
-const SEALED_PREFIX = "v1:";
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-
-/** True for a stored value in the encrypted form; a plaintext secret is base32 and never holds a colon. */
-export function isSealed(stored: string): boolean {
-  return stored.startsWith(SEALED_PREFIX);
-}
-
-/**
- * AES-256-GCM over TOTP secrets, stored as `v1:<base64 iv>:<base64 ciphertext
- * and tag>`. The user's id is bound in as associated data, so a sealed
- * secret copied onto another account's row does not open there.
- */
+/** TOTP secrets sealed for storage (./sealed.ts), each bound to its user's id. */
 export class TotpSecrets {
   constructor(private readonly key: Uint8Array) {}
 
   seal(userId: number, secret: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(Buffer.from(`user:${userId}`));
-    const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final(), cipher.getAuthTag()]);
-    return `${SEALED_PREFIX}${iv.toString("base64")}:${sealed.toString("base64")}`;
+    return seal(this.key, `user:${userId}`, secret);
   }
 
   /** The secret, or null when the value is not sealed or not under this key. */
   tryOpen(userId: number, stored: string): string | null {
-    if (!isSealed(stored)) return null;
-    const [ivText, sealedText] = stored.slice(SEALED_PREFIX.length).split(":");
-    const iv = Buffer.from(ivText ?? "", "base64");
-    const sealed = Buffer.from(sealedText ?? "", "base64");
-    if (iv.length !== IV_BYTES || sealed.length <= TAG_BYTES) return null;
-    try {
-      const decipher = createDecipheriv("aes-256-gcm", this.key, iv);
-      decipher.setAAD(Buffer.from(`user:${userId}`));
-      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString("utf8");
-    } catch {
-      return null;
-    }
+    return unseal(this.key, `user:${userId}`, stored);
   }
 
   /** The secret for a verification; a value that does not open is the operator's to fix, so the user is told who can. */
