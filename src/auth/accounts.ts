@@ -126,7 +126,7 @@ export async function loggingRefusals<T>(log: Logger, check: () => T | Promise<T
 }
 
 export function actorOf(principal: UserPrincipal): Actor {
-  return { userId: principal.user.id, name: principal.user.username, via: principal.via === "apiKey" ? "api-key" : "session" };
+  return { userId: principal.user.id, name: principal.user.username, via: principal.via === "apiKey" ? "api-key" : "session", capped: principal.user.role !== "admin" };
 }
 
 export function checkUsername(username: string): void {
