@@ -304,7 +304,15 @@ describe("webhooks: the admin API", () => {
       expect(response.body.errors[0]?.location).toBe("body.url");
       expect(response.body.detail).toContain("WEBHOOK_ALLOW_PRIVATE");
     }
+    for (const url of ["http://[::ffff:0:7f00:1]/hook", "http://[::ffff:0:169.254.169.254]/", "https://hooks.example.org:0/x"]) {
+      const response = await admin.json<{ detail: string; errors: { location: string }[] }>("POST", BASE, { url, format: "discord" });
+      expect({ url, status: response.status, location: response.body.errors[0]?.location }).toEqual({ url, status: 400, location: "body.url" });
+    }
+    expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks).toEqual([]);
     const made = await create(admin, { url: "https://hooks.example.org/x", format: "json" });
+    for (const url of ["http://[::ffff:0:7f00:1]/hook", "https://hooks.example.org:0/x"]) {
+      expect((await admin.json("PATCH", `${BASE}/${made.webhook.id}`, { url })).status).toBe(400);
+    }
     const patched = await admin.json("PATCH", `${BASE}/${made.webhook.id}`, { url: "http://10.0.0.1/hook" });
     expect(patched.status).toBe(400);
     expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe("https://hooks.example.org/x");
@@ -783,7 +791,7 @@ describe("webhooks: delivery", () => {
       await hub.ctx.alerts.worker.idle();
       const lastError = async (id: number) => (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${id}/deliveries`)).body.deliveries[0]?.lastError;
       expect(await lastError(sneaky.webhook.id)).toBe("refused sneaky.example.org: it resolves to 10.0.0.5, not a public internet address; set WEBHOOK_ALLOW_PRIVATE=true to allow targets on the hub's own network");
-      expect(await lastError(redirected.webhook.id)).toMatch(/^refused 169\.254\.169\.254/);
+      expect(await lastError(redirected.webhook.id)).toMatch(/^refused: points at 169\.254\.169\.254/);
       expect(sent).toEqual(["hooks.example.org http://93.184.215.14/hook"]);
     } finally {
       await hub.stop();
