@@ -16,8 +16,8 @@ export interface Rendered {
 }
 
 export interface Signing {
-  /** The delivery id: the same on every attempt, so receivers can drop a duplicate. */
-  readonly id: number;
+  /** The delivery's message id: the same on every attempt, so receivers can drop a duplicate, and never repeated by another delivery. */
+  readonly id: string;
   readonly timestampSeconds: number;
   readonly secret: string;
 }
@@ -178,9 +178,9 @@ export function renderSigned(payload: string, signing: Signing): Rendered {
   return {
     headers: {
       "content-type": "application/json",
-      "webhook-id": String(signing.id),
+      "webhook-id": signing.id,
       "webhook-timestamp": String(signing.timestampSeconds),
-      "webhook-signature": standardSignature(signing.secret, String(signing.id), signing.timestampSeconds, payload),
+      "webhook-signature": standardSignature(signing.secret, signing.id, signing.timestampSeconds, payload),
     },
     body: payload,
   };

@@ -188,7 +188,7 @@ export class DeliveryWorker {
     if (sendable.format === "json") {
       const secret = this.deps.secrets.open(head.webhookId, sendable.secret);
       if (secret === null) return "the signing secret cannot be read with this hub's key (was hub.key replaced?); rotate the webhook's secret";
-      return renderSigned(sendable.payload, { id: head.id, timestampSeconds: Math.floor(this.deps.now() / SECOND), secret });
+      return renderSigned(sendable.payload, { id: head.messageId, timestampSeconds: Math.floor(this.deps.now() / SECOND), secret });
     }
     return renderChat(sendable.format, JSON.parse(sendable.payload) as AlertMessage);
   }

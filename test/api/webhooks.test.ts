@@ -10,7 +10,8 @@ import { Webhook } from "standardwebhooks";
 import type { AlertsOptions } from "../../src/alerts/alerts.ts";
 import type { Resolve } from "../../src/alerts/guard.ts";
 import type { Fetcher } from "../../src/alerts/transport.ts";
-import { openDatabase } from "../../src/db/open.ts";
+import { MIGRATIONS } from "../../src/db/migrations.ts";
+import { migrate, openDatabase } from "../../src/db/open.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { PASSWORD } from "../admin-helpers.ts";
@@ -41,6 +42,7 @@ interface WebhookBody {
 
 interface DeliveryBody {
   id: number;
+  messageId: string;
   type: string;
   status: string;
   attempts: number;
@@ -544,7 +546,10 @@ describe("webhooks: delivery", () => {
       const [first] = await receiver.waitFor(1);
       if (!first) throw new Error("nothing received");
       const headers = Object.fromEntries(first.headers);
-      expect(first.headers.get("webhook-id")).toBe(String(queued.body.deliveryId));
+      const logged = (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`)).body.deliveries;
+      expect(logged.map((d) => d.id)).toEqual([queued.body.deliveryId]);
+      expect(first.headers.get("webhook-id")).toBe(logged[0]?.messageId ?? "");
+      expect(first.headers.get("webhook-id")).toMatch(/^msg_[0-9a-f]{32}$/);
       expect(first.headers.get("content-type")).toStartWith("application/json");
       expect(new Webhook(secret).verify(first.body, headers)).toEqual({
         type: "test",
@@ -615,7 +620,9 @@ describe("webhooks: delivery", () => {
       await receiver.waitFor(5);
       await hub.ctx.alerts.worker.idle();
       const [a = 0, b = 0, c = 0] = ids;
-      expect(receiver.received.map((r) => Number(r.headers.get("webhook-id")))).toEqual([a, a, a, b, c]);
+      const messageIds = new Map((await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`)).body.deliveries.map((d) => [d.messageId, d.id]));
+      expect(messageIds.size).toBe(3);
+      expect(receiver.received.map((r) => messageIds.get(r.headers.get("webhook-id") ?? ""))).toEqual([a, a, a, b, c]);
       const bodies = receiver.received.slice(0, 3).map((r) => r.body);
       expect(new Set(bodies).size).toBe(1);
       const page = await admin.json<{ deliveries: DeliveryBody[]; next: number | null }>("GET", `${BASE}/${webhook.id}/deliveries?limit=2`);
@@ -834,5 +841,57 @@ describe("webhooks: delivery", () => {
       await hub.stop();
       await receiver.stop();
     }
+  });
+});
+
+describe("webhook-id (SPEC §16.1)", () => {
+  const messageIdOf = async (admin: Browser, webhookId: number, deliveryId: number): Promise<string> => {
+    const { body } = await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhookId}/deliveries?limit=200`);
+    return body.deliveries.find((d) => d.id === deliveryId)?.messageId ?? "";
+  };
+
+  test("a database restored from a backup never sends a webhook-id again, though its delivery row ids repeat", async () => {
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    const backup = join(dir, "backup.db");
+    const first = await alertHub({ db });
+    const { webhook } = await create(first.admin, { url: "https://hooks.example.org/x", format: "json" });
+    first.hub.ctx.db.sqlite.exec(`VACUUM INTO '${backup}'`);
+    const before = (await first.admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body.deliveryId;
+    const sent = await messageIdOf(first.admin, webhook.id, before);
+    first.hub.ctx.db.sqlite.close();
+
+    for (const suffix of ["", "-wal", "-shm"]) await Bun.file(`${db}${suffix}`).delete().catch(() => undefined);
+    await Bun.write(db, Bun.file(backup));
+    const restored = await alertHub({ db });
+    const after = (await restored.admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body.deliveryId;
+    expect(after).toBe(before);
+    const again = await messageIdOf(restored.admin, webhook.id, after);
+    expect(again).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(again).not.toBe(sent);
+    restored.hub.ctx.db.sqlite.close();
+  });
+
+  test("ids are unique and time-ordered, and deliveries written before the migration get one each", async () => {
+    const { hub, admin } = await alertHub();
+    const { webhook } = await create(admin, { url: "https://hooks.example.org/x", format: "json" });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const deliveryId = (await admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body.deliveryId;
+      ids.push(await messageIdOf(admin, webhook.id, deliveryId));
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+
+    const old = openDatabase(":memory:");
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 4));
+    old.sqlite.exec("INSERT INTO webhooks (url, format, roles, secret, created_at, updated_at) VALUES ('https://hooks.example.org/x', 'json', '[]', '', 0, 0)");
+    for (let i = 0; i < 3; i++) old.sqlite.exec("INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at) VALUES (1, 'test', '{}', 0)");
+    migrate(old);
+    const backfilled = old.sqlite.query<{ message_id: string }, []>("SELECT message_id FROM webhook_deliveries").all().map((r) => r.message_id);
+    expect(backfilled).toHaveLength(3);
+    for (const id of backfilled) expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(new Set(backfilled).size).toBe(3);
+    hub.ctx.db.sqlite.close();
   });
 });

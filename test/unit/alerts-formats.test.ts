@@ -113,17 +113,17 @@ describe("json: Standard Webhooks", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const payload = JSON.stringify(MESSAGES["bonus.reached"]);
     const timestampSeconds = Math.floor(Date.now() / 1000);
-    const rendered = renderSigned(payload, { id: 42, timestampSeconds, secret });
+    const rendered = renderSigned(payload, { id: "msg_42", timestampSeconds, secret });
     expect(rendered.body).toBe(payload);
-    expect(rendered.headers["webhook-id"]).toBe("42");
+    expect(rendered.headers["webhook-id"]).toBe("msg_42");
     expect(rendered.headers["webhook-timestamp"]).toBe(String(timestampSeconds));
     expect(rendered.headers["content-type"]).toBe("application/json");
     const library = new Webhook(secret);
-    expect(rendered.headers["webhook-signature"]).toBe(library.sign("42", new Date(timestampSeconds * 1000), payload));
+    expect(rendered.headers["webhook-signature"]).toBe(library.sign("msg_42", new Date(timestampSeconds * 1000), payload));
     expect(library.verify(rendered.body, { ...rendered.headers })).toEqual(MESSAGES["bonus.reached"]);
     expect(() => library.verify(rendered.body.replace("150", "151"), { ...rendered.headers })).toThrow(WebhookVerificationError);
     expect(() => new Webhook(newWebhookSecret()).verify(rendered.body, { ...rendered.headers })).toThrow(WebhookVerificationError);
-    expect(standardSignature(secret, "42", timestampSeconds, payload)).toBe(rendered.headers["webhook-signature"] ?? "");
+    expect(standardSignature(secret, "msg_42", timestampSeconds, payload)).toBe(rendered.headers["webhook-signature"] ?? "");
   });
 
   test("secrets are sealed for storage: they open only with the same hub key and for the same webhook", () => {

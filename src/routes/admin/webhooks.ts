@@ -64,7 +64,10 @@ export const WebhookSchema = t.Object(
 
 const DeliverySchema = t.Object(
   {
-    id: t.Integer({ minimum: 1, description: "Also the webhook-id header of the json format: the same on every retry" }),
+    id: t.Integer({ minimum: 1 }),
+    messageId: t.String({
+      description: "The webhook-id header of the json format: msg_ and a UUIDv7, the same on every retry of this delivery and never used by another one, even after a restore",
+    }),
     type: t.Union([t.Literal("bonus.reached"), t.Literal("status.changed"), t.Literal("event.started"), t.Literal("event.ended"), t.Literal("test")]),
     status: t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed")], { description: "pending (waiting or retrying), delivered (a 2xx came back) or failed (given up)" }),
     attempts: t.Integer({ minimum: 0 }),
@@ -111,8 +114,8 @@ const CONDITIONS =
   "`event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).";
 
 const MESSAGES =
-  "The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on " +
-  "every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the " +
+  "The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on " +
+  "every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the " +
   "secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt " +
   "(ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and " +
   "event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry " +
