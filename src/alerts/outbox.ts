@@ -18,7 +18,7 @@ export interface Head {
   readonly enabled: boolean;
 }
 
-/** What sending a head takes: its message and its webhook's target, format and sealed secret. */
+/** What sending a head takes: its message and its webhook's sealed target, format and sealed secret. */
 export interface Sendable {
   readonly payload: string;
   readonly url: string;

@@ -161,7 +161,7 @@ describe("webhooks: the admin API", () => {
     const { webhook, secret } = made.body;
     expect(webhook).toEqual({
       id: webhook.id,
-      url,
+      url: "https://hooks.example.org/…-123",
       format: "json",
       enabled: true,
       platforms: null,
@@ -199,7 +199,7 @@ describe("webhooks: the admin API", () => {
     expect(changed.status).toBe(200);
     expect(changed.body.webhook).toEqual({
       ...webhook,
-      url: "https://discord.com/api/webhooks/1/other-token",
+      url: "https://discord.com/…oken",
       format: "discord",
       platforms: ["Windows", "GRDK"],
       regions: ["eu-west-1", "eu-west-2"],
@@ -317,7 +317,7 @@ describe("webhooks: the admin API", () => {
     }
     const patched = await admin.json("PATCH", `${BASE}/${made.webhook.id}`, { url: "http://10.0.0.1/hook" });
     expect(patched.status).toBe(400);
-    expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe("https://hooks.example.org/x");
+    expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe("https://hooks.example.org/…rg/x");
 
     const allowed = await alertHub({ env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
     expect((await allowed.admin.json("POST", BASE, { url: "http://127.0.0.1:8080/hook", format: "json" })).status).toBe(201);
@@ -893,5 +893,99 @@ describe("webhook-id (SPEC §16.1)", () => {
     for (const id of backfilled) expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(new Set(backfilled).size).toBe(3);
     hub.ctx.db.sqlite.close();
+  });
+});
+
+describe("target URLs sealed at rest and masked in replies (SPEC §16.1)", () => {
+  const TOKEN = "T0k3n-s3cr3t-abcdefghij";
+
+  test("the stored URL is sealed, every reply shows only scheme, host and the last 4 characters, and a PATCH without url keeps it", async () => {
+    const receiver = new Receiver();
+    const { hub, admin } = await alertHub();
+    hub.start();
+    try {
+      const url = receiver.url(`/api/webhooks/1/${TOKEN}`);
+      const made = await admin.request("POST", BASE, { body: { url, format: "discord" } });
+      const madeText = await made.text();
+      expect(made.status).toBe(201);
+      const { webhook } = JSON.parse(madeText) as { webhook: WebhookBody };
+      expect(webhook.url).toBe(`http://${new URL(url).host}/…ghij`);
+      const patched = await admin.request("PATCH", `${BASE}/${webhook.id}`, { body: { minBonus: 50, format: "slack" } });
+      const listed = await admin.request("GET", BASE);
+      for (const text of [madeText, await patched.text(), await listed.text()]) expect(text).not.toContain(TOKEN.slice(0, -4));
+
+      const stored = hub.ctx.db.sqlite.query<{ url: string }, []>("SELECT url FROM webhooks").get()?.url ?? "";
+      expect(stored).toStartWith("v1:");
+      expect(stored).not.toContain(TOKEN);
+      const dump = hub.ctx.db.sqlite.serialize().toString("latin1");
+      expect(dump).not.toContain(TOKEN);
+
+      await admin.json("POST", `${BASE}/${webhook.id}/test`);
+      const [received] = await receiver.waitFor(1);
+      expect(received?.path).toBe(`/api/webhooks/1/${TOKEN}`);
+      expect(JSON.parse(received?.body ?? "{}")).toHaveProperty("blocks");
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+
+  test("a sealed URL copied onto another webhook does not open there: shown as unreadable, not sent", async () => {
+    const receiver = new Receiver();
+    const { hub, admin } = await alertHub();
+    hub.start();
+    try {
+      const first = await create(admin, { url: receiver.url(`/first/${TOKEN}`), format: "ntfy" });
+      const second = await create(admin, { url: receiver.url("/second"), format: "ntfy" });
+      hub.ctx.db.sqlite.query("UPDATE webhooks SET url = (SELECT url FROM webhooks WHERE id = ?) WHERE id = ?").run(first.webhook.id, second.webhook.id);
+      const listed = (await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks;
+      expect(listed.find((w) => w.id === second.webhook.id)?.url).toMatch(/sealed under another key/);
+      await admin.json("POST", `${BASE}/${second.webhook.id}/test`);
+      await eventually(() => (outbox(hub, second.webhook.id)[0]?.status ?? "") !== "pending" || hub.ctx.db.sqlite.query("SELECT 1 FROM webhook_deliveries WHERE last_error IS NOT NULL").get() !== null);
+      const log = (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${second.webhook.id}/deliveries`)).body.deliveries;
+      expect(log[0]?.lastError).toMatch(/target URL cannot be read/);
+      expect(receiver.received).toEqual([]);
+      // Setting the URL again repairs it.
+      expect((await admin.json("PATCH", `${BASE}/${second.webhook.id}`, { url: receiver.url("/second") })).status).toBe(200);
+      expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks.find((w) => w.id === second.webhook.id)?.url).toMatch(/cond$/);
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+
+  test("URLs stored in plain text by an older hub are sealed at start-up, and still delivered to", async () => {
+    const receiver = new Receiver();
+    const db = join(scratch(), "hub.db");
+    const first = await alertHub({ db });
+    const { webhook } = await create(first.admin, { url: "https://hooks.example.org/x", format: "json" });
+    first.hub.ctx.db.sqlite.close();
+    // What a hub from before sealing left behind.
+    const old = openDatabase(db);
+    const plain = receiver.url(`/json/${TOKEN}`);
+    old.sqlite.query("UPDATE webhooks SET url = ? WHERE id = ?").run(plain, webhook.id);
+    old.sqlite.close();
+
+    const { log, lines } = memoryLog("info");
+    const second = await alertHub({ db, log });
+    try {
+      const stored = second.hub.ctx.db.sqlite.query<{ url: string }, []>("SELECT url FROM webhooks").get()?.url ?? "";
+      expect(stored).toStartWith("v1:");
+      expect(stored).not.toContain(TOKEN);
+      expect(lines.filter((l) => l.msg === "encrypted stored webhook URLs under the hub's key")).toEqual([expect.objectContaining({ webhooks: 1 })]);
+      expect((await second.admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe(`http://${new URL(plain).host}/…ghij`);
+      second.hub.start();
+      await second.admin.json("POST", `${BASE}/${webhook.id}/test`);
+      expect((await receiver.waitFor(1))[0]?.path).toBe(`/json/${TOKEN}`);
+    } finally {
+      await second.hub.stop();
+      second.hub.ctx.db.sqlite.close();
+      await receiver.stop();
+    }
+    // Sealed once: a third start finds nothing to seal.
+    const { log: quiet, lines: none } = memoryLog("info");
+    const third = await alertHub({ db, log: quiet });
+    expect(none.filter((l) => l.msg === "encrypted stored webhook URLs under the hub's key")).toEqual([]);
+    third.hub.ctx.db.sqlite.close();
   });
 });

@@ -1,6 +1,7 @@
 /** Admin: webhooks, their secrets, test deliveries and delivery log (SPEC §18). */
 import { Elysia, t } from "elysia";
 import { ALERT_ROLES, MIN_BONUS_RANGE } from "../../alerts/model.ts";
+import { maskUrl, UNREADABLE_URL } from "../../alerts/secrets.ts";
 import { actorOf } from "../../auth/accounts.ts";
 import type { HubContext } from "../../context.ts";
 import { PLATFORMS } from "../../domain/catalogue.ts";
@@ -25,7 +26,7 @@ const EXAMPLE = {
   onEvents: true,
   enabled: true,
 } as const;
-const EXAMPLE_WEBHOOK = { id: 3, ...EXAMPLE, createdAt: 1_795_300_000_000, lastDeliveryAt: 1_795_301_143_000, failingSince: null, disabledReason: null };
+const EXAMPLE_WEBHOOK = { id: 3, ...EXAMPLE, url: maskUrl(EXAMPLE.url), createdAt: 1_795_300_000_000, lastDeliveryAt: 1_795_301_143_000, failingSince: null, disabledReason: null };
 
 const Format = t.Union([t.Literal("json"), t.Literal("discord"), t.Literal("slack"), t.Literal("ntfy")], {
     description:
@@ -45,7 +46,12 @@ const MinBonus = t.Nullable(
 export const WebhookSchema = t.Object(
   {
     id: t.Integer({ minimum: 1 }),
-    url: t.String({ description: "The target; for Discord, Slack and ntfy the URL itself is the credential, so treat it as a secret" }),
+    url: t.String({
+      description:
+        "The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never " +
+        "shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a " +
+        `new url. "${UNREADABLE_URL}" when hub.key was replaced since it was set`,
+    }),
     format: Format,
     enabled: t.Boolean(),
     platforms: t.Nullable(t.Array(t.String()), { description: "Platforms followed; null for all" }),
@@ -161,7 +167,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
     .get("", () => ({ webhooks: admin.list() }), {
       access: "admin",
       response: { 200: t.Object({ webhooks: t.Array(WebhookSchema) }, { examples: [{ webhooks: [EXAMPLE_WEBHOOK] }] }), ...problems(401, 403) },
-      detail: { tags: [TAG], summary: "List webhooks", description: "Every webhook, with its delivery health. Secrets are never shown again." },
+      detail: { tags: [TAG], summary: "List webhooks", description: "Every webhook, with its delivery health. Secrets are never shown again, and URLs only masked." },
     })
     .post(
       "",
@@ -180,7 +186,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
         detail: {
           tags: [TAG],
           summary: "Create a webhook",
-          description: `Answers the webhook and its signing secret, which is shown only here.\n\n${CONDITIONS}\n\n${MESSAGES}`,
+          description: `Answers the webhook (its url already masked) and its signing secret, which is shown only here.\n\n${CONDITIONS}\n\n${MESSAGES}`,
         },
       },
     )
@@ -192,7 +198,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
       detail: {
         tags: [TAG],
         summary: "Change a webhook",
-        description: `Only the fields given change. Pending deliveries go to the new URL and format. ${CONDITIONS}`,
+        description: `Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. ${CONDITIONS}`,
       },
     })
     .delete(

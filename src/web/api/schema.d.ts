@@ -473,14 +473,14 @@ export interface paths {
   "/api/v1/admin/webhooks": {
     /**
      * List webhooks
-     * @description Every webhook, with its delivery health. Secrets are never shown again.
+     * @description Every webhook, with its delivery health. Secrets are never shown again, and URLs only masked.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
     get: operations["listWebhooks"];
     /**
      * Create a webhook
-     * @description Answers the webhook and its signing secret, which is shown only here.
+     * @description Answers the webhook (its url already masked) and its signing secret, which is shown only here.
      *
      * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
      *
@@ -500,7 +500,7 @@ export interface paths {
     delete: operations["deleteAWebhook"];
     /**
      * Change a webhook
-     * @description Only the fields given change. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+     * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -1094,7 +1094,7 @@ export interface components {
     /** Webhook */
     Webhook: {
       id: number;
-      /** @description The target; for Discord, Slack and ntfy the URL itself is the credential, so treat it as a secret */
+      /** @description The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a new url. "(sealed under another key: set the URL again)" when hub.key was replaced since it was set */
       url: string;
       /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
       format: "json" | "discord" | "slack" | "ntfy";
@@ -4866,7 +4866,7 @@ export interface operations {
   };
   /**
    * List webhooks
-   * @description Every webhook, with its delivery health. Secrets are never shown again.
+   * @description Every webhook, with its delivery health. Secrets are never shown again, and URLs only masked.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4911,7 +4911,7 @@ export interface operations {
   };
   /**
    * Create a webhook
-   * @description Answers the webhook and its signing secret, which is shown only here.
+   * @description Answers the webhook (its url already masked) and its signing secret, which is shown only here.
    *
    * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
    *
@@ -5071,7 +5071,7 @@ export interface operations {
   };
   /**
    * Change a webhook
-   * @description Only the fields given change. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+   * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */

@@ -550,6 +550,8 @@ export const de: Messages = {
   "admin.alerts.regionCount": "{count} Regionen",
   "admin.alerts.createTitle": "Webhook hinzufügen",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Neue URL",
+  "admin.alerts.urlKeep": "Derzeit {url}. Der Hub speichert die URL verschlüsselt und zeigt nur ihren Anfang und ihr Ende. Lass das Feld leer, um sie zu behalten, oder gib eine neue URL ein, um sie zu ersetzen.",
   "admin.alerts.urlHint": "Wohin der Hub postet. Bei Discord, Slack und ntfy ist die URL selbst der Schlüssel, halte sie also geheim. Adressen im eigenen Netz des Hubs werden abgelehnt, außer der Betreiber erlaubt sie mit WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Plattformen",
   "admin.alerts.allPlatformsHint": "Was auf irgendeiner Plattform passiert, löst ihn aus.",

@@ -304,6 +304,8 @@ export const en = {
   "admin.alerts.regionCount": "{count} regions",
   "admin.alerts.createTitle": "Add a webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "New URL",
+  "admin.alerts.urlKeep": "Now {url}. The hub keeps the URL encrypted and shows only its start and end. Leave this empty to keep it, or enter a new URL to replace it.",
   "admin.alerts.urlHint": "Where the hub posts. For Discord, Slack and ntfy the URL itself is the key, so keep it secret. Addresses on the hub's own network are refused unless the operator allows them with WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Platforms",
   "admin.alerts.allPlatformsHint": "What happens on any platform fires it.",

@@ -550,6 +550,8 @@ export const esMX: Messages = {
   "admin.alerts.regionCount": "{count} regiones",
   "admin.alerts.createTitle": "Agregar un webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Nueva URL",
+  "admin.alerts.urlKeep": "Ahora {url}. El hub guarda la URL cifrada y solo muestra su inicio y su final. Déjalo vacío para conservarla o escribe una URL nueva para reemplazarla.",
   "admin.alerts.urlHint": "A dónde publica el hub. En Discord, Slack y ntfy la URL misma es la clave, así que mantenla en secreto. Las direcciones de la red del propio hub se rechazan, a menos que el operador las permita con WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Plataformas",
   "admin.alerts.allPlatformsHint": "Lo que pase en cualquier plataforma lo activa.",

@@ -550,6 +550,8 @@ export const es: Messages = {
   "admin.alerts.regionCount": "{count} regiones",
   "admin.alerts.createTitle": "Añadir un webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Nueva URL",
+  "admin.alerts.urlKeep": "Ahora {url}. El hub guarda la URL cifrada y solo muestra su principio y su final. Déjalo vacío para conservarla o escribe una URL nueva para sustituirla.",
   "admin.alerts.urlHint": "Adonde publica el hub. En Discord, Slack y ntfy la propia URL es la clave, así que mantenla en secreto. Las direcciones de la red del propio hub se rechazan salvo que el operador las permita con WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Plataformas",
   "admin.alerts.allPlatformsHint": "Lo que ocurra en cualquier plataforma lo activa.",

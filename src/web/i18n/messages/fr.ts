@@ -550,6 +550,8 @@ export const fr: Messages = {
   "admin.alerts.regionCount": "{count} régions",
   "admin.alerts.createTitle": "Ajouter un webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Nouvelle URL",
+  "admin.alerts.urlKeep": "Actuellement {url}. Le hub conserve l'URL chiffrée et n'en montre que le début et la fin. Laissez ce champ vide pour la garder, ou saisissez une nouvelle URL pour la remplacer.",
   "admin.alerts.urlHint": "L'adresse où le hub publie. Pour Discord, Slack et ntfy, l'URL elle-même sert de clé : gardez-la secrète. Les adresses du réseau du hub sont refusées, sauf si l'opérateur les autorise avec WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Plateformes",
   "admin.alerts.allPlatformsHint": "Ce qui se passe sur n'importe quelle plateforme le déclenche.",

@@ -550,6 +550,8 @@ export const it: Messages = {
   "admin.alerts.regionCount": "{count} regioni",
   "admin.alerts.createTitle": "Aggiungi un webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Nuovo URL",
+  "admin.alerts.urlKeep": "Ora {url}. L'hub conserva l'URL cifrato e ne mostra solo l'inizio e la fine. Lascia vuoto per mantenerlo, oppure inserisci un nuovo URL per sostituirlo.",
   "admin.alerts.urlHint": "Dove pubblica l'hub. Per Discord, Slack e ntfy l'URL stesso è la chiave, quindi tienilo segreto. Gli indirizzi della rete dell'hub vengono rifiutati, a meno che l'operatore non li consenta con WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Piattaforme",
   "admin.alerts.allPlatformsHint": "Lo attiva ciò che succede su qualsiasi piattaforma.",

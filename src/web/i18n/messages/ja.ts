@@ -550,6 +550,8 @@ export const ja: Messages = {
   "admin.alerts.regionCount": "{count}地域",
   "admin.alerts.createTitle": "Webhookを追加",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "新しいURL",
+  "admin.alerts.urlKeep": "現在は {url}。ハブはURLを暗号化して保存し、先頭と末尾だけを表示します。そのままにするには空欄のままにし、置き換えるには新しいURLを入力してください。",
   "admin.alerts.urlHint": "ハブが送信する先です。Discord、Slack、ntfyではURL自体が鍵になるため、秘密にしてください。ハブ自身のネットワーク上のアドレスは、運営者がWEBHOOK_ALLOW_PRIVATEで許可しない限り拒否されます。",
   "admin.alerts.platforms": "プラットフォーム",
   "admin.alerts.allPlatformsHint": "どのプラットフォームで起きたことでも送信します。",

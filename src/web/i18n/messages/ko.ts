@@ -550,6 +550,8 @@ export const ko: Messages = {
   "admin.alerts.regionCount": "지역 {count}개",
   "admin.alerts.createTitle": "웹훅 추가",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "새 URL",
+  "admin.alerts.urlKeep": "현재 {url}. 허브는 URL을 암호화해 저장하고 앞부분과 끝부분만 보여 줍니다. 유지하려면 비워 두고, 바꾸려면 새 URL을 입력하세요.",
   "admin.alerts.urlHint": "허브가 보내는 주소입니다. Discord, Slack, ntfy에서는 URL 자체가 키이므로 비밀로 유지하세요. 허브 자체 네트워크의 주소는 운영자가 WEBHOOK_ALLOW_PRIVATE로 허용하지 않는 한 거부됩니다.",
   "admin.alerts.platforms": "플랫폼",
   "admin.alerts.allPlatformsHint": "어느 플랫폼에서 일어난 일이든 보냅니다.",

@@ -550,6 +550,8 @@ export const pl: Messages = {
   "admin.alerts.regionCount": "Regiony: {count}",
   "admin.alerts.createTitle": "Dodaj webhook",
   "admin.alerts.url": "Adres URL",
+  "admin.alerts.newUrl": "Nowy adres URL",
+  "admin.alerts.urlKeep": "Obecnie {url}. Hub przechowuje adres URL zaszyfrowany i pokazuje tylko jego początek i koniec. Zostaw to pole puste, aby go zachować, albo wpisz nowy adres URL, aby go zastąpić.",
   "admin.alerts.urlHint": "Dokąd hub wysyła wiadomości. W Discordzie, Slacku i ntfy sam adres URL jest kluczem, więc zachowaj go w tajemnicy. Adresy z sieci samego huba są odrzucane, chyba że operator zezwoli na nie przez WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Platformy",
   "admin.alerts.allPlatformsHint": "Uruchamia go to, co dzieje się na dowolnej platformie.",

@@ -550,6 +550,8 @@ export const ptBR: Messages = {
   "admin.alerts.regionCount": "{count} regiões",
   "admin.alerts.createTitle": "Adicionar um webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Nova URL",
+  "admin.alerts.urlKeep": "Atualmente {url}. O hub guarda a URL criptografada e mostra apenas o início e o fim. Deixe em branco para mantê-la ou digite uma nova URL para substituí-la.",
   "admin.alerts.urlHint": "Para onde o hub publica. No Discord, no Slack e no ntfy a própria URL é a chave, então mantenha-a em segredo. Endereços da rede do próprio hub são recusados, a menos que o operador os permita com WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Plataformas",
   "admin.alerts.allPlatformsHint": "O que acontecer em qualquer plataforma o dispara.",

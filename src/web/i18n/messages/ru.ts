@@ -550,6 +550,8 @@ export const ru: Messages = {
   "admin.alerts.regionCount": "Регионов: {count}",
   "admin.alerts.createTitle": "Добавить вебхук",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Новый URL",
+  "admin.alerts.urlKeep": "Сейчас {url}. Хаб хранит URL в зашифрованном виде и показывает только его начало и конец. Оставьте поле пустым, чтобы сохранить его, или введите новый URL, чтобы заменить.",
   "admin.alerts.urlHint": "Куда хаб отправляет сообщения. Для Discord, Slack и ntfy сам URL служит ключом, поэтому храните его в секрете. Адреса во внутренней сети хаба отклоняются, если оператор не разрешил их через WEBHOOK_ALLOW_PRIVATE.",
   "admin.alerts.platforms": "Платформы",
   "admin.alerts.allPlatformsHint": "Его запускает то, что происходит на любой платформе.",

@@ -550,6 +550,8 @@ export const th: Messages = {
   "admin.alerts.regionCount": "{count} ภูมิภาค",
   "admin.alerts.createTitle": "เพิ่มเว็บฮุก",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "URL ใหม่",
+  "admin.alerts.urlKeep": "ตอนนี้คือ {url} ฮับเก็บ URL แบบเข้ารหัสและแสดงเฉพาะส่วนต้นและส่วนท้าย เว้นว่างไว้เพื่อใช้ URL เดิม หรือกรอก URL ใหม่เพื่อแทนที่",
   "admin.alerts.urlHint": "ปลายทางที่ฮับส่งไป สำหรับ Discord, Slack และ ntfy ตัว URL เองคือกุญแจ จึงควรเก็บเป็นความลับ ที่อยู่ในเครือข่ายของฮับเองจะถูกปฏิเสธ เว้นแต่ผู้ดูแลระบบอนุญาตด้วย WEBHOOK_ALLOW_PRIVATE",
   "admin.alerts.platforms": "แพลตฟอร์ม",
   "admin.alerts.allPlatformsHint": "สิ่งที่เกิดขึ้นบนแพลตฟอร์มใดก็ได้จะทำให้ส่ง",

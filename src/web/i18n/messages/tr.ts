@@ -550,6 +550,8 @@ export const tr: Messages = {
   "admin.alerts.regionCount": "{count} bölge",
   "admin.alerts.createTitle": "Webhook ekle",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "Yeni URL",
+  "admin.alerts.urlKeep": "Şu an {url}. Hub URL'yi şifreli saklar ve yalnızca başını ve sonunu gösterir. Korumak için boş bırakın ya da değiştirmek için yeni bir URL girin.",
   "admin.alerts.urlHint": "Hub'ın gönderdiği adres. Discord, Slack ve ntfy için URL'nin kendisi anahtardır, bu yüzden gizli tut. Hub'ın kendi ağındaki adresler, operatör WEBHOOK_ALLOW_PRIVATE ile izin vermedikçe reddedilir.",
   "admin.alerts.platforms": "Platformlar",
   "admin.alerts.allPlatformsHint": "Herhangi bir platformda olanlar tetikler.",

@@ -550,6 +550,8 @@ export const zhHans: Messages = {
   "admin.alerts.regionCount": "{count} 个地区",
   "admin.alerts.createTitle": "添加 Webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "新 URL",
+  "admin.alerts.urlKeep": "当前为 {url}。本站以加密方式保存 URL，只显示开头和结尾。留空则保留原 URL，输入新 URL 则替换。",
   "admin.alerts.urlHint": "本站发送的目标地址。对于 Discord、Slack 和 ntfy，URL 本身就是密钥，请妥善保密。本站所在网络中的地址会被拒绝，除非运营者通过 WEBHOOK_ALLOW_PRIVATE 允许。",
   "admin.alerts.platforms": "平台",
   "admin.alerts.allPlatformsHint": "任意平台上发生的事情都会触发。",

@@ -550,6 +550,8 @@ export const zhHant: Messages = {
   "admin.alerts.regionCount": "{count} 個地區",
   "admin.alerts.createTitle": "新增 Webhook",
   "admin.alerts.url": "URL",
+  "admin.alerts.newUrl": "新 URL",
+  "admin.alerts.urlKeep": "目前為 {url}。本站以加密方式儲存 URL，只顯示開頭和結尾。留空即保留原 URL，輸入新 URL 則取代。",
   "admin.alerts.urlHint": "本站傳送的目標位址。對於 Discord、Slack 和 ntfy，URL 本身就是金鑰，請妥善保密。本站所在網路中的位址會被拒絕，除非營運者以 WEBHOOK_ALLOW_PRIVATE 允許。",
   "admin.alerts.platforms": "平台",
   "admin.alerts.allPlatformsHint": "任何平台上發生的事情都會觸發。",
