@@ -7,11 +7,13 @@
  * minute: beyond that, their further changes are counted into one
  * `audit.suppressed` row per minute instead of a row each, so a plain account
  * cannot flood the log (or the disk), and an investigation still sees that,
- * how often and what was done. Admins are not capped: they can change
+ * how often and what was done. Everyone without an account (refused
+ * sign-ins) shares one such allowance, ANONYMOUS_ACTOR: an attacker with many
+ * addresses could otherwise get round any per-address one. Admins are not capped: they can change
  * anything anyway, and capping them would let a stolen admin session hide
  * what it did behind a burst of noise.
  */
-import { and, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { HubDb, Orm } from "./open.ts";
 import { auditLog, users } from "./schema.ts";
 
@@ -36,6 +38,8 @@ export const AUDIT_RATE_WINDOW_MS = 60_000;
 export const AUDIT_SUPPRESSED = "audit.suppressed";
 
 export const CLI_ACTOR: Actor = { userId: null, name: "cli", via: "cli" };
+/** Whoever tried to sign in and was refused: no account is known to be theirs. */
+export const ANONYMOUS_ACTOR: Actor = { userId: null, name: "anonymous", via: "session", capped: true };
 export const SYSTEM_ACTOR: Actor = { userId: null, name: "system", via: "config" };
 
 /** The summary of a capped actor's changes beyond the limit in one window: how many, of which actions, until when. */
@@ -45,17 +49,22 @@ interface SuppressedDetail {
   lastAt: number;
 }
 
+/** The rows counted against a capped actor: a user's, or, for an actor without one, those of the same name and no user. */
+function rowsOf(actor: Actor): SQL {
+  return actor.userId === null ? and(isNull(auditLog.actorUserId), eq(auditLog.actor, actor.name)) ?? sql`0` : eq(auditLog.actorUserId, actor.userId);
+}
+
 /**
  * Counts a change into the actor's summary row of the current window, or
  * writes that row. Its `at` stays the first suppressed change's time, so a
  * new summary starts once it leaves the window, and no 60 s ever hold more
  * than AUDIT_RATE_LIMIT rows of the actor.
  */
-function suppress(orm: Orm, actor: Actor & { userId: number }, action: string, since: number, now: number): void {
+function suppress(orm: Orm, actor: Actor, action: string, since: number, now: number): void {
   const summary = orm
     .select({ id: auditLog.id, detail: auditLog.detail })
     .from(auditLog)
-    .where(and(eq(auditLog.actorUserId, actor.userId), eq(auditLog.action, AUDIT_SUPPRESSED), gt(auditLog.at, since)))
+    .where(and(rowsOf(actor), eq(auditLog.action, AUDIT_SUPPRESSED), gt(auditLog.at, since)))
     .orderBy(desc(auditLog.id))
     .limit(1)
     .get();
@@ -67,22 +76,22 @@ function suppress(orm: Orm, actor: Actor & { userId: number }, action: string, s
     return;
   }
   const detail: SuppressedDetail = { suppressed: 1, actions: { [action]: 1 }, lastAt: now };
-  insertRow(orm, actor, AUDIT_SUPPRESSED, `user:${actor.userId}`, detail, now);
+  insertRow(orm, actor, AUDIT_SUPPRESSED, actor.userId === null ? actor.name : `user:${actor.userId}`, detail, now);
 }
 
 /** Writes an audit row; for a capped actor past the limit, counts it into the window's summary row instead. Call inside the change's transaction. */
 export function audit(orm: Orm, actor: Actor, action: string, target: string | null, detail: Record<string, unknown> | null, now: number): void {
-  if (actor.capped === true && actor.userId !== null) {
+  if (actor.capped === true) {
     const since = now - AUDIT_RATE_WINDOW_MS;
     const recent =
       orm
         .select({ n: sql<number>`count(*)` })
         .from(auditLog)
-        .where(and(eq(auditLog.actorUserId, actor.userId), gt(auditLog.at, since)))
+        .where(and(rowsOf(actor), gt(auditLog.at, since)))
         .get()?.n ?? 0;
     // One row of the limit is kept for the summary, so the summary itself never goes past it.
     if (recent >= AUDIT_RATE_LIMIT - 1) {
-      suppress(orm, { ...actor, userId: actor.userId }, action, since, now);
+      suppress(orm, actor, action, since, now);
       return;
     }
   }

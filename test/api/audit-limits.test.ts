@@ -1,5 +1,6 @@
 /** SPEC §16.1: what the audit log records, how much of it a plain user can cause, and how long it is kept. */
 import { describe, expect, test } from "bun:test";
+import * as OTPAuth from "otpauth";
 import { audit, AUDIT_RATE_LIMIT, AUDIT_RATE_WINDOW_MS, AUDIT_SUPPRESSED, CLI_ACTOR } from "../../src/db/audit.ts";
 import { DAY_MS } from "../../src/domain/timezone.ts";
 import { PASSWORD } from "../admin-helpers.ts";
@@ -69,6 +70,53 @@ describe("what the audit log records", () => {
       ["apikey.enable", `apikey:${id}`],
       ["apikey.disable", `apikey:${id}`],
       ["apikey.create", `apikey:${id}`],
+    ]);
+  });
+});
+
+describe("sign-ins refused and second factors", () => {
+  const auditOf = async (admin: Browser, prefix: string): Promise<Entry[]> =>
+    (await admin.json<{ entries: Entry[] }>("GET", `/api/v1/admin/audit?limit=200&action=${prefix}`)).body.entries;
+
+  test("a refused sign-in is a row with the username tried, the client and the reason, never the password", async () => {
+    const { hub, admin } = await setup();
+    const guesser = new Browser(hub, "198.51.100.7");
+    expect((await guesser.login("bob", "not the password")).status).toBe(401);
+    expect((await guesser.login("nobody", "hunter2-secret")).status).toBe(401);
+    const entries = await auditOf(admin, "signin.");
+    expect(entries.map((e) => [e.action, e.actorId, e.detail?.username, e.detail?.ip, e.detail?.step])).toEqual([
+      ["signin.refused", null, "nobody", "198.51.100.7", "login"],
+      ["signin.refused", null, "bob", "198.51.100.7", "login"],
+    ]);
+    for (const entry of entries) expect(entry.detail?.reason).toEqual(expect.any(String));
+    expect(JSON.stringify(entries)).not.toContain("not the password");
+    expect(JSON.stringify(entries)).not.toContain("hunter2-secret");
+  });
+
+  test(`guesses from many addresses share one allowance: at most ${AUDIT_RATE_LIMIT} rows a minute, the rest counted`, async () => {
+    const { hub, admin, advance } = await setup();
+    const guesses = 150;
+    for (let i = 0; i < guesses; i++) {
+      advance(100);
+      // A new address and username each time, so no throttle steps in: only the audit log's own cap bounds this.
+      expect((await new Browser(hub, `203.0.113.${(i % 250) + 1}`).login(`guess${i}`, "wrong password")).status).toBe(401);
+    }
+    const refused = await auditOf(admin, "signin.refused");
+    const summaries = await auditOf(admin, AUDIT_SUPPRESSED);
+    expect(refused.length + summaries.length).toBe(AUDIT_RATE_LIMIT);
+    expect(summaries).toEqual([expect.objectContaining({ actorId: null, target: "anonymous", detail: expect.objectContaining({ suppressed: guesses - refused.length, actions: { "signin.refused": guesses - refused.length } }) })]);
+  });
+
+  test("a second factor added and removed is recorded against the user", async () => {
+    const { bob, bobId, entriesOf } = await setup();
+    const enrol = await bob.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
+    expect(enrol.status).toBe(200);
+    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrol.body.secret), digits: 6, period: 30, algorithm: "SHA1" }).generate({ timestamp: START });
+    expect((await bob.json("POST", "/api/v1/auth/mfa/totp/activation", { code })).status).toBe(204);
+    expect((await bob.request("DELETE", "/api/v1/auth/mfa/totp")).status).toBe(204);
+    expect((await entriesOf(bobId)).map((e) => [e.action, e.target])).toEqual([
+      ["mfa.totp.remove", `user:${bobId}`],
+      ["mfa.totp.add", `user:${bobId}`],
     ]);
   });
 });
