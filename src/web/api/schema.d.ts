@@ -464,7 +464,7 @@ export interface paths {
   "/api/v1/admin/audit": {
     /**
      * Audit log
-     * @description Every change made by an admin (agents, users, settings, keys, events, data deletion), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id.
+     * @description The changes an investigation needs (refused sign-ins, second factors, keys created, switched on or off and deleted, users, roles, agents, settings, webhooks, events, data deletion; not cosmetic edits such as a key's label), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id. A user who is not an admin, and everyone without an account together, cause at most 60 entries a minute: beyond that, one `audit.suppressed` entry per minute counts the rest (`detail`: `{ suppressed, actions, lastAt }`). Entries older than AUDIT_RETENTION_DAYS are pruned.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -4805,7 +4805,7 @@ export interface operations {
   };
   /**
    * Audit log
-   * @description Every change made by an admin (agents, users, settings, keys, events, data deletion), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id.
+   * @description The changes an investigation needs (refused sign-ins, second factors, keys created, switched on or off and deleted, users, roles, agents, settings, webhooks, events, data deletion; not cosmetic edits such as a key's label), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id. A user who is not an admin, and everyone without an account together, cause at most 60 entries a minute: beyond that, one `audit.suppressed` entry per minute counts the rest (`detail`: `{ suppressed, actions, lastAt }`). Entries older than AUDIT_RETENTION_DAYS are pruned.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */

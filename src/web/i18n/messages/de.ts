@@ -506,6 +506,7 @@ export const de: Messages = {
   "admin.audit.target": "Ziel",
   "admin.audit.detail": "Details",
   "admin.audit.nobody": "Der Hub",
+  "admin.audit.anonymous": "Jemand ohne Anmeldung",
   "admin.audit.userId": "Benutzer #{id}",
   "admin.audit.pages": "Audit-Log-Seiten",
   "admin.audit.newer": "Neuer",

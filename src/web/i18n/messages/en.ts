@@ -615,6 +615,7 @@ export const en = {
   "admin.audit.target": "Target",
   "admin.audit.detail": "Detail",
   "admin.audit.nobody": "The hub",
+  "admin.audit.anonymous": "Someone not signed in",
   "admin.audit.userId": "User #{id}",
   "admin.audit.pages": "Audit log pages",
   "admin.audit.newer": "Newer",

@@ -506,6 +506,7 @@ export const esMX: Messages = {
   "admin.audit.target": "Objetivo",
   "admin.audit.detail": "Detalle",
   "admin.audit.nobody": "El hub",
+  "admin.audit.anonymous": "Alguien sin sesión iniciada",
   "admin.audit.userId": "Usuario #{id}",
   "admin.audit.pages": "Páginas del registro de auditoría",
   "admin.audit.newer": "Más recientes",

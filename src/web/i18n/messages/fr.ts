@@ -506,6 +506,7 @@ export const fr: Messages = {
   "admin.audit.target": "Cible",
   "admin.audit.detail": "Détail",
   "admin.audit.nobody": "Le hub",
+  "admin.audit.anonymous": "Quelqu'un de non connecté",
   "admin.audit.userId": "Utilisateur #{id}",
   "admin.audit.pages": "Pages du journal d'audit",
   "admin.audit.newer": "Plus récentes",

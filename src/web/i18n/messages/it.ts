@@ -506,6 +506,7 @@ export const it: Messages = {
   "admin.audit.target": "Oggetto",
   "admin.audit.detail": "Dettagli",
   "admin.audit.nobody": "L'hub",
+  "admin.audit.anonymous": "Qualcuno non connesso",
   "admin.audit.userId": "Utente #{id}",
   "admin.audit.pages": "Pagine del registro di audit",
   "admin.audit.newer": "Più recenti",

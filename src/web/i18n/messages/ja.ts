@@ -506,6 +506,7 @@ export const ja: Messages = {
   "admin.audit.target": "対象",
   "admin.audit.detail": "詳細",
   "admin.audit.nobody": "ハブ",
+  "admin.audit.anonymous": "サインインしていない人",
   "admin.audit.userId": "ユーザー #{id}",
   "admin.audit.pages": "監査ログのページ",
   "admin.audit.newer": "新しいエントリ",

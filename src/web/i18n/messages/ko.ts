@@ -506,6 +506,7 @@ export const ko: Messages = {
   "admin.audit.target": "대상",
   "admin.audit.detail": "세부 정보",
   "admin.audit.nobody": "허브",
+  "admin.audit.anonymous": "로그인하지 않은 사람",
   "admin.audit.userId": "사용자 #{id}",
   "admin.audit.pages": "감사 로그 페이지",
   "admin.audit.newer": "최신 항목",

@@ -506,6 +506,7 @@ export const pl: Messages = {
   "admin.audit.target": "Cel",
   "admin.audit.detail": "Szczegóły",
   "admin.audit.nobody": "Hub",
+  "admin.audit.anonymous": "Ktoś niezalogowany",
   "admin.audit.userId": "Użytkownik #{id}",
   "admin.audit.pages": "Strony dziennika audytu",
   "admin.audit.newer": "Nowsze",

@@ -506,6 +506,7 @@ export const ptBR: Messages = {
   "admin.audit.target": "Alvo",
   "admin.audit.detail": "Detalhes",
   "admin.audit.nobody": "O hub",
+  "admin.audit.anonymous": "Alguém sem login",
   "admin.audit.userId": "Usuário #{id}",
   "admin.audit.pages": "Páginas do log de auditoria",
   "admin.audit.newer": "Mais recentes",

@@ -506,6 +506,7 @@ export const ru: Messages = {
   "admin.audit.target": "Объект",
   "admin.audit.detail": "Подробности",
   "admin.audit.nobody": "Хаб",
+  "admin.audit.anonymous": "Кто-то без входа",
   "admin.audit.userId": "Пользователь #{id}",
   "admin.audit.pages": "Страницы журнала аудита",
   "admin.audit.newer": "Более новые",

@@ -506,6 +506,7 @@ export const th: Messages = {
   "admin.audit.target": "เป้าหมาย",
   "admin.audit.detail": "รายละเอียด",
   "admin.audit.nobody": "ฮับ",
+  "admin.audit.anonymous": "ผู้ที่ยังไม่ได้ลงชื่อเข้าใช้",
   "admin.audit.userId": "ผู้ใช้ #{id}",
   "admin.audit.pages": "หน้าบันทึกการตรวจสอบ",
   "admin.audit.newer": "ใหม่กว่า",

@@ -506,6 +506,7 @@ export const tr: Messages = {
   "admin.audit.target": "Hedef",
   "admin.audit.detail": "Ayrıntı",
   "admin.audit.nobody": "Hub",
+  "admin.audit.anonymous": "Oturum açmamış biri",
   "admin.audit.userId": "Kullanıcı #{id}",
   "admin.audit.pages": "Denetim kaydı sayfaları",
   "admin.audit.newer": "Daha yeni",

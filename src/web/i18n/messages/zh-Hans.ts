@@ -506,6 +506,7 @@ export const zhHans: Messages = {
   "admin.audit.target": "目标",
   "admin.audit.detail": "详情",
   "admin.audit.nobody": "本站",
+  "admin.audit.anonymous": "未登录的人",
   "admin.audit.userId": "用户 #{id}",
   "admin.audit.pages": "审计日志分页",
   "admin.audit.newer": "较新",

@@ -506,6 +506,7 @@ export const zhHant: Messages = {
   "admin.audit.target": "目標",
   "admin.audit.detail": "詳細資訊",
   "admin.audit.nobody": "本站",
+  "admin.audit.anonymous": "未登入的人",
   "admin.audit.userId": "使用者 #{id}",
   "admin.audit.pages": "稽核記錄分頁",
   "admin.audit.newer": "較新",
