@@ -162,14 +162,9 @@ export class WebhookAdmin {
         .returning()
         .get();
       // The id is bound into the sealed URL and secret, so they are sealed once the id is known.
-      const sealed = db.orm
-        .update(webhooks)
-        .set({ url: secrets.sealUrl(row.id, input.url), secret: secrets.seal(row.id, secret) })
-        .where(eq(webhooks.id, row.id))
-        .returning()
-        .get();
-      if (!sealed) throw new Error(`webhook ${row.id} vanished while being created`);
-      const webhook = this.webhook(sealed);
+      const sealed = { url: secrets.sealUrl(row.id, input.url), secret: secrets.seal(row.id, secret) };
+      db.orm.update(webhooks).set(sealed).where(eq(webhooks.id, row.id)).run();
+      const webhook = this.webhook({ ...row, ...sealed });
       this.seed(webhook);
       audit(db.orm, actor, "webhook.create", `webhook:${row.id}`, auditDetail(input), at);
       return webhook;

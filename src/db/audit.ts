@@ -8,12 +8,12 @@
  * `audit.suppressed` row per minute instead of a row each, so a plain account
  * cannot flood the log (or the disk), and an investigation still sees that,
  * how often and what was done. Everyone without an account (refused
- * sign-ins) shares one such allowance, ANONYMOUS_ACTOR: an attacker with many
- * addresses could otherwise get round any per-address one. Admins are not capped: they can change
- * anything anyway, and capping them would let a stolen admin session hide
- * what it did behind a burst of noise.
+ * sign-ins) shares one such allowance, ANONYMOUS_ACTOR: an attacker with
+ * many addresses could otherwise get round any per-address one. Admins are
+ * not capped: they can change anything anyway, and capping them would let a
+ * stolen admin session hide what it did behind a burst of noise.
  */
-import { and, desc, eq, gt, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { HubDb, Orm } from "./open.ts";
 import { auditLog, users } from "./schema.ts";
 
@@ -51,7 +51,7 @@ interface SuppressedDetail {
 
 /** The rows counted against a capped actor: a user's, or, for an actor without one, those of the same name and no user. */
 function rowsOf(actor: Actor): SQL {
-  return actor.userId === null ? and(isNull(auditLog.actorUserId), eq(auditLog.actor, actor.name)) ?? sql`0` : eq(auditLog.actorUserId, actor.userId);
+  return actor.userId === null ? sql`${auditLog.actorUserId} IS NULL AND ${auditLog.actor} = ${actor.name}` : eq(auditLog.actorUserId, actor.userId);
 }
 
 /**
