@@ -135,8 +135,9 @@ function fields(ctx: HubContext) {
       format: "uri",
       rule: "an http or https URL of at most 2048 characters",
       description:
-        "Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub " +
-        "runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect",
+        "Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses (an IPv4 address in any IPv6 " +
+        "spelling included) are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE, and port 0 always; a literal address is checked here, by the " +
+        "sender's own rule, a name on every attempt, on the address it resolves to and after every redirect. Stored encrypted; replies show it masked",
       examples: [EXAMPLE.url],
     }),
     format: Format,

@@ -4930,7 +4930,7 @@ export interface operations {
         "application/json": {
           /**
            * Format: uri
-           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect
+           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses (an IPv4 address in any IPv6 spelling included) are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE, and port 0 always; a literal address is checked here, by the sender's own rule, a name on every attempt, on the address it resolves to and after every redirect. Stored encrypted; replies show it masked
            */
           url: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
@@ -5090,7 +5090,7 @@ export interface operations {
         "application/json": {
           /**
            * Format: uri
-           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect
+           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses (an IPv4 address in any IPv6 spelling included) are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE, and port 0 always; a literal address is checked here, by the sender's own rule, a name on every attempt, on the address it resolves to and after every redirect. Stored encrypted; replies show it masked
            */
           url?: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
