@@ -8,6 +8,7 @@ import type { AgentDirectory } from "./live/agents.ts";
 import type { EventBook } from "./live/events.ts";
 import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
+import type { AuditRetention } from "./live/audit-retention.ts";
 import type { Retention } from "./live/retention.ts";
 import type { LiveStore } from "./live/store.ts";
 import type { StreamHub } from "./live/streams.ts";
@@ -33,5 +34,6 @@ export interface HubContext {
   readonly readings: ReadingQueries;
   readonly forecasts: Forecasts;
   readonly retention: Retention;
+  readonly auditRetention: AuditRetention;
   readonly alerts: Alerts;
 }

@@ -16,6 +16,7 @@ import { AgentDirectory } from "./live/agents.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
+import { AuditRetention } from "./live/audit-retention.ts";
 import { Retention } from "./live/retention.ts";
 import { LiveStore } from "./live/store.ts";
 import { StreamHub } from "./live/streams.ts";
@@ -83,6 +84,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     ingest.forget();
     forecasts.invalidate();
   }, log);
+  const auditRetention = new AuditRetention(db, config.auditRetentionDays, now, log);
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
@@ -90,7 +92,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const ingest = new Ingest(db, agents, live, now, log, alerts);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, alerts };
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -117,6 +119,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       streams.start();
       watcher.start();
       retention.start();
+      auditRetention.start();
       alerts.start();
       housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
       housekeeping.unref?.();
@@ -125,6 +128,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       if (housekeeping) clearInterval(housekeeping);
       housekeeping = null;
       retention.stop();
+      auditRetention.stop();
       await alerts.stop();
       watcher.stop();
       live.stop();

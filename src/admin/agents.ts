@@ -228,7 +228,9 @@ export class AgentAdmin {
         })
         .where(eq(agents.id, id))
         .run();
-      audit(this.db.orm, actor, "agent.update", `agent:${id}`, { ...patch, moved }, this.now());
+      // A new label alone is cosmetic and not audited (SPEC §16.1); with any other change it is recorded beside it.
+      const cosmetic = Object.entries(patch).every(([key, value]) => key === "label" || value === undefined);
+      if (!cosmetic) audit(this.db.orm, actor, "agent.update", `agent:${id}`, { ...patch, moved }, this.now());
     })();
     if (moved && mode !== "keep") this.ingest.forget(id);
     this.refresh(touched);

@@ -10,7 +10,7 @@ import { targetProblem } from "./guard.ts";
 import { ALERT_ROLES, type AlertMessage, type AlertRole, type Webhook, type WebhookFormat } from "./model.ts";
 import type { DeliveryPage, Outbox } from "./outbox.ts";
 import { bonusHolds, type AlertRules } from "./rules.ts";
-import { newWebhookSecret, type WebhookSecrets } from "./secrets.ts";
+import { maskUrl, newWebhookSecret, UNREADABLE_URL, type WebhookSecrets } from "./secrets.ts";
 
 export interface WebhookInput {
   readonly url?: string;
@@ -33,10 +33,12 @@ function parseList(json: string | null): string[] | null {
   return json === null ? null : (JSON.parse(json) as string[]);
 }
 
-function toWebhook(row: WebhookRow): Webhook {
+/** A webhook as replies show it: its URL masked. */
+function toWebhook(row: WebhookRow, secrets: WebhookSecrets): Webhook {
+  const url = secrets.openUrl(row.id, row.url);
   return {
     id: row.id,
-    url: row.url,
+    url: url === null ? UNREADABLE_URL : maskUrl(url),
     format: row.format,
     enabled: row.enabled,
     platforms: parseList(row.platforms),
@@ -59,7 +61,8 @@ function ordered(values: readonly string[], order: readonly string[]): string[] 
 
 /**
  * What an audit row says of a change. The URL is reduced to its host: for
- * Discord, Slack and ntfy the URL itself is the credential.
+ * Discord, Slack and ntfy the URL itself is the credential, and a json URL
+ * may carry a token.
  */
 function auditDetail(input: WebhookInput): Record<string, unknown> {
   const { url, ...rest } = input;
@@ -82,6 +85,10 @@ export interface WebhookAdminDeps {
 
 export class WebhookAdmin {
   constructor(private readonly deps: WebhookAdminDeps) {}
+
+  private webhook(row: WebhookRow): Webhook {
+    return toWebhook(row, this.deps.secrets);
+  }
 
   private row(id: number): WebhookRow {
     const row = this.deps.db.orm.select().from(webhooks).where(eq(webhooks.id, id)).get();
@@ -135,7 +142,12 @@ export class WebhookAdmin {
   }
 
   list(): Webhook[] {
-    return this.deps.db.orm.select().from(webhooks).orderBy(webhooks.id).all().map(toWebhook);
+    return this.deps.db.orm
+      .select()
+      .from(webhooks)
+      .orderBy(webhooks.id)
+      .all()
+      .map((row) => this.webhook(row));
   }
 
   create(actor: Actor, input: WebhookInput & { url: string; format: WebhookFormat }): { webhook: Webhook; secret: string } {
@@ -146,12 +158,13 @@ export class WebhookAdmin {
       const at = now();
       const row = db.orm
         .insert(webhooks)
-        .values({ url: input.url, format: input.format, ...this.columns(null, input), secret: "", createdAt: at, updatedAt: at })
+        .values({ url: "", format: input.format, ...this.columns(null, input), secret: "", createdAt: at, updatedAt: at })
         .returning()
         .get();
-      // The id is bound into the sealed secret, so the secret is sealed once the id is known.
-      db.orm.update(webhooks).set({ secret: secrets.seal(row.id, secret) }).where(eq(webhooks.id, row.id)).run();
-      const webhook = toWebhook(row);
+      // The id is bound into the sealed URL and secret, so they are sealed once the id is known.
+      const sealed = { url: secrets.sealUrl(row.id, input.url), secret: secrets.seal(row.id, secret) };
+      db.orm.update(webhooks).set(sealed).where(eq(webhooks.id, row.id)).run();
+      const webhook = this.webhook({ ...row, ...sealed });
       this.seed(webhook);
       audit(db.orm, actor, "webhook.create", `webhook:${row.id}`, auditDetail(input), at);
       return webhook;
@@ -161,20 +174,21 @@ export class WebhookAdmin {
   }
 
   update(actor: Actor, id: number, input: WebhookInput): Webhook {
-    const before = toWebhook(this.row(id));
+    const stored = this.row(id);
+    const before = this.webhook(stored);
     if (input.url !== undefined) this.checkUrl(input.url);
-    const { db, now } = this.deps;
+    const { db, secrets, now } = this.deps;
     const columns = this.columns(before, input);
     const enabling = columns.enabled && !before.enabled;
     // A new target, or an admin switching the webhook back on, starts with a clean record.
-    const freshStart = enabling || (input.url !== undefined && input.url !== before.url);
+    const freshStart = enabling || (input.url !== undefined && input.url !== secrets.openUrl(id, stored.url));
     const updated = db.sqlite.transaction(() => {
       const at = now();
       const row = db.orm
         .update(webhooks)
         .set({
           ...columns,
-          ...(input.url === undefined ? {} : { url: input.url }),
+          ...(input.url === undefined ? {} : { url: secrets.sealUrl(id, input.url) }),
           ...(input.format === undefined ? {} : { format: input.format }),
           ...(freshStart ? { failingSince: null } : {}),
           ...(enabling ? { disabledReason: null } : {}),
@@ -184,7 +198,7 @@ export class WebhookAdmin {
         .returning()
         .get();
       if (!row) throw new HttpProblem(404, `There is no webhook ${id}.`);
-      const webhook = toWebhook(row);
+      const webhook = this.webhook(row);
       if (CONDITION_FIELDS.some((field) => input[field] !== undefined)) this.seed(webhook);
       audit(db.orm, actor, "webhook.update", `webhook:${id}`, auditDetail(input), at);
       return webhook;
@@ -219,7 +233,7 @@ export class WebhookAdmin {
 
   /** Queues a `test` message behind the webhook's other deliveries. */
   test(actor: Actor, id: number): number {
-    const webhook = toWebhook(this.row(id));
+    const webhook = this.webhook(this.row(id));
     if (!webhook.enabled) throw new HttpProblem(409, `Webhook ${id} is disabled; enable it (PATCH enabled: true) before sending a test.`);
     const { db, outbox, now, origin } = this.deps;
     const deliveryId = db.sqlite.transaction(() => {

@@ -23,7 +23,7 @@ import { resolveWithBun, type Resolve } from "./guard.ts";
 import type { AlertMessage, EventChangedData } from "./model.ts";
 import { Outbox } from "./outbox.ts";
 import { AlertRules, follows } from "./rules.ts";
-import { WebhookSecrets } from "./secrets.ts";
+import { sealStoredWebhookUrls, WebhookSecrets } from "./secrets.ts";
 import type { Fetcher } from "./transport.ts";
 import { DEFAULT_POLICY, DeliveryWorker, type DeliveryPolicy } from "./worker.ts";
 
@@ -77,6 +77,10 @@ export class Alerts {
   ) {
     const { db, config, live, now, log } = deps;
     const secrets = new WebhookSecrets(deps.hubKey);
+    // A database from before URLs were sealed has them in plain text: sealed here, before anything reads or sends them.
+    const urls = sealStoredWebhookUrls(db, secrets);
+    if (urls.sealed > 0) log.info("encrypted stored webhook URLs under the hub's key", { webhooks: urls.sealed });
+    if (urls.unreadable > 0) log.warn("some stored webhook URLs cannot be decrypted with this key (was hub.key replaced?); set those webhooks' URLs again", { webhooks: urls.unreadable });
     this.rules = new AlertRules(db);
     this.outbox = new Outbox(db);
     this.worker = new DeliveryWorker({

@@ -16,8 +16,8 @@ export interface Rendered {
 }
 
 export interface Signing {
-  /** The delivery id: the same on every attempt, so receivers can drop a duplicate. */
-  readonly id: number;
+  /** The delivery's message id: the same on every attempt, so receivers can drop a duplicate, and never repeated by another delivery. */
+  readonly id: string;
   readonly timestampSeconds: number;
   readonly secret: string;
 }
@@ -123,14 +123,34 @@ function summarize(message: AlertMessage): Summary {
   }
 }
 
+/**
+ * An `@` followed by a zero-width space: `@everyone`, `@here` and `<@id>`
+ * then read as text, not as a mention (allowed_mentions already keeps them
+ * from pinging; this keeps them from looking like one).
+ */
+function discordUnmention(text: string): string {
+  return text.replace(/@/g, "@\u200b");
+}
+
+/**
+ * Text as Discord shows it in an embed's description and field values, where
+ * it reads Markdown: every Markdown character is backslash-escaped, so an
+ * agent's or admin's `[free bonus](https://evil.example)` stays text rather
+ * than a masked link, and `**`, `#`, `>` or a code fence change nothing.
+ */
+function discordText(text: string): string {
+  return discordUnmention(text.replace(/[\\*_~`|[\]()<>#]/g, "\\$&"));
+}
+
 /** Discord's execute-webhook body: one embed; mentions are never parsed, so no message can ping anyone. */
 function discord(summary: Summary): Rendered {
   const embed = {
-    title: summary.title,
-    description: summary.text,
+    // Titles show no Markdown or links, only mentions.
+    title: discordUnmention(summary.title),
+    description: discordText(summary.text),
     ...(summary.url === null ? {} : { url: summary.url }),
     color: summary.color,
-    fields: summary.fields.map((f) => ({ name: f.name, value: f.value, inline: true })),
+    fields: summary.fields.map((f) => ({ name: discordUnmention(f.name), value: discordText(f.value), inline: true })),
     timestamp: summary.timestamp,
   };
   return { headers: { "content-type": "application/json" }, body: JSON.stringify({ embeds: [embed], allowed_mentions: { parse: [] } }) };
@@ -145,7 +165,7 @@ function slackEscape(text: string): string {
 function slack(summary: Summary): Rendered {
   const title = summary.url === null ? `*${slackEscape(summary.title)}*` : `*<${summary.url}|${slackEscape(summary.title)}>*`;
   const body = {
-    text: `${summary.title}: ${summary.text}`,
+    text: slackEscape(`${summary.title}: ${summary.text}`),
     blocks: [
       { type: "section", text: { type: "mrkdwn", text: `${title}\n${slackEscape(summary.text)}` } },
       { type: "section", fields: summary.fields.map((f) => ({ type: "mrkdwn", text: `*${slackEscape(f.name)}*\n${slackEscape(f.value)}` })) },
@@ -159,7 +179,7 @@ function headerText(text: string): string {
   return /^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text, "utf8").toString("base64")}?=`;
 }
 
-/** ntfy's publish: the message as the plain-text body, the rest in its documented headers. */
+/** ntfy's publish: the message as the plain-text body (no Markdown header, so ntfy renders none), the rest in its documented headers. */
 function ntfy(summary: Summary): Rendered {
   const headers: Record<string, string> = {
     "content-type": "text/plain; charset=utf-8",
@@ -178,9 +198,9 @@ export function renderSigned(payload: string, signing: Signing): Rendered {
   return {
     headers: {
       "content-type": "application/json",
-      "webhook-id": String(signing.id),
+      "webhook-id": signing.id,
       "webhook-timestamp": String(signing.timestampSeconds),
-      "webhook-signature": standardSignature(signing.secret, String(signing.id), signing.timestampSeconds, payload),
+      "webhook-signature": standardSignature(signing.secret, signing.id, signing.timestampSeconds, payload),
     },
     body: payload,
   };

@@ -32,10 +32,26 @@ function isLocalhostName(hostname: string): boolean {
 }
 
 /**
+ * What the text of a URL alone says the hub must not connect to: port 0 (no
+ * receiver listens there, and what a stack makes of it varies), a literal
+ * address that is not public, in any spelling the URL parser accepts (mapped,
+ * translated, NAT64, decimal), or a name of this machine. The one rule for
+ * both saving and sending, so what is saved is what would be sent.
+ */
+function literalProblem(url: URL, allowPrivate: boolean): string | null {
+  if (url.port === "0") return "uses port 0, which is no receiver's port";
+  if (allowPrivate) return null;
+  const address = parseIp(bare(url.hostname));
+  if (address !== null && !isPublicAddress(address)) return `points at ${url.hostname}, which is not a public internet address; ${ALLOW_PRIVATE_HINT}`;
+  if (isLocalhostName(url.hostname)) return `points at ${url.hostname}, which names this machine; ${ALLOW_PRIVATE_HINT}`;
+  return null;
+}
+
+/**
  * Why a URL cannot be a webhook target, or null. Checks what the text alone
- * tells: the scheme, credentials, and a host that is a non-public literal
- * address or localhost. Names are resolved only when sending, since DNS
- * answers change and may not be reachable when an admin saves.
+ * tells: the scheme, credentials, the port, and a host that is a non-public
+ * literal address or localhost. Names are resolved only when sending, since
+ * DNS answers change and may not be reachable when an admin saves.
  */
 export function targetProblem(text: string, allowPrivate: boolean): string | null {
   let url: URL;
@@ -46,12 +62,7 @@ export function targetProblem(text: string, allowPrivate: boolean): string | nul
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http or https URL";
   if (url.username !== "" || url.password !== "") return "must not carry a user name or password; put a token in the path or query instead";
-  if (allowPrivate) return null;
-  const address = parseIp(bare(url.hostname));
-  if ((address !== null && !isPublicAddress(address)) || isLocalhostName(url.hostname)) {
-    return `points at ${url.hostname}, which is not a public internet address; ${ALLOW_PRIVATE_HINT}`;
-  }
-  return null;
+  return literalProblem(url, allowPrivate);
 }
 
 /**
@@ -61,13 +72,10 @@ export function targetProblem(text: string, allowPrivate: boolean): string | nul
  * address in beside a public one.
  */
 export async function resolveTarget(url: URL, allowPrivate: boolean, resolve: Resolve): Promise<string> {
+  const problem = literalProblem(url, allowPrivate);
+  if (problem !== null) throw new RefusedTarget(`refused: ${problem}`);
   const host = bare(url.hostname);
-  const literal = parseIp(host);
-  if (literal !== null) {
-    if (!allowPrivate && !isPublicAddress(literal)) throw new RefusedTarget(`refused ${host}: not a public internet address; ${ALLOW_PRIVATE_HINT}`);
-    return host;
-  }
-  if (!allowPrivate && isLocalhostName(host)) throw new RefusedTarget(`refused ${host}: it names this machine; ${ALLOW_PRIVATE_HINT}`);
+  if (parseIp(host) !== null) return host;
   let addresses: readonly string[];
   try {
     addresses = await resolve(host);

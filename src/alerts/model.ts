@@ -75,6 +75,8 @@ export interface Webhook {
 
 export interface Delivery {
   readonly id: number;
+  /** The `webhook-id` header of the json format. */
+  readonly messageId: string;
   readonly type: AlertType;
   readonly status: DeliveryStatus;
   readonly attempts: number;

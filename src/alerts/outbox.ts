@@ -9,6 +9,8 @@ import type { AlertMessage, AlertType, Delivery, DeliveryStatus, WebhookFormat }
 /** The oldest pending delivery of a webhook: the only one of it that may be sent, so each webhook gets its messages in order. */
 export interface Head {
   readonly id: number;
+  /** The `webhook-id` of every attempt of this delivery. */
+  readonly messageId: string;
   readonly webhookId: number;
   readonly attempts: number;
   readonly createdAt: number;
@@ -16,7 +18,7 @@ export interface Head {
   readonly enabled: boolean;
 }
 
-/** What sending a head takes: its message and its webhook's target, format and sealed secret. */
+/** What sending a head takes: its message and its webhook's sealed target, format and sealed secret. */
 export interface Sendable {
   readonly payload: string;
   readonly url: string;
@@ -26,6 +28,7 @@ export interface Sendable {
 
 interface HeadRow {
   id: number;
+  message_id: string;
   webhook_id: number;
   attempts: number;
   created_at: number;
@@ -35,6 +38,7 @@ interface HeadRow {
 
 interface DeliveryRow {
   id: number;
+  message_id: string;
   type: AlertType;
   status: DeliveryStatus;
   attempts: number;
@@ -58,6 +62,15 @@ export interface FailedAttempt {
   readonly nextAttemptAt: number | null;
 }
 
+/**
+ * A delivery's `webhook-id`: `msg_` and a UUIDv7 (a millisecond time and 74
+ * random bits). A row id would repeat once a backup is restored, and a
+ * receiver dropping duplicates by id would then drop new messages.
+ */
+export function newMessageId(): string {
+  return `msg_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+}
+
 /** The longest error kept per delivery. */
 const ERROR_LENGTH = 500;
 
@@ -79,18 +92,18 @@ export class Outbox {
 
   constructor(private readonly db: HubDb) {
     const { sqlite } = db;
-    this.insert = sqlite.query<unknown, [number, string, string, number, number]>(
-      "INSERT INTO webhook_deliveries (webhook_id, type, payload, status, created_at, next_attempt_at) VALUES (?, ?, ?, 'pending', ?, ?)",
+    this.insert = sqlite.query<unknown, [number, string, string, string, number, number]>(
+      "INSERT INTO webhook_deliveries (webhook_id, message_id, type, payload, status, created_at, next_attempt_at) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
     );
     // One index seek per webhook for its oldest pending delivery, however many are pending behind it.
     this.headsQuery = sqlite.query<HeadRow, []>(
-      "SELECT d.id, d.webhook_id, d.attempts, d.created_at, d.next_attempt_at, w.enabled FROM webhooks w " +
+      "SELECT d.id, d.message_id, d.webhook_id, d.attempts, d.created_at, d.next_attempt_at, w.enabled FROM webhooks w " +
         "JOIN webhook_deliveries d ON d.id = (SELECT MIN(p.id) FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.status = 'pending')",
     );
     this.sendableQuery = sqlite.query<Sendable, [number]>(
       "SELECT d.payload, w.url, w.format, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ? AND d.status = 'pending'",
     );
-    const columns = "id, type, status, attempts, last_status_code, last_error, created_at, delivered_at, next_attempt_at";
+    const columns = "id, message_id, type, status, attempts, last_status_code, last_error, created_at, delivered_at, next_attempt_at";
     this.pageQuery = sqlite.query<DeliveryRow, [number, number]>(`SELECT ${columns} FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`);
     this.pageBeforeQuery = sqlite.query<DeliveryRow, [number, number, number]>(
       `SELECT ${columns} FROM webhook_deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
@@ -120,12 +133,13 @@ export class Outbox {
 
   /** Adds a delivery, due at once; call inside the transaction of the change that caused it. Returns its id. */
   enqueue(webhookId: number, message: AlertMessage, now: number): number {
-    return Number(this.insert.run(webhookId, message.type, JSON.stringify(message), now, now).lastInsertRowid);
+    return Number(this.insert.run(webhookId, newMessageId(), message.type, JSON.stringify(message), now, now).lastInsertRowid);
   }
 
   heads(): Head[] {
     return this.headsQuery.all().map((row) => ({
       id: row.id,
+      messageId: row.message_id,
       webhookId: row.webhook_id,
       attempts: row.attempts,
       createdAt: row.created_at,
@@ -188,6 +202,7 @@ export class Outbox {
     return {
       deliveries: page.map((row) => ({
         id: row.id,
+        messageId: row.message_id,
         type: row.type,
         status: row.status,
         attempts: row.attempts,

@@ -184,13 +184,17 @@ export class DeliveryWorker {
     this.inFlight.add(attempt);
   }
 
-  private render(head: Head, sendable: Sendable): Rendered | string {
+  /** The target and what to send it, or why neither can be had. */
+  private prepare(head: Head, sendable: Sendable): { url: string; request: Rendered } | string {
+    const { secrets } = this.deps;
+    const url = secrets.openUrl(head.webhookId, sendable.url);
+    if (url === null) return "the target URL cannot be read with this hub's key (was hub.key replaced?); set the webhook's URL again";
     if (sendable.format === "json") {
-      const secret = this.deps.secrets.open(head.webhookId, sendable.secret);
+      const secret = secrets.open(head.webhookId, sendable.secret);
       if (secret === null) return "the signing secret cannot be read with this hub's key (was hub.key replaced?); rotate the webhook's secret";
-      return renderSigned(sendable.payload, { id: head.id, timestampSeconds: Math.floor(this.deps.now() / SECOND), secret });
+      return { url, request: renderSigned(sendable.payload, { id: head.messageId, timestampSeconds: Math.floor(this.deps.now() / SECOND), secret }) };
     }
-    return renderChat(sendable.format, JSON.parse(sendable.payload) as AlertMessage);
+    return { url, request: renderChat(sendable.format, JSON.parse(sendable.payload) as AlertMessage) };
   }
 
   /** Never rejects: whatever goes wrong is logged, and the delivery stays pending, held back for the first backoff step. */
@@ -199,9 +203,9 @@ export class DeliveryWorker {
     try {
       const sendable = this.deps.outbox.sendable(head);
       if (sendable === null) return;
-      const request = this.render(head, sendable);
+      const prepared = this.prepare(head, sendable);
       const outcome: Outcome =
-        typeof request === "string" ? { delivered: false, statusCode: null, error: request } : await deliver(sendable.url, request, this.transport, stop);
+        typeof prepared === "string" ? { delivered: false, statusCode: null, error: prepared } : await deliver(prepared.url, prepared.request, this.transport, stop);
       // An attempt cut short by shutdown is not the receiver's failure: it stays pending and is sent again at the next start.
       if (!outcome.delivered && stop.aborted) return;
       if (outcome.delivered) this.deps.outbox.delivered(head, outcome.statusCode, this.deps.now());

@@ -4,7 +4,7 @@
  */
 import { ConfigError, type Config } from "../config/load.ts";
 import { ROLES, type Role } from "../config/options.ts";
-import { audit, type Actor } from "../db/audit.ts";
+import { ANONYMOUS_ACTOR, audit, type Actor } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { users } from "../db/schema.ts";
 import {
@@ -112,21 +112,33 @@ export class SignInRefusal extends HttpProblem {
   }
 }
 
-/** Runs a check of a secret, logging a refusal with the client's IP, the username tried and the reason. */
-export async function loggingRefusals<T>(log: Logger, check: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs a check of a secret, logging a refusal with the client's IP, the
+ * username tried and the reason, and writing it to the audit log
+ * (`signin.refused`, SPEC §16.1) for an investigation; those rows share the
+ * anonymous allowance, so a guessing flood cannot flood the audit log.
+ */
+export async function loggingRefusals<T>(ctx: { readonly log: Logger; readonly db: HubDb; readonly now: () => number }, check: () => T | Promise<T>): Promise<T> {
   try {
     return await check();
   } catch (error) {
     if (error instanceof SignInRefusal) {
-      if (error.status === 429) log.warn("sign-in throttled", { ...error.record });
-      else log.info("sign-in refused", { ...error.record });
+      const { step, username, ip, reason } = error.record;
+      if (error.status === 429) ctx.log.warn("sign-in throttled", { ...error.record });
+      else ctx.log.info("sign-in refused", { ...error.record });
+      try {
+        audit(ctx.db.orm, ANONYMOUS_ACTOR, "signin.refused", null, { step, username, ip, reason, throttled: error.status === 429 }, ctx.now());
+      } catch (auditError) {
+        // The refusal stands whatever the storage does: a disk that cannot take the row must not turn a 401 into a 500.
+        ctx.log.error("a refused sign-in could not be written to the audit log", { error: auditError });
+      }
     }
     throw error;
   }
 }
 
 export function actorOf(principal: UserPrincipal): Actor {
-  return { userId: principal.user.id, name: principal.user.username, via: principal.via === "apiKey" ? "api-key" : "session" };
+  return { userId: principal.user.id, name: principal.user.username, via: principal.via === "apiKey" ? "api-key" : "session", capped: principal.user.role !== "admin" };
 }
 
 export function checkUsername(username: string): void {

@@ -30,6 +30,7 @@ export interface Settings {
   db: string;
   staleAfter: number;
   retentionDays: number;
+  auditRetentionDays: number;
   forecastWindowDays: number;
   pageSize: number;
   pollMin: string;
@@ -327,6 +328,10 @@ export const OPTIONS: OptionTable = {
   retentionDays: {
     flag: "--retention-days", env: "DATA_RETENTION_DAYS", arg: "DAYS", help: "Readings older than this are pruned", defaultText: "31",
     allowed: "an integer number of days, at least 1", default: 31, parse: integer(1, 36_500),
+  },
+  auditRetentionDays: {
+    flag: "--audit-retention-days", env: "AUDIT_RETENTION_DAYS", arg: "DAYS", help: "Audit log rows older than this are pruned", defaultText: "365",
+    allowed: "an integer number of days, at least 1", default: 365, parse: integer(1, 36_500),
   },
   forecastWindowDays: {
     flag: "--forecast-window-days", env: "FORECAST_WINDOW_DAYS", arg: "DAYS", help: "Days of readings the forecast learns from", defaultText: "84",

@@ -3,7 +3,7 @@
  * source of truth; test/api/db.test.ts checks that both agree.
  */
 import { sql } from "drizzle-orm";
-import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const agents = sqliteTable(
   "agents",
@@ -228,8 +228,11 @@ export const webhookDeliveries = sqliteTable(
     createdAt: integer("created_at").notNull(),
     deliveredAt: integer("delivered_at"),
     nextAttemptAt: integer("next_attempt_at"),
+    /** The `webhook-id` receivers see: random and time-ordered, never the row id, which repeats after a restore. */
+    messageId: text("message_id").notNull(),
   },
   (t) => [
+    uniqueIndex("webhook_deliveries_message").on(t.messageId),
     index("webhook_deliveries_webhook").on(t.webhookId, t.id),
     index("webhook_deliveries_pending").on(t.webhookId, t.id).where(sql`status = 'pending'`),
     index("webhook_deliveries_created").on(t.createdAt),

@@ -97,7 +97,8 @@ export function cidrContains(range: CidrRange, address: bigint): boolean {
  * Addresses that are not on the public internet: unspecified, loopback,
  * private, carrier-grade NAT, link-local (cloud metadata lives there),
  * unique-local, multicast, documentation, benchmarking and reserved ranges,
- * and the deprecated IPv6 forms that tunnel to any IPv4 address. A webhook
+ * and the IPv6 forms that carry or tunnel to any IPv4 address (compatible,
+ * translated `::ffff:0:a.b.c.d`, 6to4, Teredo). A webhook
  * aimed at one could make the hub probe its own network for whoever can
  * configure webhooks.
  */
@@ -118,6 +119,7 @@ const NON_PUBLIC_RANGES: readonly CidrRange[] = [
   "224.0.0.0/4",
   "240.0.0.0/4",
   "::/96",
+  "::ffff:0:0:0/96",
   "64:ff9b:1::/48",
   "100::/64",
   "2001::/32",

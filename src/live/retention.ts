@@ -11,6 +11,18 @@ import type { Logger } from "../log.ts";
 export const PRUNE_INTERVAL_MS = HOUR_MS;
 export const PRUNE_BATCH = 5000;
 
+/** Calls `deleteBatch` until it removes less than a batch, yielding to the event loop between batches; resolves to the number removed. */
+export async function deleteInBatches(deleteBatch: (limit: number) => number, stopped: () => boolean): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = deleteBatch(PRUNE_BATCH);
+    removed += n;
+    if (n < PRUNE_BATCH || stopped()) return removed;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (stopped()) return removed;
+  }
+}
+
 export class Retention {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<number> | null = null;
@@ -63,13 +75,7 @@ export class Retention {
     const before = this.cutoff();
     let removed = 0;
     try {
-      for (;;) {
-        const n = this.readings.pruneBatch(before, PRUNE_BATCH);
-        removed += n;
-        if (n < PRUNE_BATCH || this.stopped) break;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (this.stopped) break;
-      }
+      removed = await deleteInBatches((limit) => this.readings.pruneBatch(before, limit), () => this.stopped);
     } catch (error) {
       this.log.error("pruning old readings failed", { error });
     }

@@ -125,7 +125,8 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
         const { principal, key } = owned(request, params.id);
         const updated = accounts.apiKeys.update(key.id, { label: label(body.label), enabled: body.enabled });
         if (!updated) throw new HttpProblem(404, `You have no API key ${key.id}.`);
-        audit(db.orm, actorOf(principal), "apikey.update", `apikey:${key.id}`, { label: body.label, enabled: body.enabled }, now());
+        // A new label alone is cosmetic and not audited (SPEC §16.1): switching a key on or off is what an investigation needs.
+        if (updated.enabled !== key.enabled) audit(db.orm, actorOf(principal), updated.enabled ? "apikey.enable" : "apikey.disable", `apikey:${key.id}`, { label: updated.label }, now());
         return { apiKey: updated };
       },
       {

@@ -14,7 +14,7 @@ const Credentials = t.Object({ username: LoginUsernameSchema, password: CurrentP
 const NO_CONTENT = t.Void({ description: "Done" });
 
 export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) {
-  const { config, log } = ctx;
+  const { config } = ctx;
   const noStore = (set: { headers: Record<string, string | number> }) => {
     set.headers["cache-control"] = "no-store";
   };
@@ -51,7 +51,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       async ({ body, cookie, request, set, server }) => {
         const device = cookie[DEVICE_COOKIE]?.value;
         const ip = clientIp(request, config.trustedProxies, server);
-        const outcome = await loggingRefusals(log, () => accounts.login(body.username, body.password, ip, typeof device === "string" ? device : undefined));
+        const outcome = await loggingRefusals(ctx, () => accounts.login(body.username, body.password, ip, typeof device === "string" ? device : undefined));
         cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
         noStore(set);
         return { next: outcome.next, methods: outcome.methods };
@@ -97,7 +97,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       "/password",
       async ({ body, request, set, server }) => {
         const ip = clientIp(request, config.trustedProxies, server);
-        await loggingRefusals(log, () => accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, ip, body.revokeApiKeys ?? true));
+        await loggingRefusals(ctx, () => accounts.changePassword(access.userOf(request), body.currentPassword, body.newPassword, ip, body.revokeApiKeys ?? true));
         noStore(set);
         set.status = 204;
       },

@@ -1,10 +1,11 @@
 /** Second factors: TOTP enrolment and verification, passkey registration and verification. */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { Elysia, t, type Cookie } from "elysia";
-import { loggingRefusals } from "../auth/accounts.ts";
+import { actorOf, loggingRefusals } from "../auth/accounts.ts";
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from "../auth/devices.ts";
 import type { Mfa, Verified } from "../auth/mfa.ts";
 import type { HubContext } from "../context.ts";
+import { audit } from "../db/audit.ts";
 import { PasskeySchema, VerifiedSchema } from "../http/account-schemas.ts";
 import type { Access } from "../http/access.ts";
 import { clientIp, type SocketSource } from "../http/client-ip.ts";
@@ -134,7 +135,12 @@ function assertionOf(body: typeof PasskeyVerification.static, rememberQuery: boo
 }
 
 export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
-  const { config, log } = ctx;
+  const { config } = ctx;
+  /** Second factors added and removed are audited (SPEC §16.1), against the user themselves, who counts against their own allowance. */
+  const factorChanged = (request: Request, action: string, detail: Record<string, unknown> | null) => {
+    const principal = access.userOf(request);
+    audit(ctx.db.orm, actorOf(principal), action, `user:${principal.user.id}`, detail, ctx.now());
+  };
   const ip = (request: Request, server: SocketSource | null) => clientIp(request, config.trustedProxies, server);
   const reply = (verified: Verified, cookie: Record<string, Cookie<unknown>>) => {
     if (verified.deviceToken) {
@@ -159,7 +165,8 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     .post(
       "/totp/activation",
       async ({ request, body, set, server }) => {
-        await loggingRefusals(log, () => mfa.activateTotp(access.userOf(request), body.code, ip(request, server)));
+        await loggingRefusals(ctx, () => mfa.activateTotp(access.userOf(request), body.code, ip(request, server)));
+        factorChanged(request, "mfa.totp.add", null);
         set.status = 204;
       },
       {
@@ -172,7 +179,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     .post(
       "/totp/verification",
       async ({ request, body, cookie, server }) => {
-        const verified = await loggingRefusals(log, () => mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request, server)));
+        const verified = await loggingRefusals(ctx, () => mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request, server)));
         return reply(verified, cookie);
       },
       {
@@ -186,6 +193,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       "/totp",
       ({ request, set }) => {
         mfa.disableTotp(access.userOf(request));
+        factorChanged(request, "mfa.totp.remove", null);
         set.status = 204;
       },
       {
@@ -214,6 +222,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       "/passkeys",
       async ({ request, body, set }) => {
         const passkey = await mfa.registerPasskey(access.userOf(request), asRegistration(body.response), body.label ?? null);
+        factorChanged(request, "mfa.passkey.add", { label: passkey.label });
         set.status = 201;
         return { passkey };
       },
@@ -233,6 +242,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       "/passkeys/:id",
       ({ request, params, set }) => {
         mfa.removePasskey(access.userOf(request), params.id);
+        factorChanged(request, "mfa.passkey.remove", null);
         set.status = 204;
       },
       {
@@ -262,7 +272,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       "/passkeys/verification",
       async ({ request, body, query, cookie, server }) => {
         const { response, rememberDevice } = assertionOf(body, query.remember);
-        return reply(await loggingRefusals(log, () => mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server))), cookie);
+        return reply(await loggingRefusals(ctx, () => mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server))), cookie);
       },
       {
         access: "session-partial",

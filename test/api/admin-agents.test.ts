@@ -238,10 +238,11 @@ describe("admin: data", () => {
     expect((await admin.json<{ attribution: unknown[] }>("GET", "/api/v1/admin/platforms/Windows/regions/eu-west-1/attribution")).body.attribution).toEqual([]);
   });
 
-  test("every admin change of agents and data is audited", async () => {
+  test("every admin change of agents and data is audited, but not a new label alone (SPEC §16.1)", async () => {
     const { hub, admin, create } = await setup();
     const agent = await create("eu-west-1", "steam");
     await admin.json("PATCH", `/api/v1/admin/agents/${agent.id}`, { label: "x" });
+    await admin.json("PATCH", `/api/v1/admin/agents/${agent.id}`, { label: "y", enabled: false });
     await admin.json("POST", `/api/v1/admin/agents/${agent.id}/token`);
     await admin.json("POST", "/api/v1/admin/agents/import", { agents: [] });
     await admin.json("DELETE", `/api/v1/admin/agents/${agent.id}/readings`);

@@ -38,9 +38,10 @@ describe("migrations", () => {
   test("every SQL file in migrations/ is embedded, numbered and in order", () => {
     const files = readdirSync(join(import.meta.dir, "../../migrations")).filter((f) => f.endsWith(".sql")).sort();
     expect(MIGRATIONS.map((m) => `${m.name}.sql`)).toEqual(files);
+    // Numbers are handed out to branches ahead of their merge, so one may be missing for a while; each is applied by its own number.
     MIGRATIONS.forEach((m, i) => {
-      expect(m.version).toBe(i + 1);
-      expect(m.name).toStartWith(String(i + 1).padStart(4, "0"));
+      expect(m.name).toStartWith(String(m.version).padStart(4, "0"));
+      expect(m.version).toBeGreaterThan(MIGRATIONS[i - 1]?.version ?? 0);
     });
   });
 
@@ -83,7 +84,7 @@ describe("migrations", () => {
 
   test("a failing migration is rolled back and reported", () => {
     const db = openDatabase(":memory:");
-    const broken = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: "9999_broken", sql: "CREATE TABLE half_done (x INTEGER); SELECT * FROM no_such_table;" }];
+    const broken = [...MIGRATIONS, { version: (MIGRATIONS.at(-1)?.version ?? 0) + 1, name: "9999_broken", sql: "CREATE TABLE half_done (x INTEGER); SELECT * FROM no_such_table;" }];
     expect(() => migrate(db, broken)).toThrow(/9999_broken failed/);
     const tables = db.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE name = 'half_done'").all();
     expect(tables).toEqual([]);

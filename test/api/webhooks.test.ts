@@ -10,7 +10,8 @@ import { Webhook } from "standardwebhooks";
 import type { AlertsOptions } from "../../src/alerts/alerts.ts";
 import type { Resolve } from "../../src/alerts/guard.ts";
 import type { Fetcher } from "../../src/alerts/transport.ts";
-import { openDatabase } from "../../src/db/open.ts";
+import { MIGRATIONS } from "../../src/db/migrations.ts";
+import { migrate, openDatabase } from "../../src/db/open.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { PASSWORD } from "../admin-helpers.ts";
@@ -41,6 +42,7 @@ interface WebhookBody {
 
 interface DeliveryBody {
   id: number;
+  messageId: string;
   type: string;
   status: string;
   attempts: number;
@@ -159,7 +161,7 @@ describe("webhooks: the admin API", () => {
     const { webhook, secret } = made.body;
     expect(webhook).toEqual({
       id: webhook.id,
-      url,
+      url: "https://hooks.example.org/…-123",
       format: "json",
       enabled: true,
       platforms: null,
@@ -197,7 +199,7 @@ describe("webhooks: the admin API", () => {
     expect(changed.status).toBe(200);
     expect(changed.body.webhook).toEqual({
       ...webhook,
-      url: "https://discord.com/api/webhooks/1/other-token",
+      url: "https://discord.com/…oken",
       format: "discord",
       platforms: ["Windows", "GRDK"],
       regions: ["eu-west-1", "eu-west-2"],
@@ -304,10 +306,18 @@ describe("webhooks: the admin API", () => {
       expect(response.body.errors[0]?.location).toBe("body.url");
       expect(response.body.detail).toContain("WEBHOOK_ALLOW_PRIVATE");
     }
+    for (const url of ["http://[::ffff:0:7f00:1]/hook", "http://[::ffff:0:169.254.169.254]/", "https://hooks.example.org:0/x"]) {
+      const response = await admin.json<{ detail: string; errors: { location: string }[] }>("POST", BASE, { url, format: "discord" });
+      expect({ url, status: response.status, location: response.body.errors[0]?.location }).toEqual({ url, status: 400, location: "body.url" });
+    }
+    expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks).toEqual([]);
     const made = await create(admin, { url: "https://hooks.example.org/x", format: "json" });
+    for (const url of ["http://[::ffff:0:7f00:1]/hook", "https://hooks.example.org:0/x"]) {
+      expect((await admin.json("PATCH", `${BASE}/${made.webhook.id}`, { url })).status).toBe(400);
+    }
     const patched = await admin.json("PATCH", `${BASE}/${made.webhook.id}`, { url: "http://10.0.0.1/hook" });
     expect(patched.status).toBe(400);
-    expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe("https://hooks.example.org/x");
+    expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe("https://hooks.example.org/…rg/x");
 
     const allowed = await alertHub({ env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
     expect((await allowed.admin.json("POST", BASE, { url: "http://127.0.0.1:8080/hook", format: "json" })).status).toBe(201);
@@ -536,7 +546,10 @@ describe("webhooks: delivery", () => {
       const [first] = await receiver.waitFor(1);
       if (!first) throw new Error("nothing received");
       const headers = Object.fromEntries(first.headers);
-      expect(first.headers.get("webhook-id")).toBe(String(queued.body.deliveryId));
+      const logged = (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`)).body.deliveries;
+      expect(logged.map((d) => d.id)).toEqual([queued.body.deliveryId]);
+      expect(first.headers.get("webhook-id")).toBe(logged[0]?.messageId ?? "");
+      expect(first.headers.get("webhook-id")).toMatch(/^msg_[0-9a-f]{32}$/);
       expect(first.headers.get("content-type")).toStartWith("application/json");
       expect(new Webhook(secret).verify(first.body, headers)).toEqual({
         type: "test",
@@ -607,7 +620,9 @@ describe("webhooks: delivery", () => {
       await receiver.waitFor(5);
       await hub.ctx.alerts.worker.idle();
       const [a = 0, b = 0, c = 0] = ids;
-      expect(receiver.received.map((r) => Number(r.headers.get("webhook-id")))).toEqual([a, a, a, b, c]);
+      const messageIds = new Map((await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`)).body.deliveries.map((d) => [d.messageId, d.id]));
+      expect(messageIds.size).toBe(3);
+      expect(receiver.received.map((r) => messageIds.get(r.headers.get("webhook-id") ?? ""))).toEqual([a, a, a, b, c]);
       const bodies = receiver.received.slice(0, 3).map((r) => r.body);
       expect(new Set(bodies).size).toBe(1);
       const page = await admin.json<{ deliveries: DeliveryBody[]; next: number | null }>("GET", `${BASE}/${webhook.id}/deliveries?limit=2`);
@@ -783,7 +798,7 @@ describe("webhooks: delivery", () => {
       await hub.ctx.alerts.worker.idle();
       const lastError = async (id: number) => (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${id}/deliveries`)).body.deliveries[0]?.lastError;
       expect(await lastError(sneaky.webhook.id)).toBe("refused sneaky.example.org: it resolves to 10.0.0.5, not a public internet address; set WEBHOOK_ALLOW_PRIVATE=true to allow targets on the hub's own network");
-      expect(await lastError(redirected.webhook.id)).toMatch(/^refused 169\.254\.169\.254/);
+      expect(await lastError(redirected.webhook.id)).toMatch(/^refused: points at 169\.254\.169\.254/);
       expect(sent).toEqual(["hooks.example.org http://93.184.215.14/hook"]);
     } finally {
       await hub.stop();
@@ -826,5 +841,151 @@ describe("webhooks: delivery", () => {
       await hub.stop();
       await receiver.stop();
     }
+  });
+});
+
+describe("webhook-id (SPEC §16.1)", () => {
+  const messageIdOf = async (admin: Browser, webhookId: number, deliveryId: number): Promise<string> => {
+    const { body } = await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhookId}/deliveries?limit=200`);
+    return body.deliveries.find((d) => d.id === deliveryId)?.messageId ?? "";
+  };
+
+  test("a database restored from a backup never sends a webhook-id again, though its delivery row ids repeat", async () => {
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    const backup = join(dir, "backup.db");
+    const first = await alertHub({ db });
+    const { webhook } = await create(first.admin, { url: "https://hooks.example.org/x", format: "json" });
+    first.hub.ctx.db.sqlite.exec(`VACUUM INTO '${backup}'`);
+    const before = (await first.admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body.deliveryId;
+    const sent = await messageIdOf(first.admin, webhook.id, before);
+    first.hub.ctx.db.sqlite.close();
+
+    for (const suffix of ["", "-wal", "-shm"]) await Bun.file(`${db}${suffix}`).delete().catch(() => undefined);
+    await Bun.write(db, Bun.file(backup));
+    const restored = await alertHub({ db });
+    const after = (await restored.admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body.deliveryId;
+    expect(after).toBe(before);
+    const again = await messageIdOf(restored.admin, webhook.id, after);
+    expect(again).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(again).not.toBe(sent);
+    restored.hub.ctx.db.sqlite.close();
+  });
+
+  test("ids are unique and time-ordered, and deliveries written before the migration get one each", async () => {
+    const { hub, admin } = await alertHub();
+    const { webhook } = await create(admin, { url: "https://hooks.example.org/x", format: "json" });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const deliveryId = (await admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body.deliveryId;
+      ids.push(await messageIdOf(admin, webhook.id, deliveryId));
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+
+    const old = openDatabase(":memory:");
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 4));
+    old.sqlite.exec("INSERT INTO webhooks (url, format, roles, secret, created_at, updated_at) VALUES ('https://hooks.example.org/x', 'json', '[]', '', 0, 0)");
+    for (let i = 0; i < 3; i++) old.sqlite.exec("INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at) VALUES (1, 'test', '{}', 0)");
+    migrate(old);
+    const backfilled = old.sqlite.query<{ message_id: string }, []>("SELECT message_id FROM webhook_deliveries").all().map((r) => r.message_id);
+    expect(backfilled).toHaveLength(3);
+    for (const id of backfilled) expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(new Set(backfilled).size).toBe(3);
+    hub.ctx.db.sqlite.close();
+  });
+});
+
+describe("target URLs sealed at rest and masked in replies (SPEC §16.1)", () => {
+  const TOKEN = "T0k3n-s3cr3t-abcdefghij";
+
+  test("the stored URL is sealed, every reply shows only scheme, host and the last 4 characters, and a PATCH without url keeps it", async () => {
+    const receiver = new Receiver();
+    const { hub, admin } = await alertHub();
+    hub.start();
+    try {
+      const url = receiver.url(`/api/webhooks/1/${TOKEN}`);
+      const made = await admin.request("POST", BASE, { body: { url, format: "discord" } });
+      const madeText = await made.text();
+      expect(made.status).toBe(201);
+      const { webhook } = JSON.parse(madeText) as { webhook: WebhookBody };
+      expect(webhook.url).toBe(`http://${new URL(url).host}/…ghij`);
+      const patched = await admin.request("PATCH", `${BASE}/${webhook.id}`, { body: { minBonus: 50, format: "slack" } });
+      const listed = await admin.request("GET", BASE);
+      for (const text of [madeText, await patched.text(), await listed.text()]) expect(text).not.toContain(TOKEN.slice(0, -4));
+
+      const stored = hub.ctx.db.sqlite.query<{ url: string }, []>("SELECT url FROM webhooks").get()?.url ?? "";
+      expect(stored).toStartWith("v1:");
+      expect(stored).not.toContain(TOKEN);
+      const dump = hub.ctx.db.sqlite.serialize().toString("latin1");
+      expect(dump).not.toContain(TOKEN);
+
+      await admin.json("POST", `${BASE}/${webhook.id}/test`);
+      const [received] = await receiver.waitFor(1);
+      expect(received?.path).toBe(`/api/webhooks/1/${TOKEN}`);
+      expect(JSON.parse(received?.body ?? "{}")).toHaveProperty("blocks");
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+
+  test("a sealed URL copied onto another webhook does not open there: shown as unreadable, not sent", async () => {
+    const receiver = new Receiver();
+    const { hub, admin } = await alertHub();
+    hub.start();
+    try {
+      const first = await create(admin, { url: receiver.url(`/first/${TOKEN}`), format: "ntfy" });
+      const second = await create(admin, { url: receiver.url("/second"), format: "ntfy" });
+      hub.ctx.db.sqlite.query("UPDATE webhooks SET url = (SELECT url FROM webhooks WHERE id = ?) WHERE id = ?").run(first.webhook.id, second.webhook.id);
+      const listed = (await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks;
+      expect(listed.find((w) => w.id === second.webhook.id)?.url).toMatch(/sealed under another key/);
+      await admin.json("POST", `${BASE}/${second.webhook.id}/test`);
+      await eventually(() => (outbox(hub, second.webhook.id)[0]?.status ?? "") !== "pending" || hub.ctx.db.sqlite.query("SELECT 1 FROM webhook_deliveries WHERE last_error IS NOT NULL").get() !== null);
+      const log = (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${second.webhook.id}/deliveries`)).body.deliveries;
+      expect(log[0]?.lastError).toMatch(/target URL cannot be read/);
+      expect(receiver.received).toEqual([]);
+      // Setting the URL again repairs it.
+      expect((await admin.json("PATCH", `${BASE}/${second.webhook.id}`, { url: receiver.url("/second") })).status).toBe(200);
+      expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks.find((w) => w.id === second.webhook.id)?.url).toMatch(/cond$/);
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+
+  test("URLs stored in plain text by an older hub are sealed at start-up, and still delivered to", async () => {
+    const receiver = new Receiver();
+    const db = join(scratch(), "hub.db");
+    const first = await alertHub({ db });
+    const { webhook } = await create(first.admin, { url: "https://hooks.example.org/x", format: "json" });
+    first.hub.ctx.db.sqlite.close();
+    // What a hub from before sealing left behind.
+    const old = openDatabase(db);
+    const plain = receiver.url(`/json/${TOKEN}`);
+    old.sqlite.query("UPDATE webhooks SET url = ? WHERE id = ?").run(plain, webhook.id);
+    old.sqlite.close();
+
+    const { log, lines } = memoryLog("info");
+    const second = await alertHub({ db, log });
+    try {
+      const stored = second.hub.ctx.db.sqlite.query<{ url: string }, []>("SELECT url FROM webhooks").get()?.url ?? "";
+      expect(stored).toStartWith("v1:");
+      expect(stored).not.toContain(TOKEN);
+      expect(lines.filter((l) => l.msg === "encrypted stored webhook URLs under the hub's key")).toEqual([expect.objectContaining({ webhooks: 1 })]);
+      expect((await second.admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe(`http://${new URL(plain).host}/…ghij`);
+      second.hub.start();
+      await second.admin.json("POST", `${BASE}/${webhook.id}/test`);
+      expect((await receiver.waitFor(1))[0]?.path).toBe(`/json/${TOKEN}`);
+    } finally {
+      await second.hub.stop();
+      second.hub.ctx.db.sqlite.close();
+      await receiver.stop();
+    }
+    // Sealed once: a third start finds nothing to seal.
+    const { log: quiet, lines: none } = memoryLog("info");
+    const third = await alertHub({ db, log: quiet });
+    expect(none.filter((l) => l.msg === "encrypted stored webhook URLs under the hub's key")).toEqual([]);
+    third.hub.ctx.db.sqlite.close();
   });
 });

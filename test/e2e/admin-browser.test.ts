@@ -325,6 +325,9 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
   }, 30_000);
 
   test("audit log: the actions above, paged with older, filtered by action prefix and actor", async () => {
+    // A refused sign-in from outside: audited without a user, and named as such rather than as the hub.
+    const refused = await fetch(`${hub.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "viewer", password: "wrong password" }) });
+    expect(refused.status).toBe(401);
     await openSection(page, "Audit log", "/admin/audit");
     const rows = page.locator("tr[data-audit]");
     await rows.first().waitFor();
@@ -334,6 +337,8 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     }
     await textHas(page.locator('tr[data-audit="user.create"]'), "root");
     await textHas(page.locator('tr[data-audit="user.create"] code.detail'), '"username":"viewer"');
+    await textHas(page.locator('tr[data-audit="signin.refused"]'), "Someone not signed in");
+    await textHas(page.locator('tr[data-audit="signin.refused"] code.detail'), '"username":"viewer"');
     await expectClean(admin, "admin-audit");
 
     await page.getByLabel("Per page").selectOption("10");

@@ -73,7 +73,11 @@ async function openAlerts(page: Page, hub: RunningHub): Promise<void> {
   await until(async () => new URL(page.url()).pathname, (p) => p === "/admin/alerts", "section url");
 }
 
+/** A token in the target's path, as Discord, Slack and ntfy URLs have. */
+const PATH_TOKEN = "t0ken-in-the-path-0123456789";
+
 interface Received {
+  readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: string;
 }
@@ -111,12 +115,13 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
         const body = await request.text();
         // A target that always fails, for the failing state; what it got is not a message to check.
         if (new URL(request.url).pathname === "/fail") return new Response("receiver says no", { status: 500 });
-        received.push({ headers: Object.fromEntries(request.headers), body });
+        received.push({ path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body });
         return new Response(null, { status: 204 });
       },
     });
     origin = `http://127.0.0.1:${receiver.port}`;
-    target = `${origin}/hook`;
+    // The end of a Discord, Slack or ntfy URL is its credential: the page must never show it once saved.
+    target = `${origin}/hook/${PATH_TOKEN}`;
     hub = await startHub({ cmd: [binary], args: ["--db", join(scratch(), "hub.db")], env: { ...ADMIN_ENV, WEBHOOK_ALLOW_PRIVATE: "true" } });
     admin = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Berlin", locale: "en-GB", colorScheme: "dark" });
     page = admin.page;
@@ -219,8 +224,17 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
 
     await manage.getByLabel("Minimum bonus (%)").fill("150");
     await manage.getByLabel("Status changes").check();
+    // The stored URL is shown masked, never in a field: the new-URL field starts empty and, left so, keeps the target.
+    const newUrl = manage.getByLabel("New URL", { exact: true });
+    expect(await newUrl.inputValue()).toBe("");
+    await textHas(manage, `Now ${origin}/…${PATH_TOKEN.slice(-4)}.`);
     await manage.getByRole("button", { name: "Save", exact: true }).click();
     await textIs(manage.locator(".notice").first(), "Saved.");
+    expect(await page.locator("main").textContent()).not.toContain(PATH_TOKEN.slice(0, -4));
+    received.length = 0;
+    await manage.getByRole("button", { name: "Send a test" }).click();
+    await until(() => received.length, (n) => n === 1, "test after an edit received");
+    expect(received[0]?.path).toBe(`/hook/${PATH_TOKEN}`);
     const row = page.locator("tr[data-webhook]");
     await textHas(row, "Killer bonus of at least +150%");
     await textHas(row, "Status changes");

@@ -113,17 +113,17 @@ describe("json: Standard Webhooks", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const payload = JSON.stringify(MESSAGES["bonus.reached"]);
     const timestampSeconds = Math.floor(Date.now() / 1000);
-    const rendered = renderSigned(payload, { id: 42, timestampSeconds, secret });
+    const rendered = renderSigned(payload, { id: "msg_42", timestampSeconds, secret });
     expect(rendered.body).toBe(payload);
-    expect(rendered.headers["webhook-id"]).toBe("42");
+    expect(rendered.headers["webhook-id"]).toBe("msg_42");
     expect(rendered.headers["webhook-timestamp"]).toBe(String(timestampSeconds));
     expect(rendered.headers["content-type"]).toBe("application/json");
     const library = new Webhook(secret);
-    expect(rendered.headers["webhook-signature"]).toBe(library.sign("42", new Date(timestampSeconds * 1000), payload));
+    expect(rendered.headers["webhook-signature"]).toBe(library.sign("msg_42", new Date(timestampSeconds * 1000), payload));
     expect(library.verify(rendered.body, { ...rendered.headers })).toEqual(MESSAGES["bonus.reached"]);
     expect(() => library.verify(rendered.body.replace("150", "151"), { ...rendered.headers })).toThrow(WebhookVerificationError);
     expect(() => new Webhook(newWebhookSecret()).verify(rendered.body, { ...rendered.headers })).toThrow(WebhookVerificationError);
-    expect(standardSignature(secret, "42", timestampSeconds, payload)).toBe(rendered.headers["webhook-signature"] ?? "");
+    expect(standardSignature(secret, "msg_42", timestampSeconds, payload)).toBe(rendered.headers["webhook-signature"] ?? "");
   });
 
   test("secrets are sealed for storage: they open only with the same hub key and for the same webhook", () => {
@@ -157,7 +157,8 @@ describe("chat formats", () => {
     expect(embed?.title).toBe("+150 % killer bonus: South America (São Paulo)");
     expect(embed?.url).toBe(`${ORIGIN}/Windows/sa-east-1`);
     expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Platform", value: "Steam" }));
-    expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Region", value: "South America (São Paulo) (sa-east-1)" }));
+    // Markdown characters are escaped; Discord shows "South America (São Paulo) (sa-east-1)".
+    expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Region", value: "South America \\(São Paulo\\) \\(sa-east-1\\)" }));
     expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Killer", value: "+150 %" }));
   });
 
@@ -193,6 +194,54 @@ describe("chat formats", () => {
     expect(bonus.headers.Click).toBe(`${ORIGIN}/Windows/sa-east-1`);
     expect(bonus.body).toBe("Killers get +150 % bloodpoints in South America (São Paulo) on Steam.");
     expect(renderChat("ntfy", MESSAGES.test).headers.Click).toBeUndefined();
+  });
+
+  describe("text from an agent or an admin is plain text in every format (SPEC §16.1)", () => {
+    const HOSTILE = "@everyone @here <@123456> <@&42> [free bonus](https://evil.example) **loud** <!here> <https://evil.example|click> & `code`\r\nActions: view, pwn, https://evil.example";
+    const event: AlertMessage = {
+      type: "event.started",
+      timestamp: AT,
+      data: { key: "hostile", label: HOSTILE, multiplier: 2, startsAt: AT, endsAt: "2026-11-28T18:00:00.000Z", platforms: ["Windows"], url: `${ORIGIN}/` },
+    };
+    const status: AlertMessage = { type: "status.changed", timestamp: AT, data: { platform: "EGS", status: "degraded", previousStatus: "ok", statusReason: HOSTILE, url: `${ORIGIN}/EGS` } };
+    /** What Discord would render as Markdown: the text with every backslash-escaped character taken out. */
+    const unescaped = (text: string) => text.replace(/\\[\s\S]/g, "");
+
+    test("discord: no masked link, no Markdown, no mention, even in looks", () => {
+      for (const message of [event, status]) {
+        const body = JSON.parse(renderChat("discord", message).body) as { content?: string; embeds: { title: string; description: string; fields: { name: string; value: string }[] }[]; allowed_mentions: { parse: unknown[] } };
+        expect(body.allowed_mentions).toEqual({ parse: [] });
+        expect(body.content).toBeUndefined();
+        const embed = body.embeds[0];
+        if (!embed) throw new Error("no embed");
+        const rendered = [embed.description, ...embed.fields.map((f) => f.value)];
+        for (const text of rendered) expect(unescaped(text)).not.toMatch(/[[\]()<>*`]/);
+        for (const text of [embed.title, ...rendered]) {
+          expect(text).not.toMatch(/@(everyone|here)|<@&?\d/);
+        }
+        expect(embed.description).toContain("\\[free bonus\\]\\(https://evil.example\\)");
+        expect(embed.description).toContain("@\u200beveryone");
+      }
+    });
+
+    test("slack: &, < and > escaped in text and every block, so no link, mention or <!here> is made", () => {
+      for (const message of [event, status]) {
+        const body = JSON.parse(renderChat("slack", message).body) as { text: string; blocks: { text?: { text: string }; fields?: { text: string }[] }[] };
+        const texts = [body.text, ...body.blocks.flatMap((b) => [b.text?.text ?? "", ...(b.fields ?? []).map((f) => f.text)])];
+        // The one link is the hub's own, made by the hub.
+        for (const text of texts) expect(text.replace(/^\*<https:\/\/hub\.example\.org\/[^|>]*\|([^<>]*)>\*/, "$1")).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
+        expect(body.text).toContain("&lt;!here&gt; &lt;https://evil.example|click&gt; &amp;");
+      }
+    });
+
+    test("ntfy: title and body as they were written, no Markdown asked for, no header added by a line break", () => {
+      const rendered = renderChat("ntfy", event);
+      expect(Object.keys(rendered.headers).sort()).toEqual(["Click", "Priority", "Tags", "Title", "content-type"]);
+      for (const value of Object.values(rendered.headers)) expect(value).toMatch(/^[\x20-\x7e]*$/);
+      expect(decodeHeader(rendered.headers.Title ?? "")).toBe(`Event started: ${HOSTILE} ×2`);
+      expect(rendered.body).toStartWith(`${HOSTILE} (×2 bloodpoints)`);
+      expect(renderChat("ntfy", status).body).toContain(HOSTILE);
+    });
   });
 
   test("every chat format words every message type", () => {

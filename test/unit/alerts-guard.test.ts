@@ -75,6 +75,28 @@ describe("a target as configured", () => {
   });
 });
 
+describe("what the sender refuses is refused when saved (SPEC §16.1)", () => {
+  const refusedBoth = async (url: string, allowPrivate: boolean) => {
+    expect({ url, problem: targetProblem(url, allowPrivate) }).toEqual({ url, problem: expect.any(String) });
+    await expect(resolveTarget(new URL(url), allowPrivate, table({ "hooks.example.org": ["93.184.215.14"] }))).rejects.toBeInstanceOf(RefusedTarget);
+  };
+
+  test("an IPv4 address in an IPv6 spelling: mapped, translated, compatible, NAT64", async () => {
+    for (const url of ["http://[::ffff:0:7f00:1]/", "http://[::ffff:0:127.0.0.1]/", "http://[::ffff:0:a00:1]/x", "http://[::ffff:7f00:1]/", "http://[::127.0.0.1]/", "http://[64:ff9b::a9fe:a9fe]/"]) {
+      await refusedBoth(url, false);
+      expect(targetProblem(url, true)).toBeNull();
+    }
+  });
+
+  test("port 0, whatever WEBHOOK_ALLOW_PRIVATE says", async () => {
+    for (const url of ["http://hooks.example.org:0/x", "https://hooks.example.org:00/x", "http://93.184.215.14:0/"]) {
+      await refusedBoth(url, false);
+      await refusedBoth(url, true);
+      expect(targetProblem(url, false)).toMatch(/port 0/);
+    }
+  });
+});
+
 describe("a target when sending", () => {
   test("a literal public address is used as it is; a private one is refused", async () => {
     expect(await resolveTarget(new URL("http://93.184.215.14/"), false, table({}))).toBe("93.184.215.14");

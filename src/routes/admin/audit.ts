@@ -1,7 +1,7 @@
 /** Admin: the audit log, newest first, paged and filtered. */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../../context.ts";
-import { listAudit } from "../../db/audit.ts";
+import { AUDIT_RATE_LIMIT, AUDIT_SUPPRESSED, listAudit } from "../../db/audit.ts";
 import type { Access } from "../../http/access.ts";
 import { integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 
@@ -11,7 +11,7 @@ const AuditEntrySchema = t.Object(
   {
     id: t.Integer({ minimum: 1, description: "Entry id; entries are numbered in the order they were written" }),
     at: t.Integer({ description: "When the change was made (epoch milliseconds)" }),
-    actorId: t.Nullable(t.Integer({ description: "Id of the user who made the change; null for the command line and the configuration" })),
+    actorId: t.Nullable(t.Integer({ description: "Id of the user who made the change; null for the command line, the configuration and refused sign-ins" })),
     actorName: t.Nullable(
       t.String({
         description:
@@ -91,9 +91,12 @@ export function adminAuditRoutes(ctx: HubContext, access: Access) {
         tags: ["admin-audit"],
         summary: "Audit log",
         description:
-          "Every change made by an admin (agents, users, settings, keys, events, data deletion), newest first, a page at a time: pass the " +
+          "The changes an investigation needs (refused sign-ins, second factors, keys created, switched on or off and deleted, users, roles, agents, " +
+          "settings, webhooks, events, data deletion; not cosmetic edits such as a key's label), newest first, a page at a time: pass the " +
           "reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every " +
-          "agent change, `agent.create` for one kind); `actor` keeps the changes of one user id.",
+          "agent change, `agent.create` for one kind); `actor` keeps the changes of one user id. A user who is not an admin, and everyone " +
+          `without an account together, cause at most ${AUDIT_RATE_LIMIT} entries a minute: beyond that, one \`${AUDIT_SUPPRESSED}\` entry ` +
+          "per minute counts the rest (`detail`: `{ suppressed, actions, lastAt }`). Entries older than AUDIT_RETENTION_DAYS are pruned.",
       },
     },
   );

@@ -1,6 +1,7 @@
 /** Admin: webhooks, their secrets, test deliveries and delivery log (SPEC §18). */
 import { Elysia, t } from "elysia";
 import { ALERT_ROLES, MIN_BONUS_RANGE } from "../../alerts/model.ts";
+import { maskUrl, UNREADABLE_URL } from "../../alerts/secrets.ts";
 import { actorOf } from "../../auth/accounts.ts";
 import type { HubContext } from "../../context.ts";
 import { PLATFORMS } from "../../domain/catalogue.ts";
@@ -25,7 +26,7 @@ const EXAMPLE = {
   onEvents: true,
   enabled: true,
 } as const;
-const EXAMPLE_WEBHOOK = { id: 3, ...EXAMPLE, createdAt: 1_795_300_000_000, lastDeliveryAt: 1_795_301_143_000, failingSince: null, disabledReason: null };
+const EXAMPLE_WEBHOOK = { id: 3, ...EXAMPLE, url: maskUrl(EXAMPLE.url), createdAt: 1_795_300_000_000, lastDeliveryAt: 1_795_301_143_000, failingSince: null, disabledReason: null };
 
 const Format = t.Union([t.Literal("json"), t.Literal("discord"), t.Literal("slack"), t.Literal("ntfy")], {
     description:
@@ -45,7 +46,12 @@ const MinBonus = t.Nullable(
 export const WebhookSchema = t.Object(
   {
     id: t.Integer({ minimum: 1 }),
-    url: t.String({ description: "The target; for Discord, Slack and ntfy the URL itself is the credential, so treat it as a secret" }),
+    url: t.String({
+      description:
+        "The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never " +
+        "shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a " +
+        `new url. "${UNREADABLE_URL}" when hub.key was replaced since it was set`,
+    }),
     format: Format,
     enabled: t.Boolean(),
     platforms: t.Nullable(t.Array(t.String()), { description: "Platforms followed; null for all" }),
@@ -64,7 +70,10 @@ export const WebhookSchema = t.Object(
 
 const DeliverySchema = t.Object(
   {
-    id: t.Integer({ minimum: 1, description: "Also the webhook-id header of the json format: the same on every retry" }),
+    id: t.Integer({ minimum: 1 }),
+    messageId: t.String({
+      description: "The webhook-id header of the json format: msg_ and a UUIDv7, the same on every retry of this delivery and never used by another one, even after a restore",
+    }),
     type: t.Union([t.Literal("bonus.reached"), t.Literal("status.changed"), t.Literal("event.started"), t.Literal("event.ended"), t.Literal("test")]),
     status: t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed")], { description: "pending (waiting or retrying), delivered (a 2xx came back) or failed (given up)" }),
     attempts: t.Integer({ minimum: 0 }),
@@ -111,8 +120,8 @@ const CONDITIONS =
   "`event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).";
 
 const MESSAGES =
-  "The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on " +
-  "every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the " +
+  "The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on " +
+  "every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the " +
   "secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt " +
   "(ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and " +
   "event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry " +
@@ -126,8 +135,9 @@ function fields(ctx: HubContext) {
       format: "uri",
       rule: "an http or https URL of at most 2048 characters",
       description:
-        "Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub " +
-        "runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect",
+        "Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses (an IPv4 address in any IPv6 " +
+        "spelling included) are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE, and port 0 always; a literal address is checked here, by the " +
+        "sender's own rule, a name on every attempt, on the address it resolves to and after every redirect. Stored encrypted; replies show it masked",
       examples: [EXAMPLE.url],
     }),
     format: Format,
@@ -158,7 +168,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
     .get("", () => ({ webhooks: admin.list() }), {
       access: "admin",
       response: { 200: t.Object({ webhooks: t.Array(WebhookSchema) }, { examples: [{ webhooks: [EXAMPLE_WEBHOOK] }] }), ...problems(401, 403) },
-      detail: { tags: [TAG], summary: "List webhooks", description: "Every webhook, with its delivery health. Secrets are never shown again." },
+      detail: { tags: [TAG], summary: "List webhooks", description: "Every webhook, with its delivery health. Secrets are never shown again, and URLs only masked." },
     })
     .post(
       "",
@@ -177,7 +187,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
         detail: {
           tags: [TAG],
           summary: "Create a webhook",
-          description: `Answers the webhook and its signing secret, which is shown only here.\n\n${CONDITIONS}\n\n${MESSAGES}`,
+          description: `Answers the webhook (its url already masked) and its signing secret, which is shown only here.\n\n${CONDITIONS}\n\n${MESSAGES}`,
         },
       },
     )
@@ -189,7 +199,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
       detail: {
         tags: [TAG],
         summary: "Change a webhook",
-        description: `Only the fields given change. Pending deliveries go to the new URL and format. ${CONDITIONS}`,
+        description: `Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. ${CONDITIONS}`,
       },
     })
     .delete(

@@ -464,7 +464,7 @@ export interface paths {
   "/api/v1/admin/audit": {
     /**
      * Audit log
-     * @description Every change made by an admin (agents, users, settings, keys, events, data deletion), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id.
+     * @description The changes an investigation needs (refused sign-ins, second factors, keys created, switched on or off and deleted, users, roles, agents, settings, webhooks, events, data deletion; not cosmetic edits such as a key's label), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id. A user who is not an admin, and everyone without an account together, cause at most 60 entries a minute: beyond that, one `audit.suppressed` entry per minute counts the rest (`detail`: `{ suppressed, actions, lastAt }`). Entries older than AUDIT_RETENTION_DAYS are pruned.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -473,18 +473,18 @@ export interface paths {
   "/api/v1/admin/webhooks": {
     /**
      * List webhooks
-     * @description Every webhook, with its delivery health. Secrets are never shown again.
+     * @description Every webhook, with its delivery health. Secrets are never shown again, and URLs only masked.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
     get: operations["listWebhooks"];
     /**
      * Create a webhook
-     * @description Answers the webhook and its signing secret, which is shown only here.
+     * @description Answers the webhook (its url already masked) and its signing secret, which is shown only here.
      *
      * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
      *
-     * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
+     * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -500,7 +500,7 @@ export interface paths {
     delete: operations["deleteAWebhook"];
     /**
      * Change a webhook
-     * @description Only the fields given change. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+     * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -1094,7 +1094,7 @@ export interface components {
     /** Webhook */
     Webhook: {
       id: number;
-      /** @description The target; for Discord, Slack and ntfy the URL itself is the credential, so treat it as a secret */
+      /** @description The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a new url. "(sealed under another key: set the URL again)" when hub.key was replaced since it was set */
       url: string;
       /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
       format: "json" | "discord" | "slack" | "ntfy";
@@ -1118,8 +1118,9 @@ export interface components {
     };
     /** WebhookDelivery */
     WebhookDelivery: {
-      /** @description Also the webhook-id header of the json format: the same on every retry */
       id: number;
+      /** @description The webhook-id header of the json format: msg_ and a UUIDv7, the same on every retry of this delivery and never used by another one, even after a restore */
+      messageId: string;
       type: "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "test";
       /** @description pending (waiting or retrying), delivered (a 2xx came back) or failed (given up) */
       status: "pending" | "delivered" | "failed";
@@ -4804,7 +4805,7 @@ export interface operations {
   };
   /**
    * Audit log
-   * @description Every change made by an admin (agents, users, settings, keys, events, data deletion), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id.
+   * @description The changes an investigation needs (refused sign-ins, second factors, keys created, switched on or off and deleted, users, roles, agents, settings, webhooks, events, data deletion; not cosmetic edits such as a key's label), newest first, a page at a time: pass the reply's `next` as `before` to read on until `next` is null. `action` keeps the actions that start with it (`agent.` for every agent change, `agent.create` for one kind); `actor` keeps the changes of one user id. A user who is not an admin, and everyone without an account together, cause at most 60 entries a minute: beyond that, one `audit.suppressed` entry per minute counts the rest (`detail`: `{ suppressed, actions, lastAt }`). Entries older than AUDIT_RETENTION_DAYS are pruned.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4865,7 +4866,7 @@ export interface operations {
   };
   /**
    * List webhooks
-   * @description Every webhook, with its delivery health. Secrets are never shown again.
+   * @description Every webhook, with its delivery health. Secrets are never shown again, and URLs only masked.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4910,11 +4911,11 @@ export interface operations {
   };
   /**
    * Create a webhook
-   * @description Answers the webhook and its signing secret, which is shown only here.
+   * @description Answers the webhook (its url already masked) and its signing secret, which is shown only here.
    *
    * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
    *
-   * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
+   * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4929,7 +4930,7 @@ export interface operations {
         "application/json": {
           /**
            * Format: uri
-           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect
+           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses (an IPv4 address in any IPv6 spelling included) are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE, and port 0 always; a literal address is checked here, by the sender's own rule, a name on every attempt, on the address it resolves to and after every redirect. Stored encrypted; replies show it masked
            */
           url: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
@@ -5070,7 +5071,7 @@ export interface operations {
   };
   /**
    * Change a webhook
-   * @description Only the fields given change. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+   * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5089,7 +5090,7 @@ export interface operations {
         "application/json": {
           /**
            * Format: uri
-           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE; a literal address is checked here, a name on every attempt, on the address it resolves to and after every redirect
+           * @description Where to POST. Targets on loopback, private, link-local, unique-local, CGNAT, multicast or unspecified addresses (an IPv4 address in any IPv6 spelling included) are refused unless the hub runs with WEBHOOK_ALLOW_PRIVATE, and port 0 always; a literal address is checked here, by the sender's own rule, a name on every attempt, on the address it resolves to and after every redirect. Stored encrypted; replies show it masked
            */
           url?: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */

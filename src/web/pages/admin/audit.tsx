@@ -21,7 +21,9 @@ interface Query {
 
 function who(entry: AuditEntry): string {
   if (entry.actorName) return entry.actorName;
-  return entry.actorId === null ? t("admin.audit.nobody") : t("admin.audit.userId", { id: entry.actorId });
+  if (entry.actorId !== null) return t("admin.audit.userId", { id: entry.actorId });
+  // Without a user, only a refused sign-in comes through a session; the command line and the configuration come their own ways.
+  return entry.via === "session" ? t("admin.audit.anonymous") : t("admin.audit.nobody");
 }
 
 export function AuditSection() {

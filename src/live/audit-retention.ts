@@ -1,0 +1,60 @@
+/**
+ * Audit rows older than AUDIT_RETENTION_DAYS are pruned at start-up and then
+ * hourly, like readings (see retention.ts): in batches, yielding between
+ * them, so the first prune of a large log never holds up a request.
+ */
+import { pruneAuditBatch } from "../db/audit.ts";
+import type { HubDb } from "../db/open.ts";
+import { DAY_MS } from "../domain/timezone.ts";
+import type { Logger } from "../log.ts";
+import { deleteInBatches, PRUNE_INTERVAL_MS } from "./retention.ts";
+
+export class AuditRetention {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly db: HubDb,
+    retentionDays: number,
+    private readonly now: () => number,
+    private readonly log: Logger,
+    private readonly intervalMs = PRUNE_INTERVAL_MS,
+  ) {
+    this.retentionMs = retentionDays * DAY_MS;
+  }
+
+  /** Prunes every row written before the window; resolves to the number removed. A prune under way is shared, not doubled. */
+  prune(): Promise<number> {
+    this.running ??= this.pruneInBatches().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.prune();
+    this.timer ??= setInterval(() => void this.prune(), this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async pruneInBatches(): Promise<number> {
+    const before = this.now() - this.retentionMs;
+    let removed = 0;
+    try {
+      removed = await deleteInBatches((limit) => pruneAuditBatch(this.db, before, limit), () => this.stopped);
+    } catch (error) {
+      this.log.error("pruning old audit rows failed", { error });
+    }
+    if (removed > 0) this.log.info("old audit rows pruned", { removed, before: new Date(before).toISOString() });
+    return removed;
+  }
+}
