@@ -6,6 +6,7 @@
  */
 import { signal } from "@preact/signals";
 import { api, sessionChanged, whenSignedOut, type SessionBody } from "./api/client.ts";
+import { returnTarget } from "./return-path.ts";
 import { navigate } from "./router.ts";
 
 export const session = signal<SessionBody | null>(null);
@@ -28,10 +29,14 @@ export function goSignIn(next = here()): void {
   navigate(`/login?next=${encodeURIComponent(next)}`, { replace: true });
 }
 
-/** Where to go after signing in: a path on this hub named by ?next=, else the board. */
+/** Where to go after signing in: the page on this hub named by ?next= (as an absolute URL on this origin), else the board. */
 export function nextPath(search: string): string {
-  const next = new URLSearchParams(search).get("next");
-  return next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return returnTarget(new URLSearchParams(search).get("next"), window.location.origin);
+}
+
+/** The board, as nextPath names it. */
+export function boardTarget(): string {
+  return returnTarget(null, window.location.origin);
 }
 
 whenSignedOut(() => {

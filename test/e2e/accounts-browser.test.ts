@@ -273,6 +273,37 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
     }
   }, 60_000);
 
+  test("a hostile ?next= never takes a viewer off the hub: after signing in, or through Continue when already signed in", async () => {
+    const open = await startHub({
+      cmd: [binary],
+      args: ["--db", join(scratch(), "hub.db")],
+      env: { ADMIN_BOOTSTRAP_USER: ADMIN, ADMIN_BOOTSTRAP_PASSWORD: FIRST_PASSWORD, MFA_ENFORCED_ROLES: "" },
+    });
+    try {
+      const openBase = open.url.replace("127.0.0.1", "localhost");
+      const hostile = ["/%5Cevil.example/path", "/%09/evil.example", "/%5C%5Cevil.example", "//evil.example", "https://evil.example/", "javascript:alert(1)"];
+      const viewer = await guardedPage(browser, { viewport: { width: 1280, height: 900 } });
+      const { page } = viewer;
+      for (const next of hostile) {
+        await page.context().clearCookies();
+        await page.goto(`${openBase}/login?next=${next}`);
+        await signIn(page, ADMIN, FIRST_PASSWORD);
+        await page.getByRole("link", { name: "Account" }).waitFor();
+        expect({ next, signedIn: page.url() }).toEqual({ next, signedIn: `${openBase}/` });
+
+        await page.goto(`${openBase}/login?next=${next}`);
+        await page.locator(".auth-page a.button-primary").click();
+        await page.getByRole("link", { name: "Account" }).waitFor();
+        expect({ next, continued: page.url() }).toEqual({ next, continued: `${openBase}/` });
+      }
+      expect(viewer.blocked).toEqual([]);
+      expect(viewer.errors.filter((e) => !PROVOKED.test(e))).toEqual([]);
+      await viewer.context.close();
+    } finally {
+      await open.stop();
+    }
+  }, 60_000);
+
   test("a bootstrapped admin whose hub never chose the MFA policy chooses it at first sign-in", async () => {
     const bootstrapped = await startHub({ cmd: [binary], args: ["--db", join(scratch(), "hub.db")], env: { ADMIN_BOOTSTRAP_USER: ADMIN, ADMIN_BOOTSTRAP_PASSWORD: FIRST_PASSWORD } });
     try {

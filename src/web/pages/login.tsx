@@ -12,7 +12,7 @@ import { Failed, Loading } from "../components/common.tsx";
 import { Field, FormError } from "../components/forms.tsx";
 import { t } from "../i18n/index.ts";
 import { location, navigate } from "../router.ts";
-import { nextPath, refreshSession } from "../session.ts";
+import { boardTarget, nextPath, refreshSession } from "../session.ts";
 import { EnrolFactor } from "./account/enrol.tsx";
 import { Checkbox, enterHub, useAction, useCurrentSession, type RequestBody } from "./account/shared.tsx";
 
@@ -181,7 +181,7 @@ function SignedIn({ username, target }: { username: string; target: string }) {
       <div class="button-row">
         {/* data-external: a full load, so the shell reads the hub's data again as this account (see enterHub). */}
         <a class="button button-primary" href={target} data-external="">
-          {target === "/" ? t("login.toBoard") : t("login.continue")}
+          {target === boardTarget() ? t("login.toBoard") : t("login.continue")}
         </a>
         <button type="button" class="button" disabled={action.busy} onClick={() => action.run(startOver)}>
           {t("login.signOut")}

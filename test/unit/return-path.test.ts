@@ -1,0 +1,48 @@
+/** SPEC §10.1: a return path after signing in stays on the hub's origin. */
+import { describe, expect, test } from "bun:test";
+import { returnTarget } from "../../src/web/return-path.ts";
+
+const ORIGIN = "https://hub.example.org";
+const HOME = `${ORIGIN}/`;
+
+describe("returnTarget", () => {
+  test.each([
+    ["/account", `${ORIGIN}/account`],
+    ["/Windows?role=killer#eu", `${ORIGIN}/Windows?role=killer#eu`],
+    ["/admin/users", `${ORIGIN}/admin/users`],
+    [null, HOME],
+    ["", HOME],
+  ])("a path on the hub is followed: %p", (next, expected) => {
+    expect(returnTarget(next, ORIGIN)).toBe(expected);
+  });
+
+  test.each([
+    "/\\evil.example/path",
+    "/\\\\evil.example",
+    "/\t/evil.example",
+    "/\n/evil.example",
+    "//evil.example",
+    "///evil.example",
+    "https://evil.example/",
+    "http://hub.example.org/",
+    "javascript:alert(1)",
+    "data:text/html,hi",
+    "account",
+    " /account",
+  ])("anything that leaves the origin or is not a path returns to the board: %p", (next) => {
+    expect(returnTarget(next, ORIGIN)).toBe(HOME);
+  });
+
+  test("a path that normalises to //host stays an absolute URL on the hub, never a protocol-relative one", () => {
+    const target = returnTarget("/.//evil.example/x", ORIGIN);
+    expect(new URL(target).origin).toBe(ORIGIN);
+    expect(target.startsWith(`${ORIGIN}/`)).toBe(true);
+  });
+
+  test("what the login page reads from ?next= after decoding: %5C, %09 and their doubles", () => {
+    for (const raw of ["/%5Chost/path", "/%09/host", "/%5C%5Chost"]) {
+      const next = new URLSearchParams(`next=${raw}`).get("next");
+      expect(returnTarget(next, ORIGIN)).toBe(HOME);
+    }
+  });
+});
