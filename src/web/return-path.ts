@@ -3,17 +3,18 @@
  * path on the hub's own origin, nothing else. The browser's URL parser is the
  * judge, not a prefix check: it reads `/\host` and `/<tab>/host` as `//host`,
  * another origin, which a look at the first characters would let through.
- * The answer is the absolute URL, so a path that normalises to `//…` (such
- * as `/.//host`) cannot be read again as a host by whoever follows it.
+ * The answer is the parsed path (with query and fragment); a path that only
+ * normalises to `//…` (such as `/.//host`) is refused too, since whoever
+ * follows it next would read it as a host. Applying it twice changes nothing.
  */
 export function returnTarget(next: string | null, origin: string): string {
-  const home = new URL("/", origin).href;
-  if (next === null || !next.startsWith("/")) return home;
+  if (next === null || !next.startsWith("/")) return "/";
   let url: URL;
   try {
     url = new URL(next, origin);
   } catch {
-    return home;
+    return "/";
   }
-  return url.origin === new URL(origin).origin ? url.href : home;
+  if (url.origin !== new URL(origin).origin || url.pathname.startsWith("//")) return "/";
+  return url.pathname + url.search + url.hash;
 }

@@ -29,15 +29,11 @@ export function goSignIn(next = here()): void {
   navigate(`/login?next=${encodeURIComponent(next)}`, { replace: true });
 }
 
-/** Where to go after signing in: the page on this hub named by ?next= (as an absolute URL on this origin), else the board. */
+/** Where to go after signing in: the page on this hub named by ?next=, else the board. */
 export function nextPath(search: string): string {
   return returnTarget(new URLSearchParams(search).get("next"), window.location.origin);
 }
 
-/** The board, as nextPath names it. */
-export function boardTarget(): string {
-  return returnTarget(null, window.location.origin);
-}
 
 whenSignedOut(() => {
   session.value = null;

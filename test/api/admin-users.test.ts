@@ -165,6 +165,8 @@ describe("admin: settings", () => {
     await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
     await admin.session();
     await admin.json("POST", "/api/v1/auth/mfa/policy", { roles: [] });
+    // The choice replaced the session by a full one, with its own CSRF token.
+    await admin.session();
     expect((await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: ["admin", "root"] })).status).toBe(400);
     expect((await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: ["user"] })).body).toMatchObject({ mfaEnforcedRoles: ["user"], locked: [] });
   });
