@@ -1187,7 +1187,7 @@ export interface components {
     ETag: string;
     /** @description Seconds to wait before trying again. */
     "Retry-After": number;
-    /** @description The session cookie hub_session (HttpOnly, SameSite=Lax), and hub_device when the device is remembered. */
+    /** @description A new session cookie, hub_session (__Host-hub_session on an https origin; HttpOnly, SameSite=Lax), and hub_device when the device is remembered. */
     "Set-Cookie": string;
     /** @description The methods this path accepts. */
     Allow: string;
