@@ -390,7 +390,7 @@ export const de: Messages = {
   "admin.users.manageTitle": "{username} verwalten",
   "admin.users.selfHint": "Das bist du: Wenn du die Admin-Rolle abgibst, verlierst du den Zugriff auf diese Seite.",
   "admin.users.newPassword": "Neues Passwort",
-  "admin.users.newPasswordHint": "Leer lassen, um das aktuelle Passwort zu behalten.",
+  "admin.users.newPasswordHint": "Leer lassen, um das aktuelle Passwort zu behalten. Ein neues Passwort meldet die Person überall ab und schaltet ihre API-Schlüssel aus.",
   "admin.users.access": "Zugriff",
   "admin.users.disableHint": "Deaktivieren beendet sofort die Sitzungen des Benutzers und macht seine API-Schlüssel wirkungslos.",
   "admin.users.enableHint": "Deaktiviert: Der Benutzer kann sich nicht anmelden, und seine API-Schlüssel bewirken nichts.",

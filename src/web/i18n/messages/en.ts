@@ -497,7 +497,7 @@ export const en = {
   "admin.users.manageTitle": "Manage {username}",
   "admin.users.selfHint": "This is you: if you give up the admin role, you lose this page.",
   "admin.users.newPassword": "New password",
-  "admin.users.newPasswordHint": "Leave empty to keep the current password.",
+  "admin.users.newPasswordHint": "Leave empty to keep the current password. A new password signs the user out everywhere and switches their API keys off.",
   "admin.users.access": "Access",
   "admin.users.disableHint": "Disabling ends the user's sessions and makes their API keys inert at once.",
   "admin.users.enableHint": "Disabled: the user cannot sign in and their API keys do nothing.",

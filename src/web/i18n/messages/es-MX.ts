@@ -390,7 +390,7 @@ export const esMX: Messages = {
   "admin.users.manageTitle": "Administrar a {username}",
   "admin.users.selfHint": "Eres tú: si renuncias al rol de administrador, pierdes el acceso a esta página.",
   "admin.users.newPassword": "Nueva contraseña",
-  "admin.users.newPasswordHint": "Déjalo vacío para conservar la contraseña actual.",
+  "admin.users.newPasswordHint": "Déjalo vacío para conservar la contraseña actual. Una contraseña nueva cierra todas sus sesiones y desactiva sus claves de API.",
   "admin.users.access": "Acceso",
   "admin.users.disableHint": "Al deshabilitarlo, se cierran las sesiones del usuario y sus claves de API dejan de funcionar de inmediato.",
   "admin.users.enableHint": "Deshabilitado: el usuario no puede iniciar sesión y sus claves de API no hacen nada.",

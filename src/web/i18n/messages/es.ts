@@ -390,7 +390,7 @@ export const es: Messages = {
   "admin.users.manageTitle": "Gestionar a {username}",
   "admin.users.selfHint": "Eres tú: si renuncias al rol de administrador, pierdes el acceso a esta página.",
   "admin.users.newPassword": "Nueva contraseña",
-  "admin.users.newPasswordHint": "Déjalo vacío para mantener la contraseña actual.",
+  "admin.users.newPasswordHint": "Déjalo vacío para mantener la contraseña actual. Una contraseña nueva cierra todas sus sesiones y desactiva sus claves de API.",
   "admin.users.access": "Acceso",
   "admin.users.disableHint": "Al desactivarlo se cierran al instante las sesiones del usuario y sus claves de API dejan de funcionar.",
   "admin.users.enableHint": "Desactivado: el usuario no puede iniciar sesión y sus claves de API no sirven de nada.",

@@ -390,7 +390,7 @@ export const fr: Messages = {
   "admin.users.manageTitle": "Gérer {username}",
   "admin.users.selfHint": "C'est vous : si vous renoncez au rôle d'administrateur, vous perdez l'accès à cette page.",
   "admin.users.newPassword": "Nouveau mot de passe",
-  "admin.users.newPasswordHint": "Laissez vide pour conserver le mot de passe actuel.",
+  "admin.users.newPasswordHint": "Laissez vide pour conserver le mot de passe actuel. Un nouveau mot de passe déconnecte l'utilisateur partout et désactive ses clés d'API.",
   "admin.users.access": "Accès",
   "admin.users.disableHint": "La désactivation met fin immédiatement aux sessions de l'utilisateur et rend ses clés API inopérantes.",
   "admin.users.enableHint": "Désactivé : l'utilisateur ne peut pas se connecter et ses clés API sont sans effet.",

@@ -390,7 +390,7 @@ export const it: Messages = {
   "admin.users.manageTitle": "Gestisci {username}",
   "admin.users.selfHint": "Sei tu: se rinunci al ruolo di amministratore, perdi l'accesso a questa pagina.",
   "admin.users.newPassword": "Nuova password",
-  "admin.users.newPasswordHint": "Lascia vuoto per mantenere la password attuale.",
+  "admin.users.newPasswordHint": "Lascia vuoto per mantenere la password attuale. Una nuova password disconnette l'utente ovunque e disattiva le sue chiavi API.",
   "admin.users.access": "Accesso",
   "admin.users.disableHint": "La disattivazione chiude subito le sessioni dell'utente e rende inutilizzabili le sue chiavi API.",
   "admin.users.enableHint": "Disattivato: l'utente non può accedere e le sue chiavi API non hanno effetto.",

@@ -390,7 +390,7 @@ export const ja: Messages = {
   "admin.users.manageTitle": "{username}を管理",
   "admin.users.selfHint": "これはあなた自身です。管理者の役割を外すと、このページにアクセスできなくなります。",
   "admin.users.newPassword": "新しいパスワード",
-  "admin.users.newPasswordHint": "現在のパスワードを維持する場合は空欄のままにしてください。",
+  "admin.users.newPasswordHint": "現在のパスワードを維持する場合は空欄のままにしてください。新しいパスワードを設定すると、そのユーザーはすべての端末でサインアウトされ、API キーは無効になります。",
   "admin.users.access": "アクセス",
   "admin.users.disableHint": "無効にすると、ユーザーのセッションは終了し、APIキーも直ちに使えなくなります。",
   "admin.users.enableHint": "無効: ユーザーはログインできず、APIキーも機能しません。",

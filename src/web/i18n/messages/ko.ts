@@ -390,7 +390,7 @@ export const ko: Messages = {
   "admin.users.manageTitle": "{username} 관리",
   "admin.users.selfHint": "본인 계정입니다. 관리자 역할을 내려놓으면 이 페이지를 사용할 수 없게 됩니다.",
   "admin.users.newPassword": "새 비밀번호",
-  "admin.users.newPasswordHint": "현재 비밀번호를 유지하려면 비워 두세요.",
+  "admin.users.newPasswordHint": "현재 비밀번호를 유지하려면 비워 두세요. 새 비밀번호를 설정하면 해당 사용자는 모든 기기에서 로그아웃되고 API 키가 꺼집니다.",
   "admin.users.access": "접근",
   "admin.users.disableHint": "사용 중지하면 사용자의 세션이 종료되고 API 키도 즉시 무효화됩니다.",
   "admin.users.enableHint": "사용 안 함: 사용자는 로그인할 수 없으며 API 키도 작동하지 않습니다.",

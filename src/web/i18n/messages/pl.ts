@@ -390,7 +390,7 @@ export const pl: Messages = {
   "admin.users.manageTitle": "Zarządzaj: {username}",
   "admin.users.selfHint": "To ty: jeśli zrezygnujesz z roli administratora, stracisz dostęp do tej strony.",
   "admin.users.newPassword": "Nowe hasło",
-  "admin.users.newPasswordHint": "Zostaw puste, aby zachować obecne hasło.",
+  "admin.users.newPasswordHint": "Zostaw puste, aby zachować obecne hasło. Nowe hasło wylogowuje użytkownika wszędzie i wyłącza jego klucze API.",
   "admin.users.access": "Dostęp",
   "admin.users.disableHint": "Wyłączenie natychmiast kończy sesje użytkownika i unieważnia jego klucze API.",
   "admin.users.enableHint": "Wyłączony: użytkownik nie może się zalogować, a jego klucze API nie działają.",

@@ -390,7 +390,7 @@ export const ptBR: Messages = {
   "admin.users.manageTitle": "Gerenciar {username}",
   "admin.users.selfHint": "Este é você: se abrir mão da função de administrador, você perde o acesso a esta página.",
   "admin.users.newPassword": "Nova senha",
-  "admin.users.newPasswordHint": "Deixe vazio para manter a senha atual.",
+  "admin.users.newPasswordHint": "Deixe vazio para manter a senha atual. Uma nova senha encerra todas as sessões do usuário e desativa as chaves de API dele.",
   "admin.users.access": "Acesso",
   "admin.users.disableHint": "Desativar encerra as sessões do usuário e inutiliza as chaves de API dele na hora.",
   "admin.users.enableHint": "Desativado: o usuário não consegue entrar e as chaves de API dele não fazem nada.",

@@ -390,7 +390,7 @@ export const ru: Messages = {
   "admin.users.manageTitle": "Управление: {username}",
   "admin.users.selfHint": "Это вы: если вы откажетесь от роли администратора, то потеряете доступ к этой странице.",
   "admin.users.newPassword": "Новый пароль",
-  "admin.users.newPasswordHint": "Оставьте пустым, чтобы сохранить текущий пароль.",
+  "admin.users.newPasswordHint": "Оставьте пустым, чтобы сохранить текущий пароль. Новый пароль завершает все сеансы пользователя и отключает его ключи API.",
   "admin.users.access": "Доступ",
   "admin.users.disableHint": "Отключение сразу завершает сеансы пользователя и делает его API-ключи недействительными.",
   "admin.users.enableHint": "Отключён: пользователь не может войти, а его API-ключи не работают.",

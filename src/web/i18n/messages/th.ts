@@ -390,7 +390,7 @@ export const th: Messages = {
   "admin.users.manageTitle": "จัดการ {username}",
   "admin.users.selfHint": "นี่คือบัญชีของคุณเอง หากสละบทบาทผู้ดูแลระบบ คุณจะเข้าหน้านี้ไม่ได้อีก",
   "admin.users.newPassword": "รหัสผ่านใหม่",
-  "admin.users.newPasswordHint": "เว้นว่างไว้เพื่อใช้รหัสผ่านเดิม",
+  "admin.users.newPasswordHint": "เว้นว่างไว้เพื่อใช้รหัสผ่านเดิม รหัสผ่านใหม่จะออกจากระบบผู้ใช้ทุกที่และปิดคีย์ API ของผู้ใช้",
   "admin.users.access": "การเข้าถึง",
   "admin.users.disableHint": "การปิดใช้งานจะยุติเซสชันของผู้ใช้ และทำให้คีย์ API ของผู้ใช้ใช้ไม่ได้ทันที",
   "admin.users.enableHint": "ปิดใช้งาน: ผู้ใช้เข้าสู่ระบบไม่ได้ และคีย์ API ของผู้ใช้ไม่มีผล",

@@ -390,7 +390,7 @@ export const tr: Messages = {
   "admin.users.manageTitle": "Yönet: {username}",
   "admin.users.selfHint": "Bu sensin: yönetici rolünü bırakırsan bu sayfaya erişimini kaybedersin.",
   "admin.users.newPassword": "Yeni şifre",
-  "admin.users.newPasswordHint": "Mevcut şifreyi korumak için boş bırak.",
+  "admin.users.newPasswordHint": "Mevcut şifreyi korumak için boş bırak. Yeni bir şifre kullanıcının tüm oturumlarını kapatır ve API anahtarlarını devre dışı bırakır.",
   "admin.users.access": "Erişim",
   "admin.users.disableHint": "Devre dışı bırakmak, kullanıcının oturumlarını sonlandırır ve API anahtarlarını anında etkisiz kılar.",
   "admin.users.enableHint": "Devre dışı: kullanıcı giriş yapamaz ve API anahtarları hiçbir işe yaramaz.",

@@ -390,7 +390,7 @@ export const zhHans: Messages = {
   "admin.users.manageTitle": "管理 {username}",
   "admin.users.selfHint": "这是你自己：如果放弃管理员角色，你将无法访问此页面。",
   "admin.users.newPassword": "新密码",
-  "admin.users.newPasswordHint": "留空则保留当前密码。",
+  "admin.users.newPasswordHint": "留空则保留当前密码。设置新密码会让该用户在所有设备上退出登录，并停用其 API 密钥。",
   "admin.users.access": "访问权限",
   "admin.users.disableHint": "停用后，该用户的会话会立即结束，其 API 密钥也会立即失效。",
   "admin.users.enableHint": "已停用：该用户无法登录，其 API 密钥也不起作用。",

@@ -390,7 +390,7 @@ export const zhHant: Messages = {
   "admin.users.manageTitle": "管理 {username}",
   "admin.users.selfHint": "這是你自己：如果放棄管理員角色，你將無法使用此頁面。",
   "admin.users.newPassword": "新密碼",
-  "admin.users.newPasswordHint": "留空則保留目前的密碼。",
+  "admin.users.newPasswordHint": "留空則保留目前的密碼。設定新密碼會讓該使用者在所有裝置上登出，並停用其 API 金鑰。",
   "admin.users.access": "存取權",
   "admin.users.disableHint": "停用後，該使用者的工作階段會立即結束，其 API 金鑰也會立即失效。",
   "admin.users.enableHint": "已停用：該使用者無法登入，其 API 金鑰也不起作用。",
