@@ -68,7 +68,9 @@ export function ReauthDialog() {
               },
               (failure: unknown) => {
                 setBusy(false);
-                setError(failure instanceof ApiError ? failure : new ApiError(0, String(failure)));
+                // Signed out meanwhile: the viewer is on the way to sign in, with nothing left to confirm.
+                if (failure instanceof ApiError && failure.status === 401) finish(false);
+                else setError(failure instanceof ApiError ? failure : new ApiError(0, String(failure)));
               },
             );
           }}
