@@ -71,7 +71,10 @@ export interface LoginOutcome {
 }
 
 /** The checks of a secret that are throttled and, when refused, logged. */
-export type SignInStep = "login" | "totp" | "passkey" | "password change";
+export type SignInStep = "login" | "totp" | "passkey" | "password change" | "reauthentication";
+
+/** How recent a password or second-factor check must be for adding or removing a factor and creating an API key (SPEC §10.1). */
+export const REAUTH_WINDOW_MS = 10 * 60_000;
 
 /** One check of a secret: whose, and from where. */
 export interface SignInAttempt {
@@ -87,11 +90,18 @@ export interface RefusalRecord extends SignInAttempt {
   readonly retryAfter?: number;
 }
 
-const SECRET_OF: Readonly<Record<SignInStep, Secret>> = { login: "password", "password change": "password", totp: "second-factor", passkey: "second-factor" };
+const SECRET_OF: Readonly<Record<SignInStep, Secret>> = {
+  login: "password",
+  "password change": "password",
+  reauthentication: "password",
+  totp: "second-factor",
+  passkey: "second-factor",
+};
 
 const THROTTLED: Readonly<Record<SignInStep, string>> = {
   login: "Too many failed sign-ins",
   "password change": "Too many failed attempts",
+  reauthentication: "Too many failed attempts",
   totp: "Too many wrong codes",
   passkey: "Too many failed passkey checks",
 };
@@ -219,10 +229,10 @@ export class Accounts {
     return { next: "ok", level: "mfa" };
   }
 
-  private startSession(user: UserRow, trustedDevice: boolean): LoginOutcome {
+  private startSession(user: UserRow, trustedDevice: boolean, fromSetup = false): LoginOutcome {
     const methods = this.methodsOf(user);
     const { next, level } = this.nextStep(user, methods, trustedDevice);
-    const { raw } = this.sessions.create(user.id, level);
+    const { raw } = this.sessions.create(user.id, level, { fromSetup });
     this.db.orm.update(users).set({ lastLoginAt: this.now() }).where(eq(users.id, user.id)).run();
     return { next, methods, sessionToken: raw };
   }
@@ -239,7 +249,7 @@ export class Accounts {
       audit(this.db.orm, { userId: user.id, name: user.username }, "setup", `user:${user.id}`, { username: user.username }, this.now());
       return user;
     });
-    return this.startSession(create.immediate(), false);
+    return this.startSession(create.immediate(), false, true);
   }
 
   /** Admits one check of a secret, counted as a failure before the check starts (see throttle.ts), or refuses it with 429. */
@@ -286,6 +296,11 @@ export class Accounts {
     if (principal.session) this.sessions.destroy(principal.session.idHash);
   }
 
+  /** Ends the session a browser still presents when it signs in (or sets up) anew, so one browser never holds two. */
+  endPresentedSession(raw: string | undefined): void {
+    if (raw !== undefined && raw.length > 0 && raw.length <= 128) this.sessions.destroy(this.sessions.hash(raw));
+  }
+
   /**
    * Sets a new password once the current one is proven. Whoever might have
    * learnt the old one loses what it gave them: the user's other sessions,
@@ -305,23 +320,61 @@ export class Accounts {
     const change = this.db.sqlite.transaction(() => {
       this.db.orm.update(users).set({ passwordHash, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
       this.sessions.destroyForUser(user.id, session?.idHash);
+      if (session) this.sessions.markAuthenticated(session.idHash);
       this.devices.forgetAll(user.id);
       if (revokeApiKeys) this.apiKeys.disableAll(user.id);
     });
     change.immediate();
   }
 
-  /** The first admin's choice of which roles need a second factor. */
-  choosePolicy(principal: UserPrincipal, roles: readonly string[]): void {
+  /**
+   * Refuses a change that needs a recent sign-in (adding or removing a second
+   * factor, creating an API key) unless this session's holder passed a
+   * password or second-factor check within the last 10 minutes: a session
+   * left open on a shared computer, or a stolen cookie, must not be enough to
+   * add the thief's own factor or mint a key that outlives the session.
+   */
+  requireRecentAuth(principal: UserPrincipal): void {
+    const { session } = principal;
+    if (!session) throw new HttpProblem(403, "This needs a signed-in session; an API key cannot do it.");
+    if (this.now() - session.authenticatedAt <= REAUTH_WINDOW_MS) return;
+    throw new HttpProblem(403, "Confirm your password first (POST /api/v1/auth/reauth): this change needs a sign-in from the last 10 minutes.", { reauth: true });
+  }
+
+  /** Confirms the password of the signed-in user again, which counts as a fresh sign-in for requireRecentAuth. Throttled like a password change. */
+  async reauthenticate(principal: UserPrincipal, password: string, ip: string): Promise<void> {
+    const { user, session } = principal;
+    if (!session) throw new HttpProblem(403, "This needs a signed-in session; an API key cannot do it.");
+    const tried: SignInAttempt = { step: "reauthentication", username: user.username, ip };
+    const attempt = this.admit(tried);
+    if (!(await verifyPassword(password.slice(0, 1024), user.passwordHash))) {
+      throw new SignInRefusal(403, "The password is not right.", { ...tried, reason: "wrong password at reauthentication" });
+    }
+    attempt.succeed();
+    this.sessions.markAuthenticated(session.idHash);
+  }
+
+  /**
+   * The first admin's choice of which roles need a second factor. A fully
+   * signed-in admin may make it; a password-level session only if setup
+   * issued it (the admin creating the hub chooses before enrolling). When the
+   * admin then needs no second factor, the session is replaced by a full one:
+   * the new session's token is returned.
+   */
+  choosePolicy(principal: UserPrincipal, roles: readonly string[]): string | null {
     if (principal.user.role !== "admin") throw new HttpProblem(403, "Only an admin chooses the MFA policy.");
+    if (principal.level !== "mfa" && !principal.session?.fromSetup) {
+      throw new HttpProblem(401, "Finish signing in with your second factor (set one up if you have none) before choosing the MFA policy.");
+    }
     const chosen = checkRoles(roles, "body.roles");
     if (this.settings.mfaPolicyChosen()) throw new HttpProblem(409, "The MFA policy has already been chosen; change it through the admin settings.");
     this.settings.update({ mfaEnforcedRoles: chosen }, { policyChosen: true });
     audit(this.db.orm, actorOf(principal), "settings.mfaPolicy", "settings", { mfaEnforcedRoles: chosen }, this.now());
     const { session, user } = principal;
     if (session && session.authLevel === "password" && !this.requiresMfa(user) && this.methodsOf(user).length === 0) {
-      this.sessions.setLevel(session.idHash, "mfa");
+      return this.sessions.rotate(session, "mfa").raw;
     }
+    return null;
   }
 
   /** Creates the operator's first admin (ADMIN_BOOTSTRAP_*) when no admin exists yet. */

@@ -1,7 +1,9 @@
 /**
  * Admin management of users. The last enabled admin can never be demoted,
- * disabled or deleted. Disabling, deleting or resetting a user's password
- * ends their sessions at once; their API keys stop working with them.
+ * disabled or deleted. Disabling or deleting a user ends their sessions at
+ * once and their API keys stop working with them. Resetting a user's password
+ * also forgets their remembered devices and switches their API keys off:
+ * whoever knew the old password may have made keys with it (SPEC §10.1).
  */
 import { eq } from "drizzle-orm";
 import type { Role } from "../config/options.ts";
@@ -88,7 +90,10 @@ export class UserAdmin {
     })();
     if (!row) throw new HttpProblem(404, `There is no user ${id}.`);
     if (patch.enabled === false || patch.password !== undefined) this.accounts.sessions.destroyForUser(id);
-    if (patch.password !== undefined) this.accounts.devices.forgetAll(id);
+    if (patch.password !== undefined) {
+      this.accounts.devices.forgetAll(id);
+      this.accounts.apiKeys.disableAll(id);
+    }
     return this.body(row);
   }
 

@@ -1,8 +1,9 @@
 /**
  * Second factors: TOTP and passkeys. A password-level session may enrol a
- * first factor (when it has none) or verify an existing one; either upgrades
- * it to a full session. Removing the last factor is refused while the
- * user's role requires one.
+ * first factor (when it has none) or verify an existing one; either replaces
+ * it by a full session with a new token (SPEC §10.1). Adding or removing a
+ * factor needs a recent sign-in; verifying one counts as one. Removing the
+ * last factor is refused while the user's role requires one.
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { eq } from "drizzle-orm";
@@ -20,6 +21,8 @@ export interface Verified {
   readonly methods: Method[];
   /** A new remember-device token when the caller asked for one. */
   readonly deviceToken: string | null;
+  /** The token of the full session that replaced a password-level one, if it was replaced. */
+  readonly sessionToken: string | null;
 }
 
 export class Mfa {
@@ -43,13 +46,17 @@ export class Mfa {
     }
   }
 
-  private upgrade(principal: UserPrincipal): void {
-    if (principal.session && principal.level === "password") this.accounts.sessions.setLevel(principal.session.idHash, "mfa");
+  /** A password-level session that completes its second step is replaced by a full one; returns the new token. */
+  private upgrade(principal: UserPrincipal): string | null {
+    if (!principal.session || principal.level !== "password") return null;
+    return this.accounts.sessions.rotate(principal.session, "mfa").raw;
   }
 
+  /** A factor verified: the session becomes full (a new one), or, when it already was, counts as freshly signed in. */
   private verified(principal: UserPrincipal, user: UserRow, rememberDevice: boolean): Verified {
-    this.upgrade(principal);
-    return { next: "ok", methods: this.accounts.methodsOf(user), deviceToken: rememberDevice ? this.accounts.devices.remember(user.id) : null };
+    const sessionToken = this.upgrade(principal);
+    if (sessionToken === null && principal.session) this.accounts.sessions.markAuthenticated(principal.session.idHash);
+    return { next: "ok", methods: this.accounts.methodsOf(user), deviceToken: rememberDevice ? this.accounts.devices.remember(user.id) : null, sessionToken };
   }
 
   private guardLastFactor(user: UserRow, removing: Method): void {
@@ -63,6 +70,7 @@ export class Mfa {
   startTotp(principal: UserPrincipal): { secret: string; uri: string; qr: string } {
     const user = this.fresh(principal);
     this.guardEnrolment(principal, user);
+    this.accounts.requireRecentAuth(principal);
     if (user.totpEnabled) throw new HttpProblem(409, "TOTP is already active; remove it before enrolling a new one.");
     const secret = newTotpSecret();
     this.db.orm.update(users).set({ totpSecret: this.accounts.totpSecrets.seal(user.id, secret), totpLastStep: null, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
@@ -70,9 +78,11 @@ export class Mfa {
     return { secret, uri, qr: qrDataUrl(uri) };
   }
 
-  activateTotp(principal: UserPrincipal, code: string, ip: string): void {
+  /** Returns the new session's token when activation completed enrolment. */
+  activateTotp(principal: UserPrincipal, code: string, ip: string): string | null {
     const user = this.fresh(principal);
     this.guardEnrolment(principal, user);
+    this.accounts.requireRecentAuth(principal);
     if (user.totpEnabled) throw new HttpProblem(409, "TOTP is already active.");
     if (!user.totpSecret) throw new HttpProblem(409, "Start TOTP enrolment first (POST /api/v1/auth/mfa/totp).");
     const tried: SignInAttempt = { step: "totp", username: user.username, ip };
@@ -83,7 +93,7 @@ export class Mfa {
     }
     attempt.succeed();
     this.db.orm.update(users).set({ totpEnabled: true, totpLastStep: step, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
-    this.verified(principal, user, false);
+    return this.upgrade(principal);
   }
 
   verifyTotp(principal: UserPrincipal, code: string, rememberDevice: boolean, ip: string): Verified {
@@ -101,6 +111,7 @@ export class Mfa {
   disableTotp(principal: UserPrincipal): void {
     const user = this.fresh(principal);
     if (!user.totpEnabled && !user.totpSecret) throw new HttpProblem(404, "TOTP is not set up for this account.");
+    this.accounts.requireRecentAuth(principal);
     if (user.totpEnabled) this.guardLastFactor(user, "totp");
     this.db.orm.update(users).set({ totpEnabled: false, totpSecret: null, totpLastStep: null, updatedAt: this.now() }).where(eq(users.id, user.id)).run();
   }
@@ -108,22 +119,24 @@ export class Mfa {
   async passkeyRegistrationOptions(principal: UserPrincipal) {
     const user = this.fresh(principal);
     this.guardEnrolment(principal, user);
+    this.accounts.requireRecentAuth(principal);
     const session = this.requireSession(principal);
     const options = await this.accounts.passkeys.registrationOptions(user);
     this.accounts.sessions.setChallenge(session.idHash, "webauthn-register", options.challenge, CHALLENGE_TTL_MS);
     return options;
   }
 
-  async registerPasskey(principal: UserPrincipal, response: RegistrationResponseJSON, label: string | null): Promise<PasskeyBody> {
+  /** The new passkey, and the new session's token when the registration completed enrolment. */
+  async registerPasskey(principal: UserPrincipal, response: RegistrationResponseJSON, label: string | null): Promise<{ passkey: PasskeyBody; sessionToken: string | null }> {
     const user = this.fresh(principal);
     this.guardEnrolment(principal, user);
     const session = this.requireSession(principal);
+    this.accounts.requireRecentAuth(principal);
     const challenge = this.accounts.sessions.takeChallenge(session.idHash, "webauthn-register");
     if (!challenge) throw new HttpProblem(400, "No registration is pending, or it expired (5 minutes); ask for new registration options.");
     const row = await this.accounts.passkeys.register(user.id, response, challenge, label);
     if (!row) throw new HttpProblem(400, "The passkey registration could not be verified.");
-    this.upgrade(principal);
-    return toPasskeyBody(row);
+    return { passkey: toPasskeyBody(row), sessionToken: this.upgrade(principal) };
   }
 
   async passkeyChallenge(principal: UserPrincipal) {
@@ -157,6 +170,7 @@ export class Mfa {
   removePasskey(principal: UserPrincipal, id: number): void {
     const user = this.fresh(principal);
     if (!this.accounts.passkeys.find(user.id, id)) throw new HttpProblem(404, `There is no passkey ${id} on this account.`);
+    this.accounts.requireRecentAuth(principal);
     this.guardLastFactor(user, "webauthn");
     this.accounts.passkeys.remove(id);
   }

@@ -3,7 +3,9 @@
  * its HMAC-SHA-256 under SESSION_SECRET. Sessions slide: each use within the
  * lifetime pushes the expiry out again (written at most once a minute), but
  * never past 30 days after sign-in, so a stolen cookie kept busy does not
- * live for ever.
+ * live for ever. A session that changes level is replaced by a new one (new
+ * id, new CSRF token) and the old id revoked, so an id that was seen before
+ * the second factor (or planted in a browser) is worth nothing after it.
  */
 import { and, eq, lt, lte, ne, or } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
@@ -11,6 +13,8 @@ import { sessions } from "../db/schema.ts";
 import { randomToken } from "./tokens.ts";
 
 export const SESSION_COOKIE = "hub_session";
+/** The name on an https origin: browsers keep a __Host- cookie only if it is Secure, for Path=/ and without Domain, so no sibling host can set or shadow it. */
+export const HOST_SESSION_COOKIE = "__Host-hub_session";
 export type AuthLevel = "password" | "mfa";
 export type Session = typeof sessions.$inferSelect;
 export type ChallengeKind = "webauthn-register" | "webauthn-authenticate";
@@ -35,15 +39,51 @@ export class SessionStore {
     return keyedHash(this.secret, raw);
   }
 
-  create(userId: number, level: AuthLevel): { raw: string; session: Session } {
+  /** A new session for a user who has just proven who they are (`fromSetup` for the one setup issues). */
+  create(userId: number, level: AuthLevel, options: { fromSetup?: boolean } = {}): { raw: string; session: Session } {
+    return this.insert(userId, level, this.now(), options.fromSetup ?? false);
+  }
+
+  private insert(userId: number, level: AuthLevel, createdAt: number, fromSetup: boolean): { raw: string; session: Session } {
     const raw = randomToken(32);
     const now = this.now();
     const session = this.orm
       .insert(sessions)
-      .values({ idHash: this.hash(raw), userId, authLevel: level, csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, expiresAt: this.expiryAt(now, now) })
+      .values({
+        idHash: this.hash(raw),
+        userId,
+        authLevel: level,
+        csrfToken: randomToken(32),
+        createdAt,
+        lastSeenAt: now,
+        expiresAt: this.expiryAt(createdAt, now),
+        authenticatedAt: now,
+        fromSetup,
+      })
       .returning()
       .get();
     return { raw, session };
+  }
+
+  /**
+   * Replaces a session whose level changes: a new id and CSRF token at
+   * `level`, checked just now, and the old id revoked in the same
+   * transaction. The sign-in time is kept, so rotating never stretches the
+   * 30-day lifetime.
+   */
+  rotate(old: Session, level: AuthLevel): { raw: string; session: Session } {
+    return this.orm.transaction(
+      () => {
+        this.destroy(old.idHash);
+        return this.insert(old.userId, level, old.createdAt, old.fromSetup);
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  /** Records a password or second-factor check made by this session's holder just now. */
+  markAuthenticated(idHash: string): void {
+    this.orm.update(sessions).set({ authenticatedAt: this.now() }).where(eq(sessions.idHash, idHash)).run();
   }
 
   /** The sliding expiry after a use at `now`, capped by the absolute lifetime. */
@@ -72,10 +112,6 @@ export class SessionStore {
     if (now - session.lastSeenAt < TOUCH_INTERVAL_MS) return false;
     this.orm.update(sessions).set({ lastSeenAt: now, expiresAt: this.expiryAt(session.createdAt, now) }).where(eq(sessions.idHash, session.idHash)).run();
     return true;
-  }
-
-  setLevel(idHash: string, level: AuthLevel): void {
-    this.orm.update(sessions).set({ authLevel: level }).where(eq(sessions.idHash, idHash)).run();
   }
 
   destroy(idHash: string): void {

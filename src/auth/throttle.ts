@@ -9,7 +9,13 @@
  * the check, and given back only when it succeeds. Checking first and
  * counting after the (slow, asynchronous) verification would let any number
  * of parallel guesses through the check before the first one is counted.
+ *
+ * The per-IP count is kept per client identity (`clientKey`), as the stream
+ * and request caps are: an IPv6 client is its /64, and an IPv4 address counts
+ * once whether written plainly or as ::ffff:a.b.c.d.
  */
+import { clientKey } from "../http/client-ip.ts";
+
 export const WINDOW_MS = 15 * 60_000;
 export const MAX_PER_USERNAME = 10;
 export const MAX_PER_IP = 50;
@@ -88,19 +94,20 @@ export class LoginThrottle {
   admit(secret: Secret, username: string, ip: string): Admission {
     const now = this.now();
     const key = `${secret}:${username.toLowerCase()}`;
+    const client = clientKey(ip);
     const user = this.byUsername.retryAfter(key, now);
-    const address = this.byIp.retryAfter(ip, now);
+    const address = this.byIp.retryAfter(client, now);
     if (user !== null || address !== null) {
       return { admitted: false, retryAfter: Math.max(user ?? 0, address ?? 0), limit: user !== null ? "username" : "ip" };
     }
     this.byUsername.add(key, now);
-    this.byIp.add(ip, now);
+    this.byIp.add(client, now);
     return {
       admitted: true,
       attempt: {
         succeed: () => {
           this.byUsername.clear(key);
-          this.byIp.remove(ip, now);
+          this.byIp.remove(client, now);
         },
       },
     };

@@ -4,7 +4,7 @@ import { hashPasswordSync, passwordProblem } from "../auth/passwords.ts";
 import { randomToken } from "../auth/tokens.ts";
 import { audit, CLI_ACTOR } from "../db/audit.ts";
 import { migrate, openDatabase } from "../db/open.ts";
-import { sessions, trustedDevices, users } from "../db/schema.ts";
+import { apiKeys, sessions, trustedDevices, users } from "../db/schema.ts";
 import { findUserByName, insertUser, USERNAME_PATTERN } from "../db/users.ts";
 import { CommandError, type Command } from "./command.ts";
 
@@ -19,7 +19,7 @@ async function readPassword(stdin: () => Promise<string>): Promise<string> {
 export const user: Command = {
   name: "user",
   usage: "hub user create --username U --role admin|user [--admin] [--password-stdin] | hub user reset-password U --password-stdin",
-  summary: "Create a user, or set a user's password (ending their sessions)",
+  summary: "Create a user, or set a user's password (ending their sessions, switching their API keys off)",
   flags: [
     { name: "username", takesValue: true },
     { name: "role", takesValue: true },
@@ -56,9 +56,10 @@ export const user: Command = {
         db.orm.update(users).set({ passwordHash, updatedAt: Date.now() }).where(eq(users.id, row.id)).run();
         db.orm.delete(sessions).where(eq(sessions.userId, row.id)).run();
         db.orm.delete(trustedDevices).where(eq(trustedDevices.userId, row.id)).run();
+        db.orm.update(apiKeys).set({ enabled: false }).where(eq(apiKeys.userId, row.id)).run();
         audit(db.orm, CLI_ACTOR, "user.passwordReset", `user:${row.id}`, { username: row.username }, Date.now());
       })();
-      out(`password of "${row.username}" changed; their sessions and remembered devices were ended`);
+      out(`password of "${row.username}" changed; their sessions and remembered devices were ended and their API keys switched off`);
       return 0;
     } finally {
       db.sqlite.close();

@@ -6,6 +6,7 @@ import init from "../../migrations/0001_init.sql" with { type: "text" };
 import autoincrementIds from "../../migrations/0002_autoincrement_ids.sql" with { type: "text" };
 import probeReadingsAndAuditVia from "../../migrations/0003_probe_readings_and_audit_via.sql" with { type: "text" };
 import webhooks from "../../migrations/0004_webhooks.sql" with { type: "text" };
+import sessionReauthentication from "../../migrations/0005_session_reauthentication.sql" with { type: "text" };
 import webhookMessageIds from "../../migrations/0006_webhook_message_ids.sql" with { type: "text" };
 
 export interface Migration {
@@ -19,5 +20,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "0002_autoincrement_ids", sql: autoincrementIds },
   { version: 3, name: "0003_probe_readings_and_audit_via", sql: probeReadingsAndAuditVia },
   { version: 4, name: "0004_webhooks", sql: webhooks },
+  { version: 5, name: "0005_session_reauthentication", sql: sessionReauthentication },
   { version: 6, name: "0006_webhook_message_ids", sql: webhookMessageIds },
 ];

@@ -94,6 +94,10 @@ export const sessions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     lastSeenAt: integer("last_seen_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
+    /** When the holder last passed a password or second-factor check (SPEC §10.1 recent authentication). */
+    authenticatedAt: integer("authenticated_at").notNull().default(0),
+    /** Issued by POST /auth/setup to the admin who created the hub. */
+    fromSetup: integer("from_setup", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("sessions_user").on(t.userId), index("sessions_expiry").on(t.expiresAt)],
 );

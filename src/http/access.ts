@@ -5,9 +5,9 @@
  * that the description and the route-table test both see it. Refusals at
  * admin routes and refused CSRF tokens are logged with the client's address.
  */
-import { Elysia } from "elysia";
+import { Elysia, type Cookie } from "elysia";
 import type { Accounts, UserPrincipal } from "../auth/accounts.ts";
-import { SESSION_COOKIE } from "../auth/sessions.ts";
+import { HOST_SESSION_COOKIE, SESSION_COOKIE } from "../auth/sessions.ts";
 import { bearerToken, secretsEqual, sha256Hex } from "../auth/tokens.ts";
 import type { Config } from "../config/load.ts";
 import type { Agent } from "../db/agents.ts";
@@ -63,6 +63,11 @@ export interface Access {
   userOf(request: Request): UserPrincipal;
   /** The signed-in user, if any (public routes such as the session body). */
   optionalUserOf(request: Request): UserPrincipal | null;
+  /** The session token the request presented, if any (to end it when the browser signs in anew). */
+  presentedSession(request: Request): string | undefined;
+  /** Hands the browser a new session (sign-in, setup, a change of level), replacing any renewal of the old one in the same reply. */
+  setSessionCookie(cookie: Record<string, Cookie<unknown>>, set: ResponseSet, token: string): void;
+  clearSessionCookie(cookie: Record<string, Cookie<unknown>>): void;
 }
 
 /** Where a renewed session cookie is written (Elysia's `set`). */
@@ -98,13 +103,25 @@ function accessPlugin(authorize: Authorize, readBody: ReadBody) {
     });
 }
 
-/** Cookie attributes of the session cookie. */
+const httpsOrigin = (config: Config): boolean => config.origin.startsWith("https:");
+
+/**
+ * The session cookie's name (SPEC §10.1): `__Host-hub_session` on an https
+ * origin, `hub_session` on plain http, where a browser would refuse the
+ * prefix. The hub reads only the name of its own origin.
+ */
+export function sessionCookieName(config: Config): string {
+  return httpsOrigin(config) ? HOST_SESSION_COOKIE : SESSION_COOKIE;
+}
+
+/** Cookie attributes of the session cookie: always Secure on an https origin, as the __Host- prefix requires. */
 export function sessionCookie(config: Config): CookieAttributes {
-  return { httpOnly: true, sameSite: "lax", path: "/", secure: config.cookieSecure, maxAge: config.sessionTtlHours * 3600 };
+  return { httpOnly: true, sameSite: "lax", path: "/", secure: httpsOrigin(config) || config.cookieSecure, maxAge: config.sessionTtlHours * 3600 };
 }
 
 export function createAccess(deps: AccessDeps): Access {
   const { accounts, config, settings } = deps;
+  const cookieName = sessionCookieName(config);
   const agents = new WeakMap<Request, Agent>();
   const users = new WeakMap<Request, UserPrincipal>();
   const resolved = new WeakMap<Request, UserPrincipal | null>();
@@ -121,10 +138,10 @@ export function createAccess(deps: AccessDeps): Access {
 
   const identify = (request: Request, set: ResponseSet | null): UserPrincipal | null => {
     if (resolved.has(request)) return resolved.get(request) ?? null;
-    const raw = readCookie(request, SESSION_COOKIE);
+    const raw = readCookie(request, cookieName);
     const resolution = accounts.resolve(request, raw);
     if (resolution.refusal) throw new HttpProblem(401, resolution.refusal, { headers: { "www-authenticate": 'Bearer realm="hub"' } });
-    if (resolution.renewCookie && raw !== undefined && set) set.headers["set-cookie"] = serializeCookie(SESSION_COOKIE, raw, sessionCookie(config));
+    if (resolution.renewCookie && raw !== undefined && set) set.headers["set-cookie"] = serializeCookie(cookieName, raw, sessionCookie(config));
     resolved.set(request, resolution.principal);
     return resolution.principal;
   };
@@ -213,6 +230,16 @@ export function createAccess(deps: AccessDeps): Access {
       } catch {
         return null;
       }
+    },
+    presentedSession: (request) => readCookie(request, cookieName),
+    setSessionCookie(cookie, set, token) {
+      // A renewal of the old session's cookie written by the access step must not follow the new cookie out.
+      delete set.headers["set-cookie"];
+      cookie[cookieName]?.set({ value: token, ...sessionCookie(config) });
+    },
+    clearSessionCookie(cookie) {
+      // With the attributes it was set with: a browser ignores a __Host- cookie's removal that is not Secure for Path=/.
+      cookie[cookieName]?.set({ value: "", ...sessionCookie(config), maxAge: 0, expires: new Date(0) });
     },
   };
 }

@@ -41,8 +41,10 @@ export const TAGS = [
   {
     name: "auth",
     description:
-      "Signing in. Sessions live in the hub_session cookie (HttpOnly, SameSite=Lax); every state change made with it must send the session's csrfToken " +
-      "(GET /api/v1/auth/session) in X-CSRF-Token. Calls made from this page add it automatically.",
+      "Signing in. Sessions live in the hub_session cookie (HttpOnly, SameSite=Lax; `__Host-hub_session`, always Secure, when the hub's origin is https); " +
+      "every state change made with it must send the session's csrfToken (GET /api/v1/auth/session) in X-CSRF-Token. Calls made from this page add it automatically. " +
+      "Passing the second factor replaces the session (a new cookie and csrfToken). Adding or removing a second factor and creating an API key need a password or " +
+      "second-factor check from the last 10 minutes: otherwise 403 with `reauth: true`, answered by POST /api/v1/auth/reauth.",
   },
   { name: "mfa", description: "Second factors: TOTP apps and passkeys. A session that passed only the password may enrol a first factor or verify one." },
   { name: "api-keys", description: "Your own API keys for scripts (when the hub allows them). Send as Authorization: Bearer hub_… or X-API-Key: hub_…." },
@@ -66,7 +68,9 @@ export const SECURITY_SCHEMES = {
     type: "apiKey",
     in: "cookie",
     name: "hub_session",
-    description: "The session cookie set by login. State changes made with it must send the session's csrfToken in X-CSRF-Token.",
+    description:
+      "The session cookie set by login: hub_session on an http origin, __Host-hub_session on an https one (send back whichever the hub set). " +
+      "State changes made with it must send the session's csrfToken in X-CSRF-Token.",
   },
   apiKey: {
     type: "http",
@@ -101,7 +105,10 @@ const HEADERS: Record<string, { description: string; schema: Record<string, unkn
   },
   ETag: { description: "The payload's entity tag; send it back in If-None-Match to get 304 while nothing changed.", schema: { type: "string", examples: ['"1795300000123"'] } },
   "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 0, examples: [30] } },
-  "Set-Cookie": { description: "The session cookie hub_session (HttpOnly, SameSite=Lax), and hub_device when the device is remembered.", schema: { type: "string" } },
+  "Set-Cookie": {
+    description: "A new session cookie, hub_session (__Host-hub_session on an https origin; HttpOnly, SameSite=Lax), and hub_device when the device is remembered.",
+    schema: { type: "string" },
+  },
   Allow: { description: "The methods this path accepts.", schema: { type: "string", examples: ["GET"] } },
 };
 

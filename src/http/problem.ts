@@ -12,6 +12,7 @@ export interface ProblemBody {
   readonly status: number;
   readonly detail: string;
   readonly errors?: readonly ProblemField[];
+  readonly reauth?: true;
 }
 
 export const STATUS_TITLES: Readonly<Record<number, string>> = {
@@ -38,22 +39,26 @@ export class HttpProblem extends Error {
   readonly title: string;
   readonly errors: readonly ProblemField[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  /** The request needs a recent sign-in: the client should confirm the password (POST /api/v1/auth/reauth) and try again. */
+  readonly reauth: boolean;
 
   constructor(
     status: number,
     detail: string,
-    options: { title?: string; errors?: readonly ProblemField[]; headers?: Record<string, string> } = {},
+    options: { title?: string; errors?: readonly ProblemField[]; headers?: Record<string, string>; reauth?: boolean } = {},
   ) {
     super(detail);
     this.status = status;
     this.title = options.title ?? STATUS_TITLES[status] ?? "Error";
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.reauth = options.reauth ?? false;
   }
 
   body(): ProblemBody {
     const body: ProblemBody = { title: this.title, status: this.status, detail: this.message };
-    return this.errors && this.errors.length > 0 ? { ...body, errors: this.errors } : body;
+    const withErrors = this.errors && this.errors.length > 0 ? { ...body, errors: this.errors } : body;
+    return this.reauth ? { ...withErrors, reauth: true } : withErrors;
   }
 
   toResponse(): Response {
@@ -77,6 +82,9 @@ export const ProblemSchema = t.Object(
           value: t.Optional(t.Unknown()),
         }),
       ),
+    ),
+    reauth: t.Optional(
+      t.Literal(true, { description: "Present on a 403 that asks for a recent sign-in: confirm the password with POST /api/v1/auth/reauth (or verify a second factor), then repeat the request" }),
     ),
   },
   {

@@ -97,6 +97,7 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
       ({ request, body, set }) => {
         allowed();
         const principal = access.userOf(request);
+        accounts.requireRecentAuth(principal);
         const created = accounts.apiKeys.create(principal.user.id, label(body.label) ?? null, expiryOf(body, now()));
         audit(db.orm, actorOf(principal), "apikey.create", `apikey:${created.apiKey.id}`, { label: created.apiKey.label, expiresAt: created.apiKey.expiresAt }, now());
         set.status = 201;
@@ -113,7 +114,9 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
           description:
             "The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. " +
             "An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. " +
-            `A user holds at most ${MAX_API_KEYS_PER_USER} keys, switched off or expired ones included: 409 beyond, until one is deleted.`,
+            `A user holds at most ${MAX_API_KEYS_PER_USER} keys, switched off or expired ones included: 409 beyond, until one is deleted. ` +
+            "Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat). " +
+            "An API key cannot create keys: this needs a signed-in session.",
           "x-response-headers": { 201: ["Cache-Control"] },
         },
       },
@@ -123,6 +126,8 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
       ({ request, params, body }) => {
         allowed();
         const { principal, key } = owned(request, params.id);
+        // Switching a key back on gives it its power again, as creating one would (a password change switched it off for a reason).
+        if (body.enabled === true && !key.enabled) accounts.requireRecentAuth(principal);
         const updated = accounts.apiKeys.update(key.id, { label: label(body.label), enabled: body.enabled });
         if (!updated) throw new HttpProblem(404, `You have no API key ${key.id}.`);
         // A new label alone is cosmetic and not audited (SPEC §16.1): switching a key on or off is what an investigation needs.
@@ -134,7 +139,13 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
         params: IdParams,
         body: PatchBody,
         response: { 200: t.Object({ apiKey: ApiKeySchema }, { description: "The key as it is now" }), ...problems(400, 401, 403, 404) },
-        detail: { tags: ["api-keys"], summary: "Rename or switch a key on or off", description: "A switched-off key authenticates nothing until switched on again." },
+        detail: {
+          tags: ["api-keys"],
+          summary: "Rename or switch a key on or off",
+          description:
+            "A switched-off key authenticates nothing until switched on again. Switching a key on needs a password or second-factor check from the last 10 minutes, " +
+            "as creating one does: 403 with `reauth: true` otherwise.",
+        },
       },
     )
     .delete(

@@ -1,11 +1,10 @@
 /** Sign-in: first-admin setup, login, logout, the session body, password change, MFA policy, remembered devices. */
 import { Elysia, t } from "elysia";
-import { SESSION_COOKIE } from "../auth/sessions.ts";
 import { DEVICE_COOKIE } from "../auth/devices.ts";
 import { loggingRefusals, type Accounts } from "../auth/accounts.ts";
 import type { HubContext } from "../context.ts";
 import { LoginReplySchema, Role, SessionBodySchema } from "../http/account-schemas.ts";
-import { sessionCookie, type Access } from "../http/access.ts";
+import type { Access } from "../http/access.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { CurrentPasswordSchema, EmailSchema, LoginUsernameSchema, NameSchema, PasswordSchema, UsernameSchema } from "../http/field-schemas.ts";
 import { problems } from "../http/schemas.ts";
@@ -22,9 +21,10 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
     .use(access.plugin)
     .post(
       "/setup",
-      async ({ body, cookie, set }) => {
+      async ({ body, cookie, request, set }) => {
         const outcome = await accounts.setup({ username: body.username, password: body.password, email: body.email ?? null, name: body.name ?? null });
-        cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
+        accounts.endPresentedSession(access.presentedSession(request));
+        access.setSessionCookie(cookie, set, outcome.sessionToken);
         noStore(set);
         set.status = 201;
         return { next: outcome.next, methods: outcome.methods };
@@ -42,7 +42,8 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
           tags: ["auth"],
           summary: "Create the first admin",
           "x-response-headers": { 201: ["Set-Cookie"] },
-          description: "Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in (hub_session cookie).",
+          description:
+            "Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in with a new session cookie (hub_session, or __Host-hub_session on an https origin); a session the browser held before ends.",
         },
       },
     )
@@ -52,7 +53,8 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
         const device = cookie[DEVICE_COOKIE]?.value;
         const ip = clientIp(request, config.trustedProxies, server);
         const outcome = await loggingRefusals(ctx, () => accounts.login(body.username, body.password, ip, typeof device === "string" ? device : undefined));
-        cookie[SESSION_COOKIE]?.set({ value: outcome.sessionToken, ...sessionCookie(config) });
+        accounts.endPresentedSession(access.presentedSession(request));
+        access.setSessionCookie(cookie, set, outcome.sessionToken);
         noStore(set);
         return { next: outcome.next, methods: outcome.methods };
       },
@@ -65,7 +67,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
           summary: "Sign in",
           "x-response-headers": { 200: ["Set-Cookie"] },
           description:
-            "Sets the hub_session cookie. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and " +
+            "Sets a new session cookie (hub_session, or __Host-hub_session on an https origin) and ends any session the browser held before. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and " +
             "disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After, without the password " +
             "being checked; each attempt counts before its password is checked, so parallel guesses get no more than 10 tries either.",
         },
@@ -75,7 +77,7 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       "/logout",
       ({ request, cookie, set }) => {
         accounts.logout(access.userOf(request));
-        cookie[SESSION_COOKIE]?.remove();
+        access.clearSessionCookie(cookie);
         noStore(set);
         set.status = 204;
       },
@@ -121,9 +123,32 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
       },
     )
     .post(
+      "/reauth",
+      async ({ body, request, set, server }) => {
+        const ip = clientIp(request, config.trustedProxies, server);
+        await loggingRefusals(ctx, () => accounts.reauthenticate(access.userOf(request), body.password, ip));
+        noStore(set);
+        set.status = 204;
+      },
+      {
+        access: "session-partial",
+        body: t.Object({ password: CurrentPasswordSchema }),
+        response: { 204: NO_CONTENT, ...problems(400, 401, 403, 429) },
+        detail: {
+          tags: ["auth"],
+          summary: "Confirm your password again",
+          description:
+            "Adding or removing a second factor and creating an API key need a password or second-factor check from the last 10 minutes; otherwise they answer 403 " +
+            "with `reauth: true`. This confirms the password (a TOTP or passkey verification does as well) and the refused request can be repeated. " +
+            "A wrong password is 403 and counts towards the sign-in limits (429 with Retry-After), as a password change does.",
+        },
+      },
+    )
+    .post(
       "/mfa/policy",
-      ({ body, request, set }) => {
-        accounts.choosePolicy(access.userOf(request), body.roles);
+      ({ body, cookie, request, set }) => {
+        const sessionToken = accounts.choosePolicy(access.userOf(request), body.roles);
+        if (sessionToken !== null) access.setSessionCookie(cookie, set, sessionToken);
         noStore(set);
         set.status = 204;
       },
@@ -134,7 +159,10 @@ export function authRoutes(ctx: HubContext, access: Access, accounts: Accounts) 
         detail: {
           tags: ["auth"],
           summary: "Choose the first MFA policy",
-          description: "The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). If the admin then needs no second factor, the session becomes fully signed in.",
+          description:
+            "The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). Needs a fully signed-in admin (401 otherwise), " +
+            "except for the session that POST /api/v1/auth/setup issued. If the admin then needs no second factor, the session is replaced by a fully signed-in one (a new cookie).",
+          "x-response-headers": { 204: ["Set-Cookie"] },
         },
       },
     )

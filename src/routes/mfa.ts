@@ -14,6 +14,8 @@ import { idParams, problems } from "../http/schemas.ts";
 const Code = t.String({ maxLength: 16, description: "The 6-digit code shown by the authenticator app" });
 const RememberDevice = t.Optional(t.Boolean({ description: "Skip the second factor on this browser for 30 days (hub_device cookie)" }));
 const NO_CONTENT = t.Void({ description: "Done" });
+/** SPEC §10.1: the rule every change of factors follows, as each such operation describes it. */
+const RECENT = "Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).";
 const Base64Url = (description: string) => t.String({ maxLength: 65536, description: `${description}, base64url` });
 
 const CredentialDescriptor = t.Object({
@@ -142,7 +144,12 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     audit(ctx.db.orm, actorOf(principal), action, `user:${principal.user.id}`, detail, ctx.now());
   };
   const ip = (request: Request, server: SocketSource | null) => clientIp(request, config.trustedProxies, server);
-  const reply = (verified: Verified, cookie: Record<string, Cookie<unknown>>) => {
+  type ResponseSet = { headers: Record<string, string | number> };
+  const newSession = (sessionToken: string | null, cookie: Record<string, Cookie<unknown>>, set: ResponseSet) => {
+    if (sessionToken !== null) access.setSessionCookie(cookie, set, sessionToken);
+  };
+  const reply = (verified: Verified, cookie: Record<string, Cookie<unknown>>, set: ResponseSet) => {
+    newSession(verified.sessionToken, cookie, set);
     if (verified.deviceToken) {
       cookie[DEVICE_COOKIE]?.set({ value: verified.deviceToken, httpOnly: true, sameSite: "lax", path: "/", secure: config.cookieSecure, maxAge: DEVICE_TTL_MS / 1000 });
     }
@@ -160,12 +167,12 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         ),
         ...problems(401, 403, 409),
       },
-      detail: { tags: ["mfa"], summary: "Start TOTP enrolment", description: "A new secret, pending until activated with a code." },
+      detail: { tags: ["mfa"], summary: "Start TOTP enrolment", description: `A new secret, pending until activated with a code. ${RECENT}` },
     })
     .post(
       "/totp/activation",
-      async ({ request, body, set, server }) => {
-        await loggingRefusals(ctx, () => mfa.activateTotp(access.userOf(request), body.code, ip(request, server)));
+      async ({ request, body, cookie, set, server }) => {
+        newSession(await loggingRefusals(ctx, () => mfa.activateTotp(access.userOf(request), body.code, ip(request, server))), cookie, set);
         factorChanged(request, "mfa.totp.add", null);
         set.status = 204;
       },
@@ -173,20 +180,32 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         access: "session-partial",
         body: t.Object({ code: Code }),
         response: { 204: NO_CONTENT, ...problems(400, 401, 403, 409, 429) },
-        detail: { tags: ["mfa"], summary: "Activate TOTP", description: "Confirms enrolment with a current code; during enrolment the session becomes fully signed in." },
+        detail: {
+          tags: ["mfa"],
+          summary: "Activate TOTP",
+          description: `Confirms enrolment with a current code; during enrolment the session is replaced by a fully signed-in one (a new cookie). ${RECENT}`,
+          "x-response-headers": { 204: ["Set-Cookie"] },
+        },
       },
     )
     .post(
       "/totp/verification",
-      async ({ request, body, cookie, server }) => {
+      async ({ request, body, cookie, set, server }) => {
         const verified = await loggingRefusals(ctx, () => mfa.verifyTotp(access.userOf(request), body.code, body.rememberDevice ?? false, ip(request, server)));
-        return reply(verified, cookie);
+        return reply(verified, cookie, set);
       },
       {
         access: "session-partial",
         body: t.Object({ code: Code, rememberDevice: RememberDevice }),
         response: { 200: VerifiedSchema, ...problems(400, 401, 403, 409, 429) },
-        detail: { tags: ["mfa"], summary: "Verify with TOTP", description: "Passes the second factor. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After." },
+        detail: {
+          tags: ["mfa"],
+          summary: "Verify with TOTP",
+          description:
+            "Passes the second factor: a password-level session is replaced by a fully signed-in one (a new cookie; read the new csrfToken from GET /api/v1/auth/session); " +
+            "a full session counts as freshly signed in. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After.",
+          "x-response-headers": { 200: ["Set-Cookie"] },
+        },
       },
     )
     .delete(
@@ -199,7 +218,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       {
         access: "session",
         response: { 204: NO_CONTENT, ...problems(401, 403, 404, 409) },
-        detail: { tags: ["mfa"], summary: "Remove TOTP", description: "409 when it is the last factor and the role requires one." },
+        detail: { tags: ["mfa"], summary: "Remove TOTP", description: `409 when it is the last factor and the role requires one. ${RECENT}` },
       },
     )
     .post(
@@ -214,15 +233,16 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         detail: {
           tags: ["mfa"],
           summary: "Passkey registration options",
-          description: "Creation options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the created credential to POST /api/v1/auth/mfa/passkeys.",
+          description: `Creation options with a single-use challenge valid for 5 minutes, as \`{ publicKey }\`; send the created credential to POST /api/v1/auth/mfa/passkeys. ${RECENT}`,
         },
       },
     )
     .post(
       "/passkeys",
-      async ({ request, body, set }) => {
-        const passkey = await mfa.registerPasskey(access.userOf(request), asRegistration(body.response), body.label ?? null);
+      async ({ request, body, cookie, set }) => {
+        const { passkey, sessionToken } = await mfa.registerPasskey(access.userOf(request), asRegistration(body.response), body.label ?? null);
         factorChanged(request, "mfa.passkey.add", { label: passkey.label });
+        newSession(sessionToken, cookie, set);
         set.status = 201;
         return { passkey };
       },
@@ -230,7 +250,12 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         access: "session-partial",
         body: t.Object({ response: RegistrationCredential, label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))) }),
         response: { 201: t.Object({ passkey: PasskeySchema }), ...problems(400, 401, 403) },
-        detail: { tags: ["mfa"], summary: "Register a passkey", description: "Verifies the attestation against the pending challenge; during enrolment the session becomes fully signed in." },
+        detail: {
+          tags: ["mfa"],
+          summary: "Register a passkey",
+          description: `Verifies the attestation against the pending challenge; during enrolment the session is replaced by a fully signed-in one (a new cookie). ${RECENT}`,
+          "x-response-headers": { 201: ["Set-Cookie"] },
+        },
       },
     )
     .get("/passkeys", ({ request }) => ({ passkeys: mfa.listPasskeys(access.userOf(request)) }), {
@@ -249,7 +274,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
         access: "session",
         params: idParams("Passkey"),
         response: { 204: NO_CONTENT, ...problems(401, 403, 404, 409) },
-        detail: { tags: ["mfa"], summary: "Remove a passkey", description: "409 when it is the last factor and the role requires one." },
+        detail: { tags: ["mfa"], summary: "Remove a passkey", description: `409 when it is the last factor and the role requires one. ${RECENT}` },
       },
     )
     .post(
@@ -270,9 +295,9 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
     )
     .post(
       "/passkeys/verification",
-      async ({ request, body, query, cookie, server }) => {
+      async ({ request, body, query, cookie, set, server }) => {
         const { response, rememberDevice } = assertionOf(body, query.remember);
-        return reply(await loggingRefusals(ctx, () => mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server))), cookie);
+        return reply(await loggingRefusals(ctx, () => mfa.verifyPasskey(access.userOf(request), response, rememberDevice, ip(request, server))), cookie, set);
       },
       {
         access: "session-partial",
@@ -283,7 +308,9 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
           tags: ["mfa"],
           summary: "Verify with a passkey",
           description:
-            "Passes the second factor with an assertion for the pending challenge. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.",
+            "Passes the second factor with an assertion for the pending challenge: a password-level session is replaced by a fully signed-in one (a new cookie), a full one " +
+            "counts as freshly signed in. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.",
+          "x-response-headers": { 200: ["Set-Cookie"] },
         },
       },
     );

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, isPlatform, PLATFORMS, type Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
 import { takeEarly } from "./early.ts";
 import { Failed, Loading } from "./components/common.tsx";
+import { ReauthDialog } from "./components/reauth.tsx";
 import { language, LANGUAGES, t, switchLanguage } from "./i18n/index.ts";
 import { Board } from "./pages/board.tsx";
 import { Contribute } from "./pages/contribute.tsx";
@@ -239,6 +240,7 @@ export function App() {
         )}
       </main>
       <Footer meta={meta.data} />
+      <ReauthDialog />
     </>
   );
 }

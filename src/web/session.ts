@@ -6,6 +6,7 @@
  */
 import { signal } from "@preact/signals";
 import { api, sessionChanged, whenSignedOut, type SessionBody } from "./api/client.ts";
+import { returnTarget } from "./return-path.ts";
 import { navigate } from "./router.ts";
 
 export const session = signal<SessionBody | null>(null);
@@ -28,11 +29,11 @@ export function goSignIn(next = here()): void {
   navigate(`/login?next=${encodeURIComponent(next)}`, { replace: true });
 }
 
-/** Where to go after signing in: a path on this hub named by ?next=, else the board. */
+/** Where to go after signing in: the page on this hub named by ?next=, else the board. */
 export function nextPath(search: string): string {
-  const next = new URLSearchParams(search).get("next");
-  return next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return returnTarget(new URLSearchParams(search).get("next"), window.location.origin);
 }
+
 
 whenSignedOut(() => {
   session.value = null;

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open.ts";
 import { Browser } from "../browser.ts";
-import { call, expectProblem, tempDir, testHub } from "../helpers.ts";
+import { call, expectProblem, json, tempDir, testHub } from "../helpers.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -81,6 +81,24 @@ describe("admin: users", () => {
     expect((await dave.login("dave", "the admin's new one")).status).toBe(200);
   });
 
+  test("an admin's password reset ends the user's sessions and remembered devices and switches their API keys off", async () => {
+    const { h, admin } = await setup({ ENABLE_API_KEYS: "true" });
+    const made = await admin.json<{ user: UserView }>("POST", "/api/v1/admin/users", { username: "kim", role: "user", password: PASSWORD });
+    const kim = new Browser(h);
+    await kim.login("kim", PASSWORD);
+    const created = await kim.json<{ key: string }>("POST", "/api/v1/auth/api-keys", { label: "script" });
+    expect(created.status).toBe(201);
+    const keyUser = async () => (await json<{ user: { username: string } | null }>(await call(h, "GET", "/api/v1/auth/session", { headers: { authorization: `Bearer ${created.body.key}` } }))).user;
+    expect((await keyUser())?.username).toBe("kim");
+    h.ctx.db.sqlite.run("INSERT INTO trusted_devices (token_hash, user_id, created_at, expires_at) VALUES (?, ?, 0, 9999999999999)", ["a".repeat(64), made.body.user.id]);
+
+    expect((await admin.json("PATCH", `/api/v1/admin/users/${made.body.user.id}`, { password: "the admin's new one" })).status).toBe(200);
+    expect((await kim.session()).authenticated).toBe(false);
+    expect(await keyUser()).toBeNull();
+    expect(h.ctx.db.sqlite.query("SELECT enabled FROM api_keys").all()).toEqual([{ enabled: 0 }]);
+    expect(h.ctx.db.sqlite.query("SELECT COUNT(*) AS n FROM trusted_devices").get()).toEqual({ n: 0 });
+  });
+
   test("MFA reset removes TOTP and passkeys", async () => {
     const { h, admin } = await setup();
     const made = await admin.json<{ user: UserView }>("POST", "/api/v1/admin/users", { username: "erin", role: "user", password: PASSWORD });
@@ -147,6 +165,8 @@ describe("admin: settings", () => {
     await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
     await admin.session();
     await admin.json("POST", "/api/v1/auth/mfa/policy", { roles: [] });
+    // The choice replaced the session by a full one, with its own CSRF token.
+    await admin.session();
     expect((await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: ["admin", "root"] })).status).toBe(400);
     expect((await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: ["user"] })).body).toMatchObject({ mfaEnforcedRoles: ["user"], locked: [] });
   });

@@ -152,6 +152,8 @@ describe("API keys", () => {
     await admin.json("PATCH", `/api/v1/admin/users/${bobId}`, { enabled: true });
     advance(86_400_001);
     expect((await as("GET", "/api/v1/admin/users")).status).toBe(401);
+    // A day after signing in, a new key needs the password confirmed again.
+    expect((await admin.json("POST", "/api/v1/auth/reauth", { password: PASSWORD })).status).toBe(204);
     const root = await admin.json<NewKey>("POST", "/api/v1/auth/api-keys", {});
     expect((await admin.request("DELETE", `/api/v1/auth/api-keys/${root.body.apiKey.id}`)).status).toBe(204);
     expect((await script(h, root.body.key)("GET", "/api/v1/admin/users")).status).toBe(401);

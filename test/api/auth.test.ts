@@ -195,9 +195,37 @@ describe("session cookie and CSRF", () => {
     expect(cookie).toContain("Path=/");
     expect(cookie).toContain(`Max-Age=${168 * 3600}`);
     expect(cookie).not.toContain("Secure");
-    const secure = new Browser(hub({ MFA_ENFORCED_ROLES: "", ORIGIN: "https://hub.example.org" }));
-    const secureResponse = await secure.request("POST", "/api/v1/auth/setup", { body: { username: "root", password: PASSWORD } });
+    const secureHttp = new Browser(hub({ MFA_ENFORCED_ROLES: "", COOKIE_SECURE: "true" }));
+    const secureResponse = await secureHttp.request("POST", "/api/v1/auth/setup", { body: { username: "root", password: PASSWORD } });
     expect(secureResponse.headers.getSetCookie().find((c) => c.startsWith("hub_session="))).toContain("Secure");
+  });
+
+  test("on an https origin the cookie is __Host-hub_session: Secure (whatever COOKIE_SECURE says), Path=/, no Domain; the plain name is not read there", async () => {
+    for (const env of [{ ORIGIN: "https://hub.example.org" }, { ORIGIN: "https://hub.example.org", COOKIE_SECURE: "false" }] as Record<string, string>[]) {
+      const h = hub({ MFA_ENFORCED_ROLES: "", ...env });
+      const browser = new Browser(h);
+      const response = await browser.request("POST", "/api/v1/auth/setup", { body: { username: "root", password: PASSWORD } });
+      const cookies = response.headers.getSetCookie();
+      expect(cookies.some((c) => c.startsWith("hub_session="))).toBe(false);
+      const cookie = cookies.find((c) => c.startsWith("__Host-hub_session=")) ?? "";
+      expect(cookie).toContain("Secure");
+      expect(cookie).toContain("Path=/;");
+      expect(cookie).toContain("HttpOnly");
+      expect(cookie.toLowerCase()).not.toContain("domain=");
+      expect((await browser.session()).authenticated).toBe(true);
+
+      const token = browser.cookies.get("__Host-hub_session") ?? "";
+      const plain = new Browser(h);
+      plain.cookies.set("hub_session", token);
+      expect((await plain.session()).authenticated).toBe(false);
+
+      const logout = await browser.request("POST", "/api/v1/auth/logout");
+      expect(logout.status).toBe(204);
+      const cleared = logout.headers.getSetCookie().find((c) => c.startsWith("__Host-hub_session=")) ?? "";
+      expect(cleared).toContain("Max-Age=0");
+      expect(cleared).toContain("Secure");
+      expect(cleared).toContain("Path=/");
+    }
   });
 
   test("the session id is stored only as a hash", async () => {

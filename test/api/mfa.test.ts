@@ -88,6 +88,8 @@ describe("TOTP", () => {
     const { h, admin, clock } = await enrolling();
     const { body } = await admin.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
     await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, clock.now()) });
+    // Activation replaced the session: its CSRF token is read again, as the web app does.
+    await admin.session();
     expect((await admin.request("DELETE", "/api/v1/auth/mfa/totp")).status).toBe(409);
     expect((await admin.json("PATCH", "/api/v1/admin/settings", { mfaEnforcedRoles: [] })).status).toBe(200);
     expect((await admin.request("DELETE", "/api/v1/auth/mfa/totp")).status).toBe(204);
@@ -117,7 +119,10 @@ describe("passkeys, with a software authenticator", () => {
     const options = await admin.json<PublicKeyReply<CreationOptions>>("POST", "/api/v1/auth/mfa/passkeys/registration");
     expect(options.status).toBe(200);
     expect(options.body.publicKey.rp).toEqual({ id: "localhost", name: "Incentives Hub" });
-    return await admin.json<{ passkey: { id: number; label: string } }>("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(options.body), label });
+    const registered = await admin.json<{ passkey: { id: number; label: string } }>("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(options.body), label });
+    // During enrolment the registration replaced the session: its CSRF token is read again.
+    await admin.session();
+    return registered;
   }
 
   /** An enrolled admin, and a second browser signed in at password level that must now pass the passkey. */
@@ -207,6 +212,7 @@ describe("passkeys, with a software authenticator", () => {
     expect(device).toContain("HttpOnly");
     expect(device).toContain("Path=/");
     expect(device).toContain(`Max-Age=${30 * 86400}`);
+    await laptop.session();
     expect((await laptop.request("POST", "/api/v1/auth/logout")).status).toBe(204);
     expect(await laptop.login("root", PASSWORD)).toMatchObject({ status: 200, next: "ok" });
     expect((await laptop.session()).authenticated).toBe(true);
@@ -237,6 +243,7 @@ describe("passkeys, with a software authenticator", () => {
 
     const good = await authenticator.get(await challenge());
     expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", good)).status).toBe(200);
+    await later.session();
     expect((await later.json("POST", "/api/v1/auth/mfa/passkeys/verification", { response: good })).status).toBe(400);
   });
 

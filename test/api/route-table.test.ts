@@ -40,6 +40,8 @@ async function world() {
   await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: PASSWORD });
   await admin.session();
   await admin.json("POST", "/api/v1/auth/mfa/policy", { roles: ["user"] });
+  // Choosing the policy made the admin fully signed in with a new session, and a new CSRF token.
+  await admin.session();
   await admin.json("POST", "/api/v1/admin/users", { username: "bob", role: "user", password: PASSWORD });
   await admin.json("POST", "/api/v1/admin/users", { username: "carl", role: "user", password: PASSWORD });
   const adminKey = (await admin.json<{ key: string }>("POST", "/api/v1/auth/api-keys", {})).body.key;

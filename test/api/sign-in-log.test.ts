@@ -28,6 +28,8 @@ async function world() {
   await admin.session();
   const { body } = await admin.json<{ secret: string }>("POST", "/api/v1/auth/mfa/totp");
   expect((await admin.json("POST", "/api/v1/auth/mfa/totp/activation", { code: code(body.secret, now) })).status).toBe(204);
+  // Activation replaced the session by a full one, with its own CSRF token.
+  await admin.session();
   const authenticator = new SoftwareAuthenticator("http://localhost:3000");
   const options = await admin.json<{ publicKey: { challenge: string; rp: { id: string } } }>("POST", "/api/v1/auth/mfa/passkeys/registration");
   expect((await admin.json("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(options.body) })).status).toBe(201);

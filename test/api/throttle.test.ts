@@ -94,6 +94,31 @@ describe("parallel sign-in guesses", () => {
   });
 });
 
+describe("the per-IP limit counts one client once (SPEC §16.1)", () => {
+  /** Sign-in guesses from each address in turn, each at a username of its own, so no username limit is reached. */
+  const guesses = (h: ReturnType<typeof testHub>, addresses: readonly string[]) =>
+    Promise.all(addresses.map((ip, i) => new Browser(h, ip).request("POST", "/api/v1/auth/login", { body: { username: `nobody${i}`, password: "not the password" } })));
+
+  test("70 guesses from 70 addresses of one IPv6 /64: 50 × 401, then 429; another /64 is not held up", async () => {
+    const h = await accounts();
+    const addresses = Array.from({ length: 70 }, (_, i) => `2001:db8:1:2::${(i + 1).toString(16)}`);
+    const responses = await guesses(h, addresses);
+    expect(tally(responses.map((r) => r.status))).toEqual({ 401: 50, 429: 20 });
+    expectThrottled(responses);
+    expect((await new Browser(h, "2001:db8:1:2:ffff:ffff:ffff:ffff").login("bob", PASSWORD)).status).toBe(429);
+    expect((await new Browser(h, "2001:db8:1:3::1").login("bob", PASSWORD)).status).toBe(200);
+  });
+
+  test("an IPv4 address and its ::ffff: spelling share one count", async () => {
+    const h = await accounts();
+    const addresses = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? "198.51.100.7" : "::ffff:198.51.100.7"));
+    const responses = await guesses(h, addresses);
+    expect(tally(responses.map((r) => r.status))).toEqual({ 401: 50, 429: 50 });
+    expect((await new Browser(h, "::ffff:198.51.100.7").login("bob", PASSWORD)).status).toBe(429);
+    expect((await new Browser(h, "198.51.100.7").login("bob", PASSWORD)).status).toBe(429);
+  });
+});
+
 describe("parallel second-factor guesses", () => {
   test(`${BURST} parallel TOTP codes: 10 × 401, then 429, and the right code late in the burst is refused`, async () => {
     let now = START;

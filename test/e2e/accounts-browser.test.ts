@@ -10,6 +10,7 @@
  * screenshots at phone and desktop width in artifacts/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -27,8 +28,8 @@ const SECOND_PASSWORD = "staple gun lighthouse";
 
 
 
-/** Chromium logs every refused fetch as a console error; these flows provoke 401, 409 and 429 on purpose. */
-const PROVOKED = /^Failed to load resource: the server responded with a status of (401|409|429) /;
+/** Chromium logs every refused fetch as a console error; these flows provoke 401, 403 (a change asking for a recent sign-in), 409 and 429 on purpose. */
+const PROVOKED = /^Failed to load resource: the server responded with a status of (401|403|409|429) /;
 
 /** axe in both schemes, no horizontal scroll, screenshots at phone and desktop width, nothing blocked, no unexpected console error. */
 async function checkPage(guarded: Guarded, name: string): Promise<void> {
@@ -87,11 +88,14 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
   /** The admin's browser, kept from first run to the passkey sign-in. */
   let admin: Guarded;
   let nextCode: () => Promise<string>;
+  /** The first hub's database, which a test ages a session in. */
+  let dbPath: string;
 
   beforeAll(async () => {
     binary = await compiledHub();
     browser = await launch();
-    hub = await startHub({ cmd: [binary], args: ["--db", join(scratch(), "hub.db")], env: { ENABLE_API_KEYS: "true" } });
+    dbPath = join(scratch(), "hub.db");
+    hub = await startHub({ cmd: [binary], args: ["--db", dbPath], env: { ENABLE_API_KEYS: "true" } });
     base = hub.url.replace("127.0.0.1", "localhost");
     admin = await guardedPage(browser, { viewport: { width: 1280, height: 900 } });
     const cdp = await admin.context.newCDPSession(admin.page);
@@ -248,6 +252,44 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
     expect(hub.output()).not.toContain('"level":"error"');
   }, 60_000);
 
+  test("a change that needs a recent sign-in asks for the password in place, then goes through", async () => {
+    const { page } = admin;
+    await page.goto(`${base}/account`);
+    await page.getByRole("heading", { name: "Profile" }).waitFor();
+    // As if the last sign-in were long ago: the hub keeps the time of each session's last password or factor check.
+    const file = new Database(dbPath);
+    file.run("UPDATE sessions SET authenticated_at = 0");
+    file.close();
+
+    await page.getByLabel("Name (optional)").fill("after reauth");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Confirm your password" });
+    await dialog.waitFor();
+    await checkPage(admin, "account-reauth");
+    await dialog.getByLabel("Password", { exact: true }).fill("not my password");
+    await dialog.getByRole("button", { name: "Confirm and continue" }).click();
+    await textMatches(dialog.locator(".form-problem"), /^The password is not right\.$/);
+    await dialog.getByLabel("Password", { exact: true }).fill(SECOND_PASSWORD);
+    await dialog.getByRole("button", { name: "Confirm and continue" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    const key = await until(text(page.getByLabel("API key", { exact: true })), (k) => k !== "", "the key made after confirming");
+    expect(key).toMatch(/^hub_[A-Za-z0-9_-]{43}$/);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    const item = page.locator("#account-keys ~ .account-list .account-item");
+    await textMatches(item.locator(".account-item-title"), /^after reauth\s+On$/);
+
+    // Declining leaves things as they were, with the hub's reason on the form.
+    const stale = new Database(dbPath);
+    stale.run("UPDATE sessions SET authenticated_at = 0");
+    stale.close();
+    await page.getByLabel("Name (optional)").fill("declined");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await textMatches(page.locator("#account-keys ~ form .form-problem"), /10 minutes/);
+    expect(await item.count()).toBe(1);
+    expect(admin.errors.filter((e) => !PROVOKED.test(e))).toEqual([]);
+  }, 60_000);
+
   test("with requireAuth on, a signed-out viewer of /Windows signs in and comes back", async () => {
     const dir = scratch();
     const gated = await startHub({
@@ -273,7 +315,38 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
     }
   }, 60_000);
 
-  test("a bootstrapped admin whose hub never chose the MFA policy chooses it at first sign-in", async () => {
+  test("a hostile ?next= never takes a viewer off the hub: after signing in, or through Continue when already signed in", async () => {
+    const open = await startHub({
+      cmd: [binary],
+      args: ["--db", join(scratch(), "hub.db")],
+      env: { ADMIN_BOOTSTRAP_USER: ADMIN, ADMIN_BOOTSTRAP_PASSWORD: FIRST_PASSWORD, MFA_ENFORCED_ROLES: "" },
+    });
+    try {
+      const openBase = open.url.replace("127.0.0.1", "localhost");
+      const hostile = ["/%5Cevil.example/path", "/%09/evil.example", "/%5C%5Cevil.example", "//evil.example", "https://evil.example/", "javascript:alert(1)"];
+      const viewer = await guardedPage(browser, { viewport: { width: 1280, height: 900 } });
+      const { page } = viewer;
+      for (const next of hostile) {
+        await page.context().clearCookies();
+        await page.goto(`${openBase}/login?next=${next}`);
+        await signIn(page, ADMIN, FIRST_PASSWORD);
+        await page.getByRole("link", { name: "Account" }).waitFor();
+        expect({ next, signedIn: page.url() }).toEqual({ next, signedIn: `${openBase}/` });
+
+        await page.goto(`${openBase}/login?next=${next}`);
+        await page.locator(".auth-page a.button-primary").click();
+        await page.getByRole("link", { name: "Account" }).waitFor();
+        expect({ next, continued: page.url() }).toEqual({ next, continued: `${openBase}/` });
+      }
+      expect(viewer.blocked).toEqual([]);
+      expect(viewer.errors.filter((e) => !PROVOKED.test(e))).toEqual([]);
+      await viewer.context.close();
+    } finally {
+      await open.stop();
+    }
+  }, 60_000);
+
+  test("a bootstrapped admin whose hub never chose the MFA policy chooses it at first sign-in, once fully signed in", async () => {
     const bootstrapped = await startHub({ cmd: [binary], args: ["--db", join(scratch(), "hub.db")], env: { ADMIN_BOOTSTRAP_USER: ADMIN, ADMIN_BOOTSTRAP_PASSWORD: FIRST_PASSWORD } });
     try {
       const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 } });
@@ -281,6 +354,12 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
       const bootBase = bootstrapped.url.replace("127.0.0.1", "localhost");
       await page.goto(`${bootBase}/login`);
       await signIn(page, ADMIN, FIRST_PASSWORD);
+      // Only a fully signed-in admin chooses the policy (SPEC §10.1): the hub's default asks admins for a second step, so it comes first.
+      await page.getByRole("heading", { name: "Set up a second step" }).waitFor();
+      await page.getByRole("button", { name: "Set up an authenticator app" }).click();
+      const code = authenticator(await text(page.getByLabel("Setup key"))());
+      await page.getByLabel("6-digit code from the app").fill(await code());
+      await page.getByRole("button", { name: "Turn on" }).click();
       await urlIs(page, `${bootBase}/setup`);
       await page.getByLabel("Nobody").check();
       await page.getByRole("button", { name: "Continue" }).click();

@@ -188,4 +188,30 @@ describe("hub user", () => {
       expect(await hub.stop()).toBe(0);
     }
   });
+
+  test("reset-password also switches the user's API keys off, as any password reset does (SPEC §10.1)", async () => {
+    const db = join(scratch(), "hub.db");
+    const hub = await startHub({ args: ["--db", db], env: { MFA_ENFORCED_ROLES: "", ENABLE_API_KEYS: "true" } });
+    try {
+      expect((await runCli(["user", "create", "--db", db, "--username", "ops", "--role", "user", "--password-stdin"], { stdin: "first long password\n" })).exitCode).toBe(0);
+      const login = await fetch(`${hub.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "ops", password: "first long password" }) });
+      const cookie = (login.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+      const { csrfToken } = (await (await fetch(`${hub.url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
+      const created = await fetch(`${hub.url}/api/v1/auth/api-keys`, { method: "POST", headers: { cookie, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: "{}" });
+      expect(created.status).toBe(201);
+      const { key } = (await created.json()) as { key: string };
+      const keyUser = async () => ((await (await fetch(`${hub.url}/api/v1/auth/session`, { headers: { "x-api-key": key } })).json()) as { user: { username: string } | null }).user;
+      expect((await keyUser())?.username).toBe("ops");
+
+      const reset = await runCli(["user", "reset-password", "ops", "--db", db, "--password-stdin"], { stdin: "second long password\n" });
+      expect(reset.exitCode).toBe(0);
+      expect(reset.stdout).toContain("API keys switched off");
+      expect(await keyUser()).toBeNull();
+      const file = new Database(db, { readonly: true });
+      expect(file.query("SELECT enabled FROM api_keys").all()).toEqual([{ enabled: 0 }]);
+      file.close();
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  });
 });

@@ -43,6 +43,8 @@ export class ApiError extends Error {
     readonly fields: readonly FieldError[] = [],
     /** Seconds to wait, from Retry-After (throttling), or null. */
     readonly retryAfter: number | null = null,
+    /** The hub asks for the password to be confirmed before this change (a 403 with `reauth: true`). */
+    readonly reauth = false,
   ) {
     super(detail);
   }
@@ -61,7 +63,7 @@ async function problemOf(response: Response): Promise<ApiError> {
     const body = (await response.json()) as Partial<Problem>;
     if (typeof body.detail === "string") {
       const fields = (body.errors ?? []).map((e) => ({ location: e.location, message: e.message }));
-      return new ApiError(response.status, body.detail, fields, retryAfter);
+      return new ApiError(response.status, body.detail, fields, retryAfter, body.reauth === true);
     }
   } catch {
     // Not a problem detail (a proxy's error page): the status says enough.
@@ -74,6 +76,13 @@ let onSignedOut: (() => void) | null = null;
 
 export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
+}
+
+/** Asks the viewer to confirm their password (SPEC §10.1 recent sign-in); resolves true once the hub accepted it, false when they declined. */
+let onReauthNeeded: (() => Promise<boolean>) | null = null;
+
+export function whenReauthNeeded(handler: () => Promise<boolean>): void {
+  onReauthNeeded = handler;
 }
 
 async function request(method: string, path: string, body: unknown, signal: AbortSignal | undefined, csrf: string | null): Promise<Response> {
@@ -121,17 +130,21 @@ export function sessionChanged(): void {
 
 /**
  * A state-changing call with the session's CSRF token; a token refused
- * because the session changed underneath is read again and the call retried
- * once. A 401 from a call that needs a session sends the viewer to sign in.
+ * because the session changed underneath (signed in again, or replaced after
+ * the second factor) is read again and the call retried once. A change that
+ * needs a recent sign-in asks for the password in place and, once it is
+ * confirmed, is retried. A 401 from a call that needs a session sends the
+ * viewer to sign in.
  */
 export async function send<T>(method: "POST" | "PATCH" | "PUT" | "DELETE", path: string, body?: unknown, options: { signedOutOk?: boolean } = {}): Promise<T> {
   let response = await request(method, path, body, undefined, await currentCsrf());
-  if (response.status === 403 && response.headers.get("content-type")?.includes("problem")) {
-    const problem = await problemOf(response.clone());
-    if (problem.message.includes("X-CSRF-Token")) {
-      sessionChanged();
-      response = await request(method, path, body, undefined, await currentCsrf());
-    }
+  const refusal = async () => (response.status === 403 && response.headers.get("content-type")?.includes("problem") ? await problemOf(response.clone()) : null);
+  if ((await refusal())?.message.includes("X-CSRF-Token")) {
+    sessionChanged();
+    response = await request(method, path, body, undefined, await currentCsrf());
+  }
+  if ((await refusal())?.reauth && onReauthNeeded && (await onReauthNeeded())) {
+    response = await request(method, path, body, undefined, await currentCsrf());
   }
   if (!response.ok) {
     const problem = await problemOf(response);

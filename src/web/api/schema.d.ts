@@ -99,7 +99,7 @@ export interface paths {
   "/api/v1/auth/setup": {
     /**
      * Create the first admin
-     * @description Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in (hub_session cookie).
+     * @description Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in with a new session cookie (hub_session, or __Host-hub_session on an https origin); a session the browser held before ends.
      *
      * Who may call it: Open to everyone, never behind the read gate.
      */
@@ -108,7 +108,7 @@ export interface paths {
   "/api/v1/auth/login": {
     /**
      * Sign in
-     * @description Sets the hub_session cookie. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After, without the password being checked; each attempt counts before its password is checked, so parallel guesses get no more than 10 tries either.
+     * @description Sets a new session cookie (hub_session, or __Host-hub_session on an https origin) and ends any session the browser held before. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After, without the password being checked; each attempt counts before its password is checked, so parallel guesses get no more than 10 tries either.
      *
      * Who may call it: Open to everyone, never behind the read gate.
      */
@@ -141,10 +141,19 @@ export interface paths {
      */
     post: operations["changePassword"];
   };
+  "/api/v1/auth/reauth": {
+    /**
+     * Confirm your password again
+     * @description Adding or removing a second factor and creating an API key need a password or second-factor check from the last 10 minutes; otherwise they answer 403 with `reauth: true`. This confirms the password (a TOTP or passkey verification does as well) and the refused request can be repeated. A wrong password is 403 and counts towards the sign-in limits (429 with Retry-After), as a password change does.
+     *
+     * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
+     */
+    post: operations["confirmYourPasswordAgain"];
+  };
   "/api/v1/auth/mfa/policy": {
     /**
      * Choose the first MFA policy
-     * @description The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). If the admin then needs no second factor, the session becomes fully signed in.
+     * @description The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). Needs a fully signed-in admin (401 otherwise), except for the session that POST /api/v1/auth/setup issued. If the admin then needs no second factor, the session is replaced by a fully signed-in one (a new cookie).
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
@@ -162,14 +171,14 @@ export interface paths {
   "/api/v1/auth/mfa/totp": {
     /**
      * Start TOTP enrolment
-     * @description A new secret, pending until activated with a code.
+     * @description A new secret, pending until activated with a code. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
     post: operations["startTOTPEnrolment"];
     /**
      * Remove TOTP
-     * @description 409 when it is the last factor and the role requires one.
+     * @description 409 when it is the last factor and the role requires one. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
      *
      * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
      */
@@ -178,7 +187,7 @@ export interface paths {
   "/api/v1/auth/mfa/totp/activation": {
     /**
      * Activate TOTP
-     * @description Confirms enrolment with a current code; during enrolment the session becomes fully signed in.
+     * @description Confirms enrolment with a current code; during enrolment the session is replaced by a fully signed-in one (a new cookie). Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
@@ -187,7 +196,7 @@ export interface paths {
   "/api/v1/auth/mfa/totp/verification": {
     /**
      * Verify with TOTP
-     * @description Passes the second factor. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After.
+     * @description Passes the second factor: a password-level session is replaced by a fully signed-in one (a new cookie; read the new csrfToken from GET /api/v1/auth/session); a full session counts as freshly signed in. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After.
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
@@ -196,7 +205,7 @@ export interface paths {
   "/api/v1/auth/mfa/passkeys/registration": {
     /**
      * Passkey registration options
-     * @description Creation options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the created credential to POST /api/v1/auth/mfa/passkeys.
+     * @description Creation options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the created credential to POST /api/v1/auth/mfa/passkeys. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
@@ -212,7 +221,7 @@ export interface paths {
     get: operations["listPasskeys"];
     /**
      * Register a passkey
-     * @description Verifies the attestation against the pending challenge; during enrolment the session becomes fully signed in.
+     * @description Verifies the attestation against the pending challenge; during enrolment the session is replaced by a fully signed-in one (a new cookie). Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
@@ -221,7 +230,7 @@ export interface paths {
   "/api/v1/auth/mfa/passkeys/{id}": {
     /**
      * Remove a passkey
-     * @description 409 when it is the last factor and the role requires one.
+     * @description 409 when it is the last factor and the role requires one. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
      *
      * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
      */
@@ -239,7 +248,7 @@ export interface paths {
   "/api/v1/auth/mfa/passkeys/verification": {
     /**
      * Verify with a passkey
-     * @description Passes the second factor with an assertion for the pending challenge. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.
+     * @description Passes the second factor with an assertion for the pending challenge: a password-level session is replaced by a fully signed-in one (a new cookie), a full one counts as freshly signed in. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.
      *
      * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
      */
@@ -255,7 +264,7 @@ export interface paths {
     get: operations["listMyAPIKeys"];
     /**
      * Create an API key
-     * @description The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. A user holds at most 50 keys, switched off or expired ones included: 409 beyond, until one is deleted.
+     * @description The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. A user holds at most 50 keys, switched off or expired ones included: 409 beyond, until one is deleted. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat). An API key cannot create keys: this needs a signed-in session.
      *
      * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
      */
@@ -271,7 +280,7 @@ export interface paths {
     delete: operations["deleteAnAPIKey"];
     /**
      * Rename or switch a key on or off
-     * @description A switched-off key authenticates nothing until switched on again.
+     * @description A switched-off key authenticates nothing until switched on again. Switching a key on needs a password or second-factor check from the last 10 minutes, as creating one does: 403 with `reauth: true` otherwise.
      *
      * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
      */
@@ -1155,6 +1164,11 @@ export interface components {
           message: string;
           value?: unknown;
         }[];
+      /**
+       * @description Present on a 403 that asks for a recent sign-in: confirm the password with POST /api/v1/auth/reauth (or verify a second factor), then repeat the request
+       * @constant
+       */
+      reauth?: true;
     };
   };
   responses: never;
@@ -1174,7 +1188,7 @@ export interface components {
     ETag: string;
     /** @description Seconds to wait before trying again. */
     "Retry-After": number;
-    /** @description The session cookie hub_session (HttpOnly, SameSite=Lax), and hub_device when the device is remembered. */
+    /** @description A new session cookie, hub_session (__Host-hub_session on an https origin; HttpOnly, SameSite=Lax), and hub_device when the device is remembered. */
     "Set-Cookie": string;
     /** @description The methods this path accepts. */
     Allow: string;
@@ -1773,7 +1787,7 @@ export interface operations {
   };
   /**
    * Create the first admin
-   * @description Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in (hub_session cookie).
+   * @description Only while no admin exists (409 after); two racing calls create exactly one admin. Signs the new admin in with a new session cookie (hub_session, or __Host-hub_session on an https origin); a session the browser held before ends.
    *
    * Who may call it: Open to everyone, never behind the read gate.
    */
@@ -1849,7 +1863,7 @@ export interface operations {
   };
   /**
    * Sign in
-   * @description Sets the hub_session cookie. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After, without the password being checked; each attempt counts before its password is checked, so parallel guesses get no more than 10 tries either.
+   * @description Sets a new session cookie (hub_session, or __Host-hub_session on an https origin) and ends any session the browser held before. `next` says what is left: ok, mfa (verify a factor) or enroll_mfa (enrol one first). Wrong username, wrong password and disabled user give the same 401. After 10 failures for a username or 50 from an IP within 15 minutes: 429 with Retry-After, without the password being checked; each attempt counts before its password is checked, so parallel guesses get no more than 10 tries either.
    *
    * Who may call it: Open to everyone, never behind the read gate.
    */
@@ -2108,8 +2122,95 @@ export interface operations {
     };
   };
   /**
+   * Confirm your password again
+   * @description Adding or removing a second factor and creating an API key need a password or second-factor check from the last 10 minutes; otherwise they answer 403 with `reauth: true`. This confirms the password (a TOTP or passkey verification does as well) and the refused request can be repeated. A wrong password is 403 and counts towards the sign-in limits (429 with Retry-After), as a password change does.
+   *
+   * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
+   */
+  confirmYourPasswordAgain: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The password */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Done */
+      204: {
+        content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Choose the first MFA policy
-   * @description The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). If the admin then needs no second factor, the session becomes fully signed in.
+   * @description The first admin's choice, while needsMfaPolicy is true (409 after; later changes go through the admin settings). Needs a fully signed-in admin (401 otherwise), except for the session that POST /api/v1/auth/setup issued. If the admin then needs no second factor, the session is replaced by a fully signed-in one (a new cookie).
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2130,6 +2231,9 @@ export interface operations {
     responses: {
       /** @description Done */
       204: {
+        headers: {
+          "Set-Cookie": components["headers"]["Set-Cookie"];
+        };
         content: never;
       };
       /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
@@ -2239,7 +2343,7 @@ export interface operations {
   };
   /**
    * Start TOTP enrolment
-   * @description A new secret, pending until activated with a code.
+   * @description A new secret, pending until activated with a code. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2293,7 +2397,7 @@ export interface operations {
   };
   /**
    * Remove TOTP
-   * @description 409 when it is the last factor and the role requires one.
+   * @description 409 when it is the last factor and the role requires one. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
    *
    * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
    */
@@ -2351,7 +2455,7 @@ export interface operations {
   };
   /**
    * Activate TOTP
-   * @description Confirms enrolment with a current code; during enrolment the session becomes fully signed in.
+   * @description Confirms enrolment with a current code; during enrolment the session is replaced by a fully signed-in one (a new cookie). Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2372,6 +2476,9 @@ export interface operations {
     responses: {
       /** @description Done */
       204: {
+        headers: {
+          "Set-Cookie": components["headers"]["Set-Cookie"];
+        };
         content: never;
       };
       /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
@@ -2444,7 +2551,7 @@ export interface operations {
   };
   /**
    * Verify with TOTP
-   * @description Passes the second factor. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After.
+   * @description Passes the second factor: a password-level session is replaced by a fully signed-in one (a new cookie; read the new csrfToken from GET /api/v1/auth/session); a full session counts as freshly signed in. A code is never accepted twice. Wrong codes are throttled as sign-ins are: 429 with Retry-After.
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2467,6 +2574,9 @@ export interface operations {
     responses: {
       /** @description Success. */
       200: {
+        headers: {
+          "Set-Cookie": components["headers"]["Set-Cookie"];
+        };
         content: {
           "application/json": components["schemas"]["SecondFactorVerified"];
         };
@@ -2541,7 +2651,7 @@ export interface operations {
   };
   /**
    * Passkey registration options
-   * @description Creation options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the created credential to POST /api/v1/auth/mfa/passkeys.
+   * @description Creation options with a single-use challenge valid for 5 minutes, as `{ publicKey }`; send the created credential to POST /api/v1/auth/mfa/passkeys. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2634,7 +2744,7 @@ export interface operations {
   };
   /**
    * Register a passkey
-   * @description Verifies the attestation against the pending challenge; during enrolment the session becomes fully signed in.
+   * @description Verifies the attestation against the pending challenge; during enrolment the session is replaced by a fully signed-in one (a new cookie). Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2671,6 +2781,9 @@ export interface operations {
     responses: {
       /** @description Success. */
       201: {
+        headers: {
+          "Set-Cookie": components["headers"]["Set-Cookie"];
+        };
         content: {
           "application/json": {
             passkey: components["schemas"]["Passkey"];
@@ -2732,7 +2845,7 @@ export interface operations {
   };
   /**
    * Remove a passkey
-   * @description 409 when it is the last factor and the role requires one.
+   * @description 409 when it is the last factor and the role requires one. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat).
    *
    * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
    */
@@ -2848,7 +2961,7 @@ export interface operations {
   };
   /**
    * Verify with a passkey
-   * @description Passes the second factor with an assertion for the pending challenge. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.
+   * @description Passes the second factor with an assertion for the pending challenge: a password-level session is replaced by a fully signed-in one (a new cookie), a full one counts as freshly signed in. The body is the credential itself or `{ response, rememberDevice }`; `?remember=true` asks to remember the device as well.
    *
    * Who may call it: A session cookie, also one that has passed only the password (CSRF token on changes).
    */
@@ -2901,6 +3014,9 @@ export interface operations {
     responses: {
       /** @description Success. */
       200: {
+        headers: {
+          "Set-Cookie": components["headers"]["Set-Cookie"];
+        };
         content: {
           "application/json": components["schemas"]["SecondFactorVerified"];
         };
@@ -3012,7 +3128,7 @@ export interface operations {
   };
   /**
    * Create an API key
-   * @description The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. A user holds at most 50 keys, switched off or expired ones included: 409 beyond, until one is deleted.
+   * @description The key is shown only in this reply; only its SHA-256 is stored. It acts as you, with your current role, until it expires, is switched off or deleted. An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. A user holds at most 50 keys, switched off or expired ones included: 409 beyond, until one is deleted. Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat). An API key cannot create keys: this needs a signed-in session.
    *
    * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
    */
@@ -3164,7 +3280,7 @@ export interface operations {
   };
   /**
    * Rename or switch a key on or off
-   * @description A switched-off key authenticates nothing until switched on again.
+   * @description A switched-off key authenticates nothing until switched on again. Switching a key on needs a password or second-factor check from the last 10 minutes, as creating one does: 403 with `reauth: true` otherwise.
    *
    * Who may call it: A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.
    */

@@ -24,6 +24,16 @@ interface RequestOptions {
   readonly publicKey: PublicKeyCredentialRequestOptionsJSON;
 }
 
+/**
+ * Fully signed in (the session was replaced by a new one, so it is read
+ * again): on to `target`, unless this admin's hub never chose its MFA policy
+ * (a bootstrapped first admin), which they choose first, as setup does.
+ */
+async function finishSignIn(target: string): Promise<void> {
+  if ((await refreshSession()).needsMfaPolicy) navigate("/setup");
+  else enterHub(target);
+}
+
 /** Back to the password, as someone else or after a mistake: this half-signed-in session ends. */
 async function startOver(): Promise<void> {
   await send("POST", "/api/v1/auth/logout", undefined, { signedOutOk: true });
@@ -50,12 +60,8 @@ function PasswordStep({ target, needsSetup }: { target: string; needsSetup: bool
             const body: RequestBody<"signIn"> = { username: username.trim(), password };
             // A wrong password is a 401 of this call, not a lost session.
             const reply = await send<LoginReply>("POST", "/api/v1/auth/login", body, { signedOutOk: true });
-            if (reply.next === "ok") {
-              enterHub(target);
-              return;
-            }
-            // An admin whose hub never chose its MFA policy (a bootstrapped first admin) chooses it first, as setup does.
-            if ((await refreshSession()).needsMfaPolicy) navigate("/setup");
+            if (reply.next === "ok") await finishSignIn(target);
+            else await refreshSession();
           });
         }}
       >
@@ -93,7 +99,7 @@ function VerifyStep({ methods, target }: { methods: readonly Method[]; target: s
               action.run(async () => {
                 const body: RequestBody<"verifyWithTOTP"> = { code: code.trim(), rememberDevice: remember };
                 await send("POST", "/api/v1/auth/mfa/totp/verification", body, { signedOutOk: true });
-                enterHub(target);
+                await finishSignIn(target);
               });
             }}
           >
@@ -130,7 +136,7 @@ function VerifyStep({ methods, target }: { methods: readonly Method[]; target: s
                   const credential = await startAuthentication({ optionsJSON: publicKey });
                   // The credential goes as the body itself; remembering rides in the query.
                   await send("POST", `/api/v1/auth/mfa/passkeys/verification${remember ? "?remember=true" : ""}`, credential, { signedOutOk: true });
-                  enterHub(target);
+                  await finishSignIn(target);
                 })
               }
             >
@@ -156,11 +162,7 @@ function EnrolStep({ target }: { target: string }) {
     <div class="auth-page">
       <h1>{t("login.enrol.title")}</h1>
       <p class="lead">{t("login.enrol.lead")}</p>
-      <EnrolFactor
-        onDone={async () => {
-          enterHub(target);
-        }}
-      />
+      <EnrolFactor onDone={() => finishSignIn(target)} />
       <FormError error={action.error} />
       <div class="button-row">
         <button type="button" class="button" onClick={() => action.run(startOver)}>

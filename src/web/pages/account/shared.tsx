@@ -9,6 +9,7 @@ import { useState } from "preact/hooks";
 import { ApiError, type SessionBody } from "../../api/client.ts";
 import type { operations } from "../../api/schema";
 import { t } from "../../i18n/index.ts";
+import { returnTarget } from "../../return-path.ts";
 import { refreshSession, session } from "../../session.ts";
 import { useLoad } from "../../use-load.ts";
 
@@ -82,10 +83,11 @@ export function useAction(): Action {
  * Opens a page of the hub after signing in or out, with a full load: the
  * shell reads the hub's data once, and with requireAuth on that read is
  * refused to a signed-out viewer (or would outlive the signed-in one); a
- * fresh load reads the session and the data again as they are now.
+ * fresh load reads the session and the data again as they are now. Only a
+ * page of this hub is ever opened, whatever path was asked for.
  */
 export function enterHub(path: string): void {
-  window.location.assign(path);
+  window.location.assign(returnTarget(path, window.location.origin));
 }
 
 let checkIds = 0;
