@@ -1,15 +1,16 @@
 /**
- * Runs the hub through Elysia's listen, so every route is served by Bun's
- * native router (which also parses paths correctly whatever the Host), with
- * the hot path added as a Bun-native route ahead of the app; caps the
- * requests each client may have in progress; shuts it down gracefully.
+ * Serves the app with Bun.serve: every request the Bun-native routes (the hot
+ * path, the web app's files) do not answer goes through one handler that
+ * first puts it at its real path, so routing and logs never depend on the
+ * Host header; caps the requests each client may have in progress; shuts it
+ * down gracefully.
  */
 import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
 import { ClientCounts, clientIp, clientKey, releaseWhenAnswered, type SocketSource } from "./http/client-ip.ts";
 import { CapacityRefusal, MAX_BODY_BYTES, RefusalLog } from "./http/errors.ts";
-import { receivedRequest } from "./http/incentives.ts";
+import { forElysia, receivedRequest } from "./http/incentives.ts";
 import { securityHeaders } from "./http/security.ts";
 
 /** How long in-flight requests get to finish once shutdown begins. */
@@ -123,8 +124,10 @@ export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Serv
   const admission = new Admission(ctx);
   // The last of the app's request hooks, so that a request refused by an earlier one never takes a slot.
   app.onRequest(({ request, server }) => admission.admit(request, server));
-  app.config.serve = { ...app.config.serve, routes: admission.guard(routes) };
-  app.listen({
+  // Not Elysia's listen: it would also register each app route with Bun, whose handler then finds the
+  // request's path from the URL by itself, wrongly for a short Host.
+  const handle = app.fetch;
+  const server = Bun.serve({
     hostname: ctx.config.host,
     port: ctx.config.port,
     development: false,
@@ -132,9 +135,11 @@ export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Serv
     // Slightly above the limit so the app, not Bun, answers oversized bodies with a problem detail.
     maxRequestBodySize: MAX_BODY_BYTES * 2,
     idleTimeout: 60,
+    routes: admission.guard(routes),
+    fetch: (request) => handle(forElysia(request)),
   });
-  if (!app.server) throw new Error("the server did not start");
-  return app.server;
+  app.server = server;
+  return server;
 }
 
 /** Stops accepting, lets in-flight requests finish (at most the grace period), then closes what remains. */
