@@ -83,3 +83,54 @@ describe("the path the hub routes is the request's own", () => {
     expect(logged.filter((path) => typeof path === "string" && path.endsWith("/admin/settings") && path !== "/api/v1/admin/settings" && !path.startsWith("/xxxxxxxxx"))).toEqual([]);
   });
 });
+
+describe("a deeply nested JSON body", () => {
+  const nested = (levels: number): string => `{"a":${"[".repeat(levels)}${"]".repeat(levels)}}`;
+  const routes: [string, string][] = [
+    ["POST", "/api/v1/auth/mfa/passkeys"],
+    ["POST", "/api/v1/admin/events"],
+    ["PATCH", "/api/v1/admin/events/1"],
+    ["POST", "/api/v1/auth/login"],
+    ["PATCH", "/api/v1/admin/settings"],
+  ];
+
+  test("is refused with a fast 400 on every route while /healthz keeps answering", async () => {
+    const baseline = performance.now();
+    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+    const idle = performance.now() - baseline;
+    for (const [method, path] of routes) {
+      const started = performance.now();
+      const hostile = fetch(`${hub.url}${path}`, {
+        method,
+        headers: { "content-type": "application/json", cookie: session.cookie, "x-csrf-token": session.csrf },
+        body: nested(20_000),
+      });
+      const health = (async () => {
+        const sent = performance.now();
+        const response = await fetch(`${hub.url}/healthz`);
+        return { status: response.status, ms: performance.now() - sent };
+      })();
+      const [refused, probe] = await Promise.all([hostile, health]);
+      const refusedMs = performance.now() - started;
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get("content-type")).toBe("application/problem+json");
+      expect(((await refused.json()) as { detail: string }).detail).toContain("32 levels");
+      expect(probe.status).toBe(200);
+      // Before the depth check these took 10 to 27 seconds; the margin is for a loaded machine.
+      expect(probe.ms).toBeLessThan(idle + 1000);
+      expect(refusedMs).toBeLessThan(2000);
+    }
+  });
+
+  test("32 levels are still parsed and validated as usual", async () => {
+    const response = await fetch(`${hub.url}/api/v1/admin/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: session.cookie, "x-csrf-token": session.csrf },
+      body: `{"key":${"[".repeat(31)}${"]".repeat(31)}}`,
+    });
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { detail: string; errors: { location: string }[] };
+    expect(problem.detail).not.toContain("levels");
+    expect(problem.errors.map((e) => e.location)).toContain("body.key");
+  });
+});
