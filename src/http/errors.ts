@@ -344,7 +344,7 @@ function parseJsonObject(bytes: Uint8Array, contentType: string | undefined): ob
   // Refused before parsing: building, validating and describing a deeply nested value costs time and memory
   // that grow much faster than its size, and would hold up every other request meanwhile.
   if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
-    throw new HttpProblem(400, `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many.`, {
+    throw new HttpProblem(400, `The request body's JSON nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many.`, {
       errors: [{ location: "body", message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
     });
   }
