@@ -1,7 +1,7 @@
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
-import { createLogger } from "../log.ts";
+import { captureConsole, createLogger } from "../log.ts";
 import { drain, listen } from "../server.ts";
 import { DEMO_DAYS, demoDirectory, playDemoAgents, seedDemoHistory } from "../sim/demo.ts";
 import { HUB_VERSION } from "../version.ts";
@@ -26,6 +26,7 @@ export const serve: Command = {
   flags: [],
   async run({ config: configured, workers }) {
     const log = createLogger(configured.logLevel);
+    captureConsole(log);
     const demo = configured.demo ? demoDirectory() : null;
     const config = demo ? { ...configured, db: demo.db } : configured;
     const lock = acquireServerLock(config.db);

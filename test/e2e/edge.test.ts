@@ -134,3 +134,51 @@ describe("a deeply nested JSON body", () => {
     expect(problem.errors.map((e) => e.location)).toContain("body.key");
   });
 });
+
+describe("the log stream", () => {
+  test("is JSON lines only, after requests across the routes", async () => {
+    const paths = [
+      "/",
+      "/api/v1/meta",
+      "/api/v1/platforms/Windows/incentives",
+      "/api/v1/platforms/Windows/coverage",
+      "/api/v1/platforms/Windows/regions/eu-west-1/history",
+      "/api/v1/platforms/Windows/regions/eu-west-1/forecast",
+      "/api/v1/admin/users",
+      "/api/v1/admin/agents",
+      "/api/v1/admin/audit",
+      "/api/v1/auth/session",
+      "/openapi.json",
+      "/docs",
+      "/metrics",
+      "/no/such/route",
+    ];
+    for (const path of paths) await (await fetch(`${hub.url}${path}`, { headers: { cookie: session.cookie } })).arrayBuffer();
+    const posts: [string, unknown][] = [
+      ["/api/v1/auth/logout", {}],
+      ["/api/v1/admin/agents", { label: "x" }],
+      ["/api/v1/auth/mfa/totp", {}],
+    ];
+    for (const [path, body] of posts) {
+      const response = await fetch(`${hub.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: session.cookie, "x-csrf-token": session.csrf },
+        body: JSON.stringify(body),
+      });
+      await response.arrayBuffer();
+    }
+    const stream = await fetch(`${hub.url}/api/v1/platforms/Windows/stream`);
+    await stream.body?.cancel();
+    await Bun.sleep(200);
+    const lines = hub.output().split("\n").filter((line) => line !== "");
+    expect(lines.length).toBeGreaterThan(paths.length);
+    const notJson = lines.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== "object";
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+  });
+});
