@@ -16,6 +16,7 @@ import type { AnyElysia } from "elysia";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
 import { ACCESS_DESCRIPTIONS, type AccessRule } from "./access.ts";
 import { MAX_BODY_BYTES } from "./errors.ts";
+import { hostChecked } from "./host.ts";
 import { ProblemSchema, STATUS_TITLES } from "./problem.ts";
 import { DOCUMENT_AS } from "./schemas.ts";
 
@@ -295,6 +296,7 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const statuses = new Set(Object.keys(declared).map(Number));
   for (const status of [405, 500]) statuses.add(status);
   if (hasBody) for (const status of [400, 408, 413, 415]) statuses.add(status);
+  if (hostChecked(method, route.path)) statuses.add(421);
   if (access === "admin" || access === "session" || access === "agent") for (const status of [401, 403]) statuses.add(status);
   if (access === "session-partial" || access === "public-read" || access === "metrics") statuses.add(401);
   if (access === "metrics") statuses.add(403);
@@ -341,6 +343,8 @@ function problemDescription(status: number): string {
       return `${title}: the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`;
     case 415:
       return `${title}: the body is not sent as application/json.`;
+    case 421:
+      return `${title}: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there.`;
     case 500:
       return `${title}: an unexpected failure, logged by the hub; no internals are shown.`;
     default:

@@ -196,7 +196,7 @@ describe("session cookie and CSRF", () => {
     expect(cookie).toContain(`Max-Age=${168 * 3600}`);
     expect(cookie).not.toContain("Secure");
     const secure = new Browser(hub({ MFA_ENFORCED_ROLES: "", ORIGIN: "https://hub.example.org" }));
-    const secureResponse = await secure.request("POST", "/api/v1/auth/setup", { body: { username: "root", password: PASSWORD } });
+    const secureResponse = await secure.request("POST", "/api/v1/auth/setup", { body: { username: "root", password: PASSWORD }, headers: { host: "hub.example.org" } });
     expect(secureResponse.headers.getSetCookie().find((c) => c.startsWith("hub_session="))).toContain("Secure");
   });
 

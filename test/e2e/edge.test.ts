@@ -182,3 +182,25 @@ describe("the log stream", () => {
     expect(notJson).toEqual([]);
   });
 });
+
+describe("DNS rebinding", () => {
+  test("a request addressed to another name cannot claim a hub that needs setup", async () => {
+    const fresh = tempDir("hub-edge-rebind-");
+    const target = await startHub({ cmd: [await compiledHub()], cwd: fresh.path, env: { ORIGIN: "https://hub.example.org", ALLOWED_HOSTS: "hub.lan" } });
+    try {
+      const body = JSON.stringify({ username: "mallory", password: PASSWORD });
+      const setup = (host: string) =>
+        `POST /api/v1/auth/setup HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+      const refused = await rawRequest(target.url, setup(`rebound.example:${new URL(target.url).port}`));
+      expect(statusOf(refused)).toBe(421);
+      expect(refused.toLowerCase()).toContain("content-type: application/problem+json");
+      expect(JSON.parse(bodyOf(refused))).toMatchObject({ status: 421, title: "Misdirected Request" });
+      const session = (await (await fetch(`${target.url}/api/v1/auth/session`)).json()) as { needsSetup: boolean };
+      expect(session.needsSetup).toBe(true);
+      expect(statusOf(await rawRequest(target.url, setup("hub.lan")))).toBe(201);
+    } finally {
+      await target.stop();
+      fresh.cleanup();
+    }
+  });
+});

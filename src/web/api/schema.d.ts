@@ -1838,6 +1838,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -1912,6 +1918,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Too Many Requests */
       429: {
         headers: {
@@ -1966,6 +1978,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2089,6 +2107,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Too Many Requests */
       429: {
         headers: {
@@ -2182,6 +2206,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2224,6 +2254,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2282,6 +2318,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2336,6 +2378,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2420,6 +2468,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2521,6 +2575,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Too Many Requests */
       429: {
         headers: {
@@ -2574,6 +2634,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2721,6 +2787,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2783,6 +2855,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2833,6 +2911,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2945,6 +3029,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3091,6 +3181,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3149,6 +3245,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3242,6 +3344,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3384,6 +3492,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3442,6 +3556,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3548,6 +3668,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3600,6 +3726,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3730,6 +3862,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3912,6 +4050,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4043,6 +4187,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4105,6 +4255,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4214,6 +4370,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4271,6 +4433,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4428,6 +4596,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4485,6 +4659,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4631,6 +4811,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4683,6 +4869,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4790,6 +4982,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5004,6 +5202,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -5056,6 +5260,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5168,6 +5378,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -5225,6 +5441,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5292,6 +5514,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
