@@ -172,7 +172,7 @@ export function fileProblem(error: unknown): string {
  * directly would be. The line that stops start-up names the setting and the
  * path, never the content.
  */
-function readSecretFile(path: string, name: string): string {
+export function readSecretFile(path: string, name: string): string {
   let content: string;
   try {
     const stat = statSync(path);
