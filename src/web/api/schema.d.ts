@@ -4300,9 +4300,9 @@ export interface operations {
            * @enum {string}
            */
           region?: "eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1";
-          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override */
+          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override */
           pollMin?: string | number | null;
-          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override */
+          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override */
           pollMax?: string | number | null;
           enabled?: boolean;
           /** @description On a move (region or provider): keep (default; readings stay attributed), orphan (kept, detached) or delete */
