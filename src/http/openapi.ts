@@ -10,7 +10,8 @@
  * - `x-request-body`: the body schema when the route checks its body in the
  *   domain rather than by schema;
  * - `x-media-type`: the 200 reply's media type when it is not JSON;
- * - `x-response-headers`: `{ status: [header names] }` beyond the defaults.
+ * - `x-response-headers`: `{ status: [header names] }` beyond the defaults;
+ * - `x-body-optional`: true when the route also takes a request without a body.
  */
 import type { AnyElysia } from "elysia";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
@@ -284,9 +285,8 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const hasBody = bodySchema !== undefined;
   if (hasBody) {
     const schema = toDocSchema(bodySchema);
-    const optional = isObject(schema) && schema.type === "object" && !(Array.isArray(schema.required) && schema.required.length > 0);
-    const required = !optional;
-    operation.requestBody = { required, content: { "application/json": { schema } } };
+    // The hub refuses a missing body even where every field is optional; a route that takes none says so.
+    operation.requestBody = { required: detail["x-body-optional"] !== true, content: { "application/json": { schema } } };
   }
 
   const declared: Record<string, unknown> = isObject(hooks.response) && !("type" in hooks.response) && !("anyOf" in hooks.response) ? hooks.response : {};
@@ -296,6 +296,8 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const statuses = new Set(Object.keys(declared).map(Number));
   for (const status of [405, 500]) statuses.add(status);
   if (hasBody) for (const status of [400, 408, 413, 415]) statuses.add(status);
+  // A path parameter that does not match its schema (a malformed {id}) is refused before the handler runs.
+  if (hooks.params !== undefined) statuses.add(400);
   if (hostChecked(method, route.path)) statuses.add(421);
   if (access === "admin" || access === "session" || access === "agent") for (const status of [401, 403]) statuses.add(status);
   if (access === "session-partial" || access === "public-read" || access === "metrics") statuses.add(401);

@@ -115,6 +115,7 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
             "An expiry comes as expiresAt (epoch ms, in the future) or as expiresInDays (1 to 3650), not both. " +
             `A user holds at most ${MAX_API_KEYS_PER_USER} keys, switched off or expired ones included: 409 beyond, until one is deleted.`,
           "x-response-headers": { 201: ["Cache-Control"] },
+          "x-body-optional": true,
         },
       },
     )

@@ -1305,6 +1305,12 @@ export interface operations {
         };
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -1355,6 +1361,12 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["CoveragePayload"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
@@ -1541,6 +1553,12 @@ export interface operations {
           "application/json": components["schemas"]["ForecastBody"];
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -1594,6 +1612,12 @@ export interface operations {
         };
         content: {
           "text/event-stream": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
@@ -2822,6 +2846,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3279,7 +3309,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           label?: string | null;
@@ -3527,6 +3557,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3590,7 +3626,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           enabled?: boolean;
@@ -3703,6 +3739,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3799,7 +3841,7 @@ export interface operations {
         "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           requireAuth?: boolean;
@@ -4289,7 +4331,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           label?: string | null;
@@ -4410,6 +4452,12 @@ export interface operations {
           };
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -4480,6 +4528,12 @@ export interface operations {
                 lastAt: number;
               })[];
           };
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
@@ -4846,6 +4900,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -4903,7 +4963,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           /** @description 1–64 of a-z, 0-9, '_' and '-' */
@@ -5237,6 +5297,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -5294,7 +5360,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           /**
@@ -5418,6 +5484,12 @@ export interface operations {
           };
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -5483,6 +5555,12 @@ export interface operations {
             /** @description Follow it in GET /webhooks/{id}/deliveries */
             deliveryId: number;
           };
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
