@@ -9,7 +9,7 @@ import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
 import { ClientCounts, clientIp, clientKey, releaseWhenAnswered, type SocketSource } from "./http/client-ip.ts";
-import { CapacityRefusal, MAX_BODY_BYTES, RefusalLog } from "./http/errors.ts";
+import { CapacityRefusal, RefusalLog } from "./http/errors.ts";
 import { forElysia, receivedRequest } from "./http/incentives.ts";
 import { securityHeaders } from "./http/security.ts";
 
@@ -132,8 +132,11 @@ export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Serv
     port: ctx.config.port,
     development: false,
     reusePort: false,
-    // Slightly above the limit so the app, not Bun, answers oversized bodies with a problem detail.
-    maxRequestBodySize: MAX_BODY_BYTES * 2,
+    // Bun's own refusal of a larger body is an empty 413 without the hub's headers, so Bun gets no limit of
+    // its own: the app refuses a declared length over MAX_BODY_BYTES before reading a byte, and stops reading
+    // any other body at that limit, answering with a problem detail. Bun discards what still arrives; nothing
+    // is gathered.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     idleTimeout: 60,
     routes: admission.guard(routes),
     fetch: (request) => handle(forElysia(request)),

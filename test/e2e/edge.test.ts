@@ -5,6 +5,7 @@
  * never holds up /healthz.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tempDir } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
@@ -28,6 +29,46 @@ async function rawRequest(url: string, text: string): Promise<string> {
     socket.on("error", reject);
     socket.setTimeout(20_000, () => socket.destroy());
   });
+}
+
+/** Whether `answer` holds one whole response (its head and a body of its Content-Length). */
+function complete(answer: string): boolean {
+  const end = answer.indexOf("\r\n\r\n");
+  if (end === -1) return false;
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(answer.slice(0, end))?.[1];
+  return length !== undefined && answer.length >= end + 4 + Number(length);
+}
+
+/** Sends the head, then up to `bodyBytes` of body (chunked or not) as fast as the hub takes it, until the hub has answered. */
+async function sendLarge(url: string, head: string, bodyBytes: number, chunked: boolean): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return await new Promise((resolve) => {
+    let answer = "";
+    const done = (): void => {
+      socket.destroy();
+      resolve(answer);
+    };
+    const socket = connect(Number(port), hostname, async () => {
+      socket.write(head);
+      const piece = Buffer.alloc(64 * 1024, "x");
+      for (let sent = 0; sent < bodyBytes && !socket.destroyed && !complete(answer); sent += piece.length) {
+        const data = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
+        if (!socket.write(data)) await new Promise((drained) => setTimeout(drained, 5));
+      }
+    });
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+      if (complete(answer)) done();
+    });
+    socket.on("close", done);
+    socket.on("error", done);
+    socket.setTimeout(20_000, done);
+  });
+}
+
+function headersOf(answer: string): Map<string, string> {
+  const lines = answer.slice(0, answer.indexOf("\r\n\r\n")).split("\r\n").slice(1);
+  return new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
 }
 
 function statusOf(answer: string): number {
@@ -202,5 +243,40 @@ describe("DNS rebinding", () => {
       await target.stop();
       fresh.cleanup();
     }
+  });
+});
+
+describe("what the runtime used to answer by itself", () => {
+  test("a body over the limit is a 413 problem detail with the security headers, however large and however sent", async () => {
+    const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${hub.proc.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    const before = rss();
+    const cases: { length: number; chunked: boolean }[] = [
+      { length: 3 * 1024 * 1024, chunked: false },
+      { length: 100 * 1024 * 1024, chunked: false },
+      { length: 3 * 1024 * 1024, chunked: true },
+      { length: 100 * 1024 * 1024, chunked: true },
+    ];
+    for (const { length, chunked } of cases) {
+      const framing = chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${length}`;
+      const head = `POST /api/v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
+      const answer = await sendLarge(hub.url, head, length, chunked);
+      const headers = headersOf(answer);
+      expect({ length, chunked, status: statusOf(answer) }).toEqual({ length, chunked, status: 413 });
+      expect(headers.get("content-type")).toBe("application/problem+json");
+      expect(headers.get("x-content-type-options")).toBe("nosniff");
+      expect(JSON.parse(bodyOf(answer))).toMatchObject({ status: 413, title: "Content Too Large" });
+    }
+    // Refused while arriving, never gathered: 200 MiB sent, far less kept.
+    expect(rss() - before).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  test("a control character in a header is still Bun's own empty 400 that closes the connection", async () => {
+    const answer = await rawRequest(hub.url, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Note: a\u0001b\r\n\r\n");
+    expect(statusOf(answer)).toBe(400);
+    expect(headersOf(answer).get("connection")).toBe("close");
+    expect(bodyOf(answer)).toBe("");
+    // The known limit (README, Security limits): Bun refuses a malformed request before the hub or an error
+    // handler sees it, so the answer lacks the problem body and headers. Should this fail, shape it then.
+    expect(headersOf(answer).has("x-content-type-options")).toBe(false);
   });
 });
