@@ -375,7 +375,10 @@ export function buildOpenApiDocument(app: AnyElysia, origin = "http://localhost:
       description:
         "Live Dead by Daylight bloodpoint incentives per platform and region, collected from volunteer agents. " +
         "Errors are RFC 9457 problem details (`application/problem+json`). Request bodies are JSON objects of at most 1 MiB; " +
-        "unknown fields are ignored, and string lengths count characters (Unicode code points).",
+        "unknown fields are ignored, string lengths count characters (Unicode code points), and objects and arrays nest at most 32 levels (400 beyond). " +
+        "Requests that change something must be addressed (Host) to this hub's own name or one of its ALLOWED_HOSTS, else 421; the agent routes are exempt. " +
+        "The runtime answers two cases itself, without a body or the hub's headers: request headers over 16 KiB (431) and a request it cannot parse, " +
+        "such as a control character in a header (400).",
       license: { name: "MIT", identifier: "MIT" },
       contact: { name: `${HUB_NAME} at ${origin}`, url: origin },
     },
