@@ -5,10 +5,12 @@
  * Host header; caps the requests each client may have in progress; shuts it
  * down gracefully.
  */
+import { chmodSync, lstatSync, rmSync } from "node:fs";
 import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
-import { ClientCounts, clientIp, clientKey, releaseWhenAnswered, type SocketSource } from "./http/client-ip.ts";
+import { unixSocketPath } from "./domain/net.ts";
+import { ClientCounts, clientIp, clientKey, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
 import { CapacityRefusal, RefusalLog } from "./http/errors.ts";
 import { forElysia, receivedRequest } from "./http/incentives.ts";
 import { securityHeaders } from "./http/security.ts";
@@ -120,27 +122,84 @@ class Admission {
   }
 }
 
+/**
+ * The mode of the hub's Unix socket: its user and group may connect, nobody
+ * else. 0660 rather than 0600 so that a reverse proxy running as another user
+ * can be let in by giving it the hub's group, without opening the socket to
+ * every local user (which is what listening on 127.0.0.1 does).
+ */
+export const UNIX_SOCKET_MODE = 0o660;
+
+/** Seconds a connection may stay silent; above the streams' ping interval, so an idle stream stays open. */
+const IDLE_TIMEOUT_S = 60;
+
+/** Where Bun.serve listens: an address and port, or a Unix socket (a leftover socket at that path is replaced). */
+function listenOn(host: string, port: number): { hostname: string; port: number; reusePort: false; idleTimeout: number } | { unix: string } {
+  const path = unixSocketPath(host);
+  if (path === null) return { hostname: host, port, reusePort: false, idleTimeout: IDLE_TIMEOUT_S };
+  let leftover = false;
+  try {
+    leftover = lstatSync(path).isSocket();
+  } catch {
+    // Nothing there yet.
+  }
+  if (leftover) rmSync(path);
+  return { unix: path };
+}
+
+/** Native routes that record, for each request, that its peer is on the Unix socket. */
+function fromUnixSocket(routes: NativeRoutes): NativeRoutes {
+  return Object.fromEntries(
+    Object.entries(routes).map(([path, route]) => [
+      path,
+      {
+        GET: (request: BunRequest<string>, server: Server<unknown>) => {
+          rememberSocketAddress(request, UNIX_SOCKET_PEER);
+          return route.GET(request, server);
+        },
+      },
+    ]),
+  );
+}
+
 export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Server<unknown> {
   const admission = new Admission(ctx);
+  const address = listenOn(ctx.config.host, ctx.config.port);
+  const unix = "unix" in address;
   // The last of the app's request hooks, so that a request refused by an earlier one never takes a slot.
   app.onRequest(({ request, server }) => admission.admit(request, server));
   // Not Elysia's listen: it would also register each app route with Bun, whose handler then finds the
   // request's path from the URL by itself, wrongly for a short Host.
   const handle = app.fetch;
-  const server = Bun.serve({
-    hostname: ctx.config.host,
-    port: ctx.config.port,
-    development: false,
-    reusePort: false,
-    // Bun's own refusal of a larger body is an empty 413 without the hub's headers, so Bun gets no limit of
-    // its own: the app refuses a declared length over MAX_BODY_BYTES before reading a byte, and stops reading
-    // any other body at that limit, answering with a problem detail. Bun discards what still arrives; nothing
-    // is gathered.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    idleTimeout: 60,
-    routes: admission.guard(routes),
-    fetch: (request) => handle(forElysia(request)),
-  });
+  const atRealPath = (request: Request, server: Server<unknown>): Request => {
+    const real = forElysia(request);
+    if (unix) {
+      rememberSocketAddress(request, UNIX_SOCKET_PEER);
+      rememberSocketAddress(real, UNIX_SOCKET_PEER);
+      // Bun takes idleTimeout only for TCP listeners, so a socket's requests get it one by one.
+      server.timeout(request, IDLE_TIMEOUT_S);
+    }
+    return real;
+  };
+  // The socket is made with the umask's mode; set so that it never exists with more than UNIX_SOCKET_MODE.
+  const umask = unix ? process.umask(0o777 & ~UNIX_SOCKET_MODE) : null;
+  let server: Server<unknown>;
+  try {
+    server = Bun.serve({
+      ...address,
+      development: false,
+      // Bun's own refusal of a larger body is an empty 413 without the hub's headers, so Bun gets no limit of
+      // its own: the app refuses a declared length over MAX_BODY_BYTES before reading a byte, and stops reading
+      // any other body at that limit, answering with a problem detail. Bun discards what still arrives; nothing
+      // is gathered.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      routes: admission.guard(unix ? fromUnixSocket(routes) : routes),
+      fetch: (request, server) => handle(atRealPath(request, server)),
+    });
+  } finally {
+    if (umask !== null) process.umask(umask);
+  }
+  if ("unix" in address) chmodSync(address.unix, UNIX_SOCKET_MODE);
   app.server = server;
   return server;
 }

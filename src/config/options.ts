@@ -324,8 +324,8 @@ function parseCors(value: unknown): CorsOrigins {
 
 export const OPTIONS: OptionTable = {
   host: {
-    flag: "--host", env: "HOST", arg: "ADDR", help: "Listen address", defaultText: "0.0.0.0",
-    allowed: "an IP address or host name", default: "0.0.0.0", parse: requiredText(253),
+    flag: "--host", env: "HOST", arg: "ADDR", help: "Listen address, or a Unix socket (unix:/run/hub/hub.sock)", defaultText: "0.0.0.0",
+    allowed: "an IP address, a host name, or unix: and an absolute path", default: "0.0.0.0", parse: requiredText(253),
   },
   port: {
     flag: "--port", env: "PORT", arg: "N", help: "Listen port", defaultText: "3000",
