@@ -114,7 +114,7 @@ class Admission {
       // Closing sheds one of the many connections such a client holds.
       { headers: { "retry-after": "5", connection: "close" } },
     );
-    this.refusals.note(refusal, { method: request.method, path: new URL(request.url).pathname });
+    this.refusals.note(refusal, { method: request.method, path: new URL(request.url, "http://hub.invalid").pathname });
     this.ctx.metrics.count(request.method, "unmatched", refusal.status);
     const response = refusal.toResponse();
     for (const [name, value] of securityHeaders(this.ctx.config.origin.startsWith("https:"))) response.headers.set(name, value);

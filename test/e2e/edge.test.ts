@@ -116,6 +116,14 @@ describe("the path the hub routes is the request's own", () => {
       const real = await rawRequest(hub.url, `GET /api/v1/admin/settings HTTP/1.1\r\nHost: ${host}\r\nCookie: ${session.cookie}\r\nConnection: close\r\n\r\n`);
       expect(statusOf(real)).toBe(200);
     }
+    // The web app's own Bun routes take such requests too.
+    const page = await (await fetch(`${hub.url}/`)).text();
+    const asset = /src="(\/[^"]+\.js)"/.exec(page)?.[1];
+    expect(asset).toBeDefined();
+    for (const path of ["/", asset]) {
+      const answer = await rawRequest(hub.url, `GET ${path} HTTP/1.1\r\nHost: a/b\r\nConnection: close\r\n\r\n`);
+      expect({ path, status: statusOf(answer) }).toEqual({ path, status: 200 });
+    }
     await Bun.sleep(100);
     const logged = logLines()
       .filter((line) => line.msg === "request")
