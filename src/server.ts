@@ -128,7 +128,7 @@ class Admission {
  * can be let in by giving it the hub's group, without opening the socket to
  * every local user (which is what listening on 127.0.0.1 does).
  */
-export const UNIX_SOCKET_MODE = 0o660;
+const UNIX_SOCKET_MODE = 0o660;
 
 /** Seconds a connection may stay silent; above the streams' ping interval, so an idle stream stays open. */
 const IDLE_TIMEOUT_S = 60;
@@ -193,7 +193,7 @@ export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Serv
       // any other body at that limit, answering with a problem detail. Bun discards what still arrives; nothing
       // is gathered.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      routes: admission.guard(unix ? fromUnixSocket(routes) : routes),
+      routes: unix ? fromUnixSocket(admission.guard(routes)) : admission.guard(routes),
       fetch: (request, server) => handle(atRealPath(request, server)),
     });
   } finally {

@@ -26,7 +26,7 @@ export function hostChecked(method: string, path: string): boolean {
 }
 
 /** The host name a request was addressed to, lower case, without its port; "" when it had none. */
-export function requestHostName(request: Request): string {
+function requestHostName(request: Request): string {
   const host = (request.headers.get("host") ?? hostOfUrl(request.url)).trim().toLowerCase();
   const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : (host.split(":")[0] ?? "");
   return name.endsWith(".") ? name.slice(0, -1) : name;
@@ -41,7 +41,7 @@ function hostOfUrl(url: string): string {
 }
 
 /** Which host names take changes: the origin's, ALLOWED_HOSTS, and the loopback names while the origin is one. */
-export function hostNameAllowed(config: Pick<Config, "origin" | "allowedHosts">): (name: string) => boolean {
+function hostNameAllowed(config: Pick<Config, "origin" | "allowedHosts">): (name: string) => boolean {
   const own = new URL(config.origin).hostname;
   const allowed = new Set([own, ...config.allowedHosts]);
   const loopback = LOOPBACK_NAMES.test(own);
