@@ -10,6 +10,7 @@ import { Mfa } from "./auth/mfa.ts";
 import type { HubContext } from "./context.ts";
 import { createAccess } from "./http/access.ts";
 import { errorHandling } from "./http/errors.ts";
+import { hostCheck } from "./http/host.ts";
 import type { IncentivesReplies } from "./http/incentives.ts";
 import { requestLog } from "./http/request-log.ts";
 import { responseFinisher } from "./http/security.ts";
@@ -43,6 +44,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
     .use(responses.plugin)
     .use(requestLog(log, config.trustedProxies))
     .use(errorHandling(log, () => app.routes, responses.finish))
+    .use(hostCheck(config, responses.finish))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access, incentives))
     .use(historyRoutes(ctx, access))

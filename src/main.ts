@@ -1,4 +1,5 @@
 /** The hub's command line: find the command, parse its flags and settings, run it. */
+import "./runtime-mode.ts";
 import { writeSync } from "node:fs";
 import { agent } from "./cli/agent.ts";
 import { backup } from "./cli/backup.ts";

@@ -1,15 +1,18 @@
 /**
- * Runs the hub through Elysia's listen, so every route is served by Bun's
- * native router (which also parses paths correctly whatever the Host), with
- * the hot path added as a Bun-native route ahead of the app; caps the
- * requests each client may have in progress; shuts it down gracefully.
+ * Serves the app with Bun.serve: every request the Bun-native routes (the hot
+ * path, the web app's files) do not answer goes through one handler that
+ * first puts it at its real path, so routing and logs never depend on the
+ * Host header; caps the requests each client may have in progress; shuts it
+ * down gracefully.
  */
+import { chmodSync, lstatSync, rmSync } from "node:fs";
 import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
-import { ClientCounts, clientIp, clientKey, releaseWhenAnswered, type SocketSource } from "./http/client-ip.ts";
-import { CapacityRefusal, MAX_BODY_BYTES, RefusalLog } from "./http/errors.ts";
-import { receivedRequest } from "./http/incentives.ts";
+import { unixSocketPath } from "./domain/net.ts";
+import { ClientCounts, clientIp, clientKey, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
+import { CapacityRefusal, RefusalLog } from "./http/errors.ts";
+import { forElysia, receivedRequest } from "./http/incentives.ts";
 import { securityHeaders } from "./http/security.ts";
 
 /** How long in-flight requests get to finish once shutdown begins. */
@@ -111,7 +114,7 @@ class Admission {
       // Closing sheds one of the many connections such a client holds.
       { headers: { "retry-after": "5", connection: "close" } },
     );
-    this.refusals.note(refusal, { method: request.method, path: new URL(request.url).pathname });
+    this.refusals.note(refusal, { method: request.method, path: new URL(request.url, "http://hub.invalid").pathname });
     this.ctx.metrics.count(request.method, "unmatched", refusal.status);
     const response = refusal.toResponse();
     for (const [name, value] of securityHeaders(this.ctx.config.origin.startsWith("https:"))) response.headers.set(name, value);
@@ -119,22 +122,86 @@ class Admission {
   }
 }
 
+/**
+ * The mode of the hub's Unix socket: its user and group may connect, nobody
+ * else. 0660 rather than 0600 so that a reverse proxy running as another user
+ * can be let in by giving it the hub's group, without opening the socket to
+ * every local user (which is what listening on 127.0.0.1 does).
+ */
+const UNIX_SOCKET_MODE = 0o660;
+
+/** Seconds a connection may stay silent; above the streams' ping interval, so an idle stream stays open. */
+const IDLE_TIMEOUT_S = 60;
+
+/** Where Bun.serve listens: an address and port, or a Unix socket (a leftover socket at that path is replaced). */
+function listenOn(host: string, port: number): { hostname: string; port: number; reusePort: false; idleTimeout: number } | { unix: string } {
+  const path = unixSocketPath(host);
+  if (path === null) return { hostname: host, port, reusePort: false, idleTimeout: IDLE_TIMEOUT_S };
+  let leftover = false;
+  try {
+    leftover = lstatSync(path).isSocket();
+  } catch {
+    // Nothing there yet.
+  }
+  if (leftover) rmSync(path);
+  return { unix: path };
+}
+
+/** Native routes that record, for each request, that its peer is on the Unix socket. */
+function fromUnixSocket(routes: NativeRoutes): NativeRoutes {
+  return Object.fromEntries(
+    Object.entries(routes).map(([path, route]) => [
+      path,
+      {
+        GET: (request: BunRequest<string>, server: Server<unknown>) => {
+          rememberSocketAddress(request, UNIX_SOCKET_PEER);
+          return route.GET(request, server);
+        },
+      },
+    ]),
+  );
+}
+
 export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Server<unknown> {
   const admission = new Admission(ctx);
+  const address = listenOn(ctx.config.host, ctx.config.port);
+  const unix = "unix" in address;
   // The last of the app's request hooks, so that a request refused by an earlier one never takes a slot.
   app.onRequest(({ request, server }) => admission.admit(request, server));
-  app.config.serve = { ...app.config.serve, routes: admission.guard(routes) };
-  app.listen({
-    hostname: ctx.config.host,
-    port: ctx.config.port,
-    development: false,
-    reusePort: false,
-    // Slightly above the limit so the app, not Bun, answers oversized bodies with a problem detail.
-    maxRequestBodySize: MAX_BODY_BYTES * 2,
-    idleTimeout: 60,
-  });
-  if (!app.server) throw new Error("the server did not start");
-  return app.server;
+  // Not Elysia's listen: it would also register each app route with Bun, whose handler then finds the
+  // request's path from the URL by itself, wrongly for a short Host.
+  const handle = app.fetch;
+  const atRealPath = (request: Request, server: Server<unknown>): Request => {
+    const real = forElysia(request);
+    if (unix) {
+      rememberSocketAddress(request, UNIX_SOCKET_PEER);
+      rememberSocketAddress(real, UNIX_SOCKET_PEER);
+      // Bun takes idleTimeout only for TCP listeners, so a socket's requests get it one by one.
+      server.timeout(request, IDLE_TIMEOUT_S);
+    }
+    return real;
+  };
+  // The socket is made with the umask's mode; set so that it never exists with more than UNIX_SOCKET_MODE.
+  const umask = unix ? process.umask(0o777 & ~UNIX_SOCKET_MODE) : null;
+  let server: Server<unknown>;
+  try {
+    server = Bun.serve({
+      ...address,
+      development: false,
+      // Bun's own refusal of a larger body is an empty 413 without the hub's headers, so Bun gets no limit of
+      // its own: the app refuses a declared length over MAX_BODY_BYTES before reading a byte, and stops reading
+      // any other body at that limit, answering with a problem detail. Bun discards what still arrives; nothing
+      // is gathered.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      routes: unix ? fromUnixSocket(admission.guard(routes)) : admission.guard(routes),
+      fetch: (request, server) => handle(atRealPath(request, server)),
+    });
+  } finally {
+    if (umask !== null) process.umask(umask);
+  }
+  if ("unix" in address) chmodSync(address.unix, UNIX_SOCKET_MODE);
+  app.server = server;
+  return server;
 }
 
 /** Stops accepting, lets in-flight requests finish (at most the grace period), then closes what remains. */

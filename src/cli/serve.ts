@@ -1,7 +1,8 @@
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { webRoutes } from "../http/web.ts";
+import { unixSocketPath } from "../domain/net.ts";
 import { createHub } from "../hub.ts";
-import { createLogger } from "../log.ts";
+import { captureConsole, createLogger } from "../log.ts";
 import { drain, listen } from "../server.ts";
 import { DEMO_DAYS, demoDirectory, playDemoAgents, seedDemoHistory } from "../sim/demo.ts";
 import { HUB_VERSION } from "../version.ts";
@@ -26,6 +27,10 @@ export const serve: Command = {
   flags: [],
   async run({ config: configured, workers }) {
     const log = createLogger(configured.logLevel);
+    captureConsole(log);
+    const socket = unixSocketPath(configured.host);
+    // The demo's agents post to the hub over TCP.
+    if (configured.demo && socket !== null) throw new CommandError("--demo needs a TCP address (--host 127.0.0.1), not a Unix socket");
     const demo = configured.demo ? demoDirectory() : null;
     const config = demo ? { ...configured, db: demo.db } : configured;
     const lock = acquireServerLock(config.db);
@@ -46,10 +51,12 @@ export const serve: Command = {
     } catch (error) {
       closeDatabase(db);
       lock.release();
-      throw new CommandError(`cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`);
+      const where = socket === null ? `${config.host}:${config.port}` : `unix:${socket}`;
+      throw new CommandError(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
     hub.start();
-    log.info("hub listening", { url: `http://${config.host}:${server.port}`, origin: config.origin, db: config.db, version: HUB_VERSION });
+    const url = socket === null ? `http://${config.host}:${server.port}` : `unix:${socket}`;
+    log.info("hub listening", { url, origin: config.origin, db: config.db, version: HUB_VERSION });
     const agents = new AbortController();
     if (demo) {
       const wildcard = config.host === "0.0.0.0" || config.host === "::";

@@ -2,6 +2,7 @@
  * `hub simulate`: plays simulated agents against a running hub, or writes
  * days of simulated history straight into a database file.
  */
+import { readSecretFile, type Env } from "../config/load.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { allSlots, backfill, BackfillError } from "../sim/backfill.ts";
 import { playLive, provisionSimAgents, provisionSimAgentsViaApi, SIMULATOR_AGENT_LABEL } from "../sim/live.ts";
@@ -29,6 +30,25 @@ function hubUrl(value: string): string {
   return url.origin;
 }
 
+/**
+ * The admin API key, from --api-key-file or HUB_API_KEY_FILE (a file holding
+ * it), HUB_API_KEY, or --api-key: a key on the command line is visible to
+ * every local user in the process list, so the other forms are the ones to
+ * use. Flags win over the environment; a key and its file given together
+ * are an error, as for the hub's own settings.
+ */
+export function simulateApiKey(flag: (name: string) => string | undefined, env: Env): string | undefined {
+  const given = (value: string | undefined): value is string => value !== undefined && value !== "";
+  if (given(flag("api-key")) && given(flag("api-key-file"))) throw new CommandError("give --api-key or --api-key-file, not both");
+  const file = flag("api-key-file");
+  if (given(file)) return readSecretFile(file, "--api-key-file");
+  const direct = flag("api-key");
+  if (given(direct)) return direct;
+  if (given(env.HUB_API_KEY) && given(env.HUB_API_KEY_FILE)) throw new CommandError("set HUB_API_KEY or HUB_API_KEY_FILE, not both");
+  if (given(env.HUB_API_KEY_FILE)) return readSecretFile(env.HUB_API_KEY_FILE, "HUB_API_KEY_FILE");
+  return given(env.HUB_API_KEY) ? env.HUB_API_KEY : undefined;
+}
+
 /** Resolves on SIGINT or SIGTERM, or after `seconds` when given. */
 function stopSignal(seconds: number | undefined): AbortController {
   const controller = new AbortController();
@@ -45,11 +65,12 @@ function stopSignal(seconds: number | undefined): AbortController {
 
 export const simulate: Command = {
   name: "simulate",
-  usage: "hub simulate --hub URL (--api-key KEY | --db FILE) --agents N [--speed X] | --backfill-days D",
+  usage: "hub simulate --hub URL (--api-key-file FILE | --db FILE) --agents N [--speed X] | --backfill-days D  (or the key in HUB_API_KEY / HUB_API_KEY_FILE)",
   summary: "Play simulated agents against a running hub, or write days of simulated history into a database",
   flags: [
     { name: "hub", takesValue: true },
     { name: "api-key", takesValue: true },
+    { name: "api-key-file", takesValue: true },
     { name: "agents", takesValue: true },
     { name: "speed", takesValue: true },
     { name: "seed", takesValue: true },
@@ -85,7 +106,7 @@ export const simulate: Command = {
       }
     }
 
-    if (hub === undefined) throw new CommandError('use "hub simulate --hub URL --api-key KEY --agents N" or "hub simulate --db FILE --backfill-days D"');
+    if (hub === undefined) throw new CommandError('use "hub simulate --hub URL --api-key-file FILE --agents N" or "hub simulate --db FILE --backfill-days D"');
     const base = hubUrl(hub);
     const count = integerFlag("agents", flag("agents"), 1, MAX_AGENTS);
     if (count === undefined) throw new CommandError("--agents N is needed: how many agents to play");
@@ -94,7 +115,7 @@ export const simulate: Command = {
     if (!/^\d+(\.\d+)?$/.test(speedText) || !(speed > 0) || speed > 100_000) throw new CommandError(`--speed must be a number above 0 and at most 100000 (got "${speedText}")`);
     const duration = integerFlag("duration", flag("duration"), 1, 365 * 86_400);
 
-    const apiKey = flag("api-key");
+    const apiKey = simulateApiKey(flag, process.env);
     let agents;
     if (apiKey !== undefined) {
       try {

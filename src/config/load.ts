@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { Catalogue, regionProblem, flagEmoji, type Region } from "../domain/catalogue.ts";
+import { unixSocketPath } from "../domain/net.ts";
 import {
   CONFIG_OPTION,
   fileVariant,
@@ -172,7 +173,7 @@ export function fileProblem(error: unknown): string {
  * directly would be. The line that stops start-up names the setting and the
  * path, never the content.
  */
-function readSecretFile(path: string, name: string): string {
+export function readSecretFile(path: string, name: string): string {
   let content: string;
   try {
     const stat = statSync(path);
@@ -373,8 +374,12 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
 
   const settings = values as Omit<Settings, "provision">;
   const origin = settings.origin ?? `http://localhost:${settings.port}`;
+  // Only a proxy can reach a hub on a Unix socket (the socket's mode decides which), and its peer has no address:
+  // the client is who the proxy says, one hop, unless TRUSTED_PROXIES says otherwise.
+  const behindSocket = unixSocketPath(settings.host) !== null && settings.trustedProxies.kind === "none";
   return Object.freeze({
     ...settings,
+    trustedProxies: behindSocket ? ({ kind: "hops", hops: 1 } as const) : settings.trustedProxies,
     provision: [...provisioned.values()],
     origin,
     rpId: settings.rpId ?? new URL(origin).hostname,

@@ -52,6 +52,7 @@ export interface Settings {
   provision: readonly ProvisionEntry[];
   trustedProxies: TrustedProxies;
   corsOrigins: CorsOrigins;
+  allowedHosts: readonly string[];
   contactEmail: string | null;
   discordUrl: string | null;
   matrixUrl: string | null;
@@ -301,6 +302,20 @@ export function parseSecretKey(value: unknown): Uint8Array {
   throw new InvalidValue();
 }
 
+/** Host names as a browser puts them in Host, without a port: hub.example.org, 10.0.0.5, [fd00::5]. */
+function parseHostNames(value: unknown): string[] {
+  return list(value).map((name) => {
+    let url: URL;
+    try {
+      url = new URL(`http://${name}`);
+    } catch {
+      throw new InvalidValue();
+    }
+    if (url.hostname !== name.toLowerCase() || url.port !== "") throw new InvalidValue();
+    return url.hostname;
+  });
+}
+
 function parseCors(value: unknown): CorsOrigins {
   const items = list(value);
   if (items.length === 0) return { kind: "none" };
@@ -310,8 +325,8 @@ function parseCors(value: unknown): CorsOrigins {
 
 export const OPTIONS: OptionTable = {
   host: {
-    flag: "--host", env: "HOST", arg: "ADDR", help: "Listen address", defaultText: "0.0.0.0",
-    allowed: "an IP address or host name", default: "0.0.0.0", parse: requiredText(253),
+    flag: "--host", env: "HOST", arg: "ADDR", help: "Listen address, or a Unix socket (unix:/run/hub/hub.sock)", defaultText: "0.0.0.0",
+    allowed: "an IP address, a host name, or unix: and an absolute path", default: "0.0.0.0", parse: requiredText(253),
   },
   port: {
     flag: "--port", env: "PORT", arg: "N", help: "Listen port", defaultText: "3000",
@@ -438,6 +453,10 @@ export const OPTIONS: OptionTable = {
   corsOrigins: {
     flag: "--cors-origins", env: "CORS_ALLOWED_ORIGINS", arg: "ORIGINS", help: "Origins allowed to call the API from a browser", defaultText: "none (same origin only)",
     allowed: "* or a comma list of origins such as https://app.example.org", default: { kind: "none" }, parse: parseCors,
+  },
+  allowedHosts: {
+    flag: "--allowed-hosts", env: "ALLOWED_HOSTS", arg: "HOSTS", help: "Host names besides the origin's at which the hub takes changes", defaultText: "none",
+    allowed: "a comma list of host names or addresses without a port, such as 10.0.0.5,hub.lan", default: [], parse: parseHostNames,
   },
   contactEmail: {
     flag: "--contact-email", env: "CONTACT_EMAIL", arg: "EMAIL", help: "Contact e-mail shown to visitors", defaultText: "none",

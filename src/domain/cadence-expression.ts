@@ -147,7 +147,9 @@ export function usesRefreshTime(node: CadenceNode): boolean {
 
 /**
  * Why a cadence value cannot be used, or null. A value must parse and give a
- * finite number for every plausible refresh time (1 s to 6 h).
+ * finite number of seconds above zero for every plausible refresh time (1 s
+ * to 6 h): zero or a negative wait is no cadence at all, and would otherwise
+ * be stored and silently replaced by the default when an agent asks.
  */
 export function cadenceProblem(source: string): string | null {
   let node: CadenceNode;
@@ -157,7 +159,9 @@ export function cadenceProblem(source: string): string | null {
     return error instanceof CadenceSyntaxError ? error.message : String(error);
   }
   for (const refreshTime of [1, 300, 21600]) {
-    if (!Number.isFinite(evaluateCadence(node, refreshTime))) return "the expression does not give a finite number of seconds";
+    const seconds = evaluateCadence(node, refreshTime);
+    if (!Number.isFinite(seconds)) return "the expression does not give a finite number of seconds";
+    if (seconds <= 0) return `the value must be more than 0 seconds (it gives ${seconds} when the game refreshes every ${refreshTime} s)`;
   }
   return null;
 }

@@ -180,6 +180,12 @@ export function resolveClientIp(socketAddress: string, forwardedFor: string | nu
   return socketAddress;
 }
 
+/** The path of the Unix socket a listen address names (`unix:/run/hub/hub.sock` or an absolute path), or null for an IP address or name. */
+export function unixSocketPath(host: string): string | null {
+  if (host.startsWith("unix:")) return host.slice("unix:".length);
+  return host.startsWith("/") ? host : null;
+}
+
 export function parseTrustedProxies(text: string): TrustedProxies | null {
   const value = text.trim().toLowerCase();
   if (value === "false" || value === "") return { kind: "none" };

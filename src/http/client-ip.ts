@@ -15,13 +15,15 @@ const sockets = new WeakMap<Request, SocketSource>();
 
 /** Requests handled in-process (tests) have no socket; they count as this address. */
 export const NO_SOCKET_ADDRESS = "0.0.0.0";
+/** A peer on the hub's Unix socket has no address; it is a process on this machine, so it counts as this one. */
+export const UNIX_SOCKET_PEER = "127.0.0.1";
 
 export function rememberSocketAddress(request: Request, source: SocketSource): void {
   sockets.set(request, source);
 }
 
 export function clientIp(request: Request, trust: TrustedProxies, server: SocketSource | null): string {
-  const source = server ?? sockets.get(request);
+  const source = sockets.get(request) ?? server;
   const socket = typeof source === "string" ? source : (source?.requestIP(request)?.address ?? NO_SOCKET_ADDRESS);
   return trust.kind === "none" ? socket : resolveClientIp(socket, request.headers.get("x-forwarded-for"), trust);
 }

@@ -15,6 +15,8 @@ import { HttpProblem, type ProblemField } from "./problem.ts";
 import { ruleMessage } from "./rules.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** The deepest nesting of objects and arrays a JSON body may have; no request of the API needs more than a few levels. */
+export const MAX_JSON_DEPTH = 32;
 /** How long a request body may take to arrive in full where no access step says otherwise (BODY_TIMEOUT_MS's default). */
 const BODY_DEADLINE_MS = OPTIONS.bodyTimeoutMs.default;
 /** A client refused at a limit gets one log line per reason per this interval, however often it is refused. */
@@ -299,6 +301,35 @@ export class PendingBody {
   }
 }
 
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `limit`, found in
+ * one pass over the bytes without building anything. Brackets inside strings
+ * do not count; an escaped quote does not end a string. Text that is not
+ * valid JSON may give either answer: the parser refuses it next anyway.
+ */
+export function nestedDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      if (++depth > limit) return true;
+    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}
+
 function parseJsonObject(bytes: Uint8Array, contentType: string | undefined): object {
   const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
@@ -309,6 +340,13 @@ function parseJsonObject(bytes: Uint8Array, contentType: string | undefined): ob
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new HttpProblem(400, "The request body is not valid UTF-8.");
+  }
+  // Refused before parsing: building, validating and describing a deeply nested value costs time and memory
+  // that grow much faster than its size, and would hold up every other request meanwhile.
+  if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
+    throw new HttpProblem(400, `The request body's JSON nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many.`, {
+      errors: [{ location: "body", message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+    });
   }
   let parsed: unknown;
   try {

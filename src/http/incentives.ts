@@ -43,13 +43,16 @@ export class IncentivesReplies {
 const received = new WeakMap<Request, Request>();
 
 /**
- * Elysia finds a request's path by searching from character 11 of the URL,
- * which misses it when the host is shorter than four characters (http://hub/…);
- * such a request reaches the app as a copy with a longer placeholder host instead.
+ * Elysia finds a request's path by searching for a slash from character 11
+ * of the URL, which lands inside the path when the host is shorter than four
+ * characters (http://x/ab/api/… would be routed as /api/…), and Bun gives a
+ * request whose Host is not a valid name a URL that is only the path. Such a
+ * request reaches the app as a copy at its real path under a placeholder
+ * host; any other is passed on as it is, at the cost of two searches.
  */
 export function forElysia(request: Request): Request {
   const url = request.url;
-  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1 || start >= 11) return request;
   const copy = new Request(`http://hub.invalid${url.slice(start)}`, request);
   received.set(copy, request);

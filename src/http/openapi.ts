@@ -10,12 +10,14 @@
  * - `x-request-body`: the body schema when the route checks its body in the
  *   domain rather than by schema;
  * - `x-media-type`: the 200 reply's media type when it is not JSON;
- * - `x-response-headers`: `{ status: [header names] }` beyond the defaults.
+ * - `x-response-headers`: `{ status: [header names] }` beyond the defaults;
+ * - `x-body-optional`: true when the route also takes a request without a body.
  */
 import type { AnyElysia } from "elysia";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
 import { ACCESS_DESCRIPTIONS, type AccessRule } from "./access.ts";
 import { MAX_BODY_BYTES } from "./errors.ts";
+import { hostChecked } from "./host.ts";
 import { ProblemSchema, STATUS_TITLES } from "./problem.ts";
 import { DOCUMENT_AS } from "./schemas.ts";
 
@@ -290,9 +292,8 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const hasBody = bodySchema !== undefined;
   if (hasBody) {
     const schema = toDocSchema(bodySchema);
-    const optional = isObject(schema) && schema.type === "object" && !(Array.isArray(schema.required) && schema.required.length > 0);
-    const required = !optional;
-    operation.requestBody = { required, content: { "application/json": { schema } } };
+    // The hub refuses a missing body even where every field is optional; a route that takes none says so.
+    operation.requestBody = { required: detail["x-body-optional"] !== true, content: { "application/json": { schema } } };
   }
 
   const declared: Record<string, unknown> = isObject(hooks.response) && !("type" in hooks.response) && !("anyOf" in hooks.response) ? hooks.response : {};
@@ -302,6 +303,9 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const statuses = new Set(Object.keys(declared).map(Number));
   for (const status of [405, 500]) statuses.add(status);
   if (hasBody) for (const status of [400, 408, 413, 415]) statuses.add(status);
+  // A path parameter that does not match its schema (a malformed {id}) is refused before the handler runs.
+  if (hooks.params !== undefined) statuses.add(400);
+  if (hostChecked(method, route.path)) statuses.add(421);
   if (access === "admin" || access === "session" || access === "agent") for (const status of [401, 403]) statuses.add(status);
   if (access === "session-partial" || access === "public-read" || access === "metrics") statuses.add(401);
   if (access === "metrics") statuses.add(403);
@@ -348,6 +352,8 @@ function problemDescription(status: number): string {
       return `${title}: the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`;
     case 415:
       return `${title}: the body is not sent as application/json.`;
+    case 421:
+      return `${title}: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there.`;
     case 500:
       return `${title}: an unexpected failure, logged by the hub; no internals are shown.`;
     default:
@@ -376,7 +382,10 @@ export function buildOpenApiDocument(app: AnyElysia, origin = "http://localhost:
       description:
         "Live Dead by Daylight bloodpoint incentives per platform and region, collected from volunteer agents. " +
         "Errors are RFC 9457 problem details (`application/problem+json`). Request bodies are JSON objects of at most 1 MiB; " +
-        "unknown fields are ignored, and string lengths count characters (Unicode code points).",
+        "unknown fields are ignored, string lengths count characters (Unicode code points), and objects and arrays nest at most 32 levels (400 beyond). " +
+        "Requests that change something must be addressed (Host) to this hub's own name or one of its ALLOWED_HOSTS, else 421; the agent routes are exempt. " +
+        "The runtime answers two cases itself, without a body or the hub's headers: request headers over 16 KiB (431) and a request it cannot parse, " +
+        "such as a control character in a header (400).",
       license: { name: "MIT", identifier: "MIT" },
       contact: { name: `${HUB_NAME} at ${origin}`, url: origin },
     },

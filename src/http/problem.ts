@@ -25,6 +25,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  421: "Misdirected Request",
   429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",

@@ -166,7 +166,8 @@ export function webRoutes(https: boolean): Record<string, Handler> {
   const assetHeaders = { ...security, "cache-control": IMMUTABLE };
   const notFound = () => new Response("Not found", { status: 404, headers: { ...security, "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
   const asset = async (request: BunRequest<string>) => {
-    const file = (await webBundle()).assets.get(new URL(request.url).pathname);
+    // A base, since Bun leaves the host out of the URL when the Host header is not a valid name.
+    const file = (await webBundle()).assets.get(new URL(request.url, "http://hub.invalid").pathname);
     return file ? await serveFile(file, request, assetHeaders) : notFound();
   };
   const routes: Record<string, Handler> = {};

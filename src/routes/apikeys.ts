@@ -118,6 +118,7 @@ export function apiKeyRoutes(ctx: HubContext, access: Access, accounts: Accounts
             "Needs a password or second-factor check from the last 10 minutes: 403 with `reauth: true` otherwise (POST /api/v1/auth/reauth, then repeat). " +
             "An API key cannot create keys: this needs a signed-in session.",
           "x-response-headers": { 201: ["Cache-Control"] },
+          "x-body-optional": true,
         },
       },
     )

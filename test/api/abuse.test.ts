@@ -51,7 +51,7 @@ class Trickle {
       socket.once("connect", resolve);
       socket.once("error", reject);
     });
-    const lines = Object.entries({ host: "hub.test", "content-type": "application/json", "content-length": "100", ...headers }).map(([k, v]) => `${k}: ${v}`);
+    const lines = Object.entries({ host: "localhost", "content-type": "application/json", "content-length": "100", ...headers }).map(([k, v]) => `${k}: ${v}`);
     socket.write(`POST ${path} HTTP/1.1\r\n${lines.join("\r\n")}\r\n\r\n${sent}`);
     return new Trickle(socket);
   }

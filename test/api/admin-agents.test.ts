@@ -86,6 +86,23 @@ describe("admin: agents", () => {
     expect((await admin.json("PATCH", `/api/v1/admin/agents/${agent.id}`, { region: "mars-north-1" })).status).toBe(400);
   });
 
+  test("a cadence that is zero, negative or not a number or expression is a 400 and changes nothing", async () => {
+    const { admin, create } = await setup();
+    const agent = await create("eu-west-1", "steam");
+    expect((await admin.json("PATCH", `/api/v1/admin/agents/${agent.id}`, { pollMin: "600", pollMax: "900" })).status).toBe(200);
+    const refused: unknown[] = [-5, 0, -0.5, "-5", "0", " 0 ", "%refreshTime% - 1000", "%refreshTime% * 0", "1e-7", 1e-7, "abc", "", Number.MAX_VALUE * 0];
+    for (const field of ["pollMin", "pollMax"]) {
+      for (const value of refused) {
+        const response = await admin.json<{ errors?: { location: string }[] }>("PATCH", `/api/v1/admin/agents/${agent.id}`, { [field]: value });
+        expect({ field, value, status: response.status }).toEqual({ field, value, status: 400 });
+        expectProblem(response.response);
+        expect(response.body.errors?.some((e) => e.location.startsWith(`body.${field}`))).toBe(true);
+      }
+    }
+    const list = await admin.json<{ agents: AgentView[] }>("GET", "/api/v1/admin/agents");
+    expect(list.body.agents.find((a) => a.id === agent.id)).toMatchObject({ pollMin: "600", pollMax: "900" });
+  });
+
   test("move with dataMode keep, orphan or delete; the old slot's live value is rebuilt from what remains", async () => {
     for (const mode of ["keep", "orphan", "delete"] as const) {
       const { hub, admin, create, now, advance } = await setup();

@@ -31,7 +31,7 @@ async function trickle(url: string, path: string): Promise<{ socket: Socket; rep
   });
   socket.on("error", () => {});
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-  socket.write(`POST ${path} HTTP/1.1\r\nhost: hub.test\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`);
+  socket.write(`POST ${path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`);
   return { socket, reply: () => text, closed: () => closed };
 }
 

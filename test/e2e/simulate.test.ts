@@ -6,8 +6,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { inOutage, slotModel } from "../../src/sim/model.ts";
 import { tempDir } from "../helpers.ts";
+import { compiledHub } from "./compiled.ts";
 import { runCli, startHub } from "./harness.ts";
 
 const dir = tempDir();
@@ -108,6 +110,55 @@ describe("hub simulate", () => {
       const refused = await runCli(["simulate", "--hub", hub.url, "--api-key", "hub_not-a-real-key", "--agents", "1", "--duration", "1"]);
       expect(refused.exitCode).toBe(1);
       expect(refused.stderr).toContain("admin API");
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  });
+
+  test("dist/hub takes the admin API key from a file or the environment, never needing it on the command line", async () => {
+    const binary = await compiledHub();
+    const db = join(dir.path, "keyfile.db");
+    const password = "correct horse battery";
+    const hub = await startHub({ cmd: [binary], cwd: dir.path, args: ["--db", db], env: { ADMIN_BOOTSTRAP_USER: "ops", ADMIN_BOOTSTRAP_PASSWORD: password, MFA_ENFORCED_ROLES: "", ENABLE_API_KEYS: "true" } });
+    try {
+      const login = await fetch(`${hub.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "ops", password }) });
+      const cookie = (login.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+      const { csrfToken } = (await (await fetch(`${hub.url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
+      const made = await fetch(`${hub.url}/api/v1/auth/api-keys`, { method: "POST", headers: { cookie, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: "{}" });
+      const { key } = (await made.json()) as { key: string };
+      const keyFile = join(dir.path, "admin.key");
+      writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+      const base = ["simulate", "--hub", hub.url, "--agents", "1", "--duration", "2"];
+      const ways: { args: string[]; env: Record<string, string> }[] = [
+        { args: ["--api-key-file", keyFile], env: {} },
+        { args: [], env: { HUB_API_KEY_FILE: keyFile } },
+        { args: [], env: { HUB_API_KEY: key } },
+      ];
+      const auditedByOps = () => query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM audit_log WHERE actor = 'ops'")[0]?.n ?? 0;
+      for (const way of ways) {
+        const before = auditedByOps();
+        const proc = Bun.spawn([binary, ...base, ...way.args], { cwd: dir.path, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...way.env }, stdout: "pipe", stderr: "pipe" });
+        // What every local user can read of the running command, once it has started.
+        let commandLine = "";
+        for (let tries = 0; tries < 200 && !commandLine.includes("simulate"); tries++) {
+          commandLine = readFileSync(`/proc/${proc.pid}/cmdline`, "utf8");
+          await Bun.sleep(5);
+        }
+        const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+        expect(commandLine).toContain("simulate");
+        expect(commandLine).not.toContain(key);
+        expect({ way: way.args.join(" ") || Object.keys(way.env).join(), exitCode, stderr }).toEqual({ way: way.args.join(" ") || Object.keys(way.env).join(), exitCode: 0, stderr: "" });
+        expect(stdout).toContain("playing 1 agents");
+        expect(stdout).not.toContain(key);
+        // The agents were made or renewed through the admin API, as the key's owner.
+        expect(auditedByOps()).toBeGreaterThan(before);
+      }
+      const wrong = await runCli([...base, "--api-key-file", join(dir.path, "missing.key")], { cmd: [binary] });
+      expect(wrong.exitCode).not.toBe(0);
+      expect(wrong.stderr).toContain("missing.key");
+      const both = await runCli(base, { cmd: [binary], env: { HUB_API_KEY: key, HUB_API_KEY_FILE: keyFile } });
+      expect(both.exitCode).toBe(1);
+      expect(both.stderr).not.toContain(key);
     } finally {
       expect(await hub.stop()).toBe(0);
     }

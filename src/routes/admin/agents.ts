@@ -13,8 +13,10 @@ import { text } from "../../http/text.ts";
 const IdParams = idParams("Agent");
 const DryRun = t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { description: "true: count what would be deleted and delete nothing" }));
 const Removed = t.Object({ removed: t.Integer({ minimum: 0, description: "Readings deleted, or with dryRun those that would be" }) }, { examples: [{ removed: 12 }] });
-const Cadence = t.Union([t.String({ maxLength: 200 }), t.Number(), t.Null()], {
-  description: "Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override",
+const Cadence = t.Union([t.String({ maxLength: 200 }), t.Number({ exclusiveMinimum: 0 }), t.Null()], {
+  description:
+    "Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); " +
+    "it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override",
 });
 const EXAMPLE_HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 

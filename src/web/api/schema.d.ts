@@ -1320,6 +1320,12 @@ export interface operations {
         };
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -1370,6 +1376,12 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["CoveragePayload"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
@@ -1556,6 +1568,12 @@ export interface operations {
           "application/json": components["schemas"]["ForecastBody"];
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -1609,6 +1627,12 @@ export interface operations {
         };
         content: {
           "text/event-stream": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
@@ -1853,6 +1877,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -1927,6 +1957,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Too Many Requests */
       429: {
         headers: {
@@ -1981,6 +2017,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2104,6 +2146,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Too Many Requests */
       429: {
         headers: {
@@ -2187,6 +2235,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2287,6 +2341,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2329,6 +2389,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2387,6 +2453,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2441,6 +2513,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2528,6 +2606,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2632,6 +2716,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Too Many Requests */
       429: {
         headers: {
@@ -2685,6 +2775,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2835,6 +2931,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -2863,6 +2965,12 @@ export interface operations {
       /** @description Done */
       204: {
         content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
       };
       /** @description Unauthorized */
       401: {
@@ -2893,6 +3001,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -2947,6 +3061,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3062,6 +3182,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3208,6 +3334,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3270,6 +3402,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3294,7 +3432,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           label?: string | null;
@@ -3359,6 +3497,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3501,6 +3645,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3529,6 +3679,12 @@ export interface operations {
       /** @description Deleted */
       204: {
         content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
       };
       /** @description Unauthorized */
       401: {
@@ -3563,6 +3719,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3587,7 +3749,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           enabled?: boolean;
@@ -3665,6 +3827,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -3694,6 +3862,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3717,6 +3891,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3784,7 +3964,7 @@ export interface operations {
         "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           requireAuth?: boolean;
@@ -3847,6 +4027,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4029,6 +4215,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4160,6 +4352,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4226,6 +4424,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4250,7 +4454,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           label?: string | null;
@@ -4261,9 +4465,9 @@ export interface operations {
            * @enum {string}
            */
           region?: "eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1";
-          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override */
+          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override */
           pollMin?: string | number | null;
-          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5`; null clears the override */
+          /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override */
           pollMax?: string | number | null;
           enabled?: boolean;
           /** @description On a move (region or provider): keep (default; readings stay attributed), orphan (kept, detached) or delete */
@@ -4331,6 +4535,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4365,6 +4575,12 @@ export interface operations {
           };
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -4388,6 +4604,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4429,6 +4651,12 @@ export interface operations {
                 lastAt: number;
               })[];
           };
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Unauthorized */
@@ -4545,6 +4773,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4602,6 +4836,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4748,6 +4988,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -4777,6 +5023,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -4800,6 +5052,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4828,7 +5086,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           /** @description 1–64 of a-z, 0-9, '_' and '-' */
@@ -4907,6 +5165,12 @@ export interface operations {
       };
       /** @description Unsupported Media Type: the body is not sent as application/json. */
       415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5121,6 +5385,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -5150,6 +5420,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -5173,6 +5449,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5201,7 +5483,7 @@ export interface operations {
         id: number;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": {
           /**
@@ -5285,6 +5567,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -5319,6 +5607,12 @@ export interface operations {
           };
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -5342,6 +5636,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5380,6 +5680,12 @@ export interface operations {
           };
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -5409,6 +5715,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
