@@ -1,3 +1,4 @@
+import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
@@ -49,6 +50,7 @@ export const serve: Command = {
       throw new CommandError(`cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     }
     hub.start();
+    const control = startControlSocket(ctx);
     log.info("hub listening", { url: `http://${config.host}:${server.port}`, origin: config.origin, db: config.db, version: HUB_VERSION });
     const agents = new AbortController();
     if (demo) {
@@ -60,6 +62,7 @@ export const serve: Command = {
     const received = await signal;
     log.info("shutting down", { signal: received });
     agents.abort();
+    await control?.close();
     await hub.stop();
     await drain(server);
     closeDatabase(db);

@@ -27,6 +27,9 @@ function errorCode(error: unknown): string {
   return error instanceof Error && "code" in error ? String(error.code) : "";
 }
 
+/** The server lock is held: a hub is serving the database. */
+export class ServerLockHeld extends DatabaseError {}
+
 /** Owner-only: the database holds password hashes, session hashes and second-factor secrets, and a backup holds the same. */
 const PRIVATE_FILE_MODE = 0o600;
 const PRIVATE_DIRECTORY_MODE = 0o700;
@@ -108,6 +111,21 @@ export function openDatabase(path: string): HubDb {
   return { path, sqlite, orm: drizzle(sqlite, { schema }) };
 }
 
+/**
+ * Opens a database for reading only, beside the hub that serves it: nothing
+ * is created, migrated or written, so the hub stays its one writer.
+ */
+export function openReadOnly(path: string): HubDb {
+  let sqlite: Database;
+  try {
+    sqlite = new Database(path, { readonly: true, strict: true });
+    sqlite.exec("PRAGMA busy_timeout = 5000");
+  } catch (error) {
+    throw new DatabaseError(`cannot open database ${path}: ${describe(error)}`);
+  }
+  return { path, sqlite, orm: drizzle(sqlite, { schema }) };
+}
+
 /** Applies every migration the database has not seen, each in its own transaction. Returns the names applied. */
 export function migrate(db: HubDb, migrations: readonly Migration[] = MIGRATIONS): string[] {
   const { sqlite } = db;
@@ -164,7 +182,7 @@ export function acquireServerLock(dbPath: string): ServerLock {
     handle.exec("BEGIN EXCLUSIVE");
   } catch {
     handle.close();
-    throw new DatabaseError(`another hub is already serving ${dbPath} (it holds ${lockPath}); stop it first or use another --db`);
+    throw new ServerLockHeld(`another hub is already serving ${dbPath} (it holds ${lockPath}); stop it first or use another --db`);
   }
   return {
     release() {
