@@ -52,8 +52,8 @@ class StreamClient {
   /** Bytes of the write the socket has not drained yet. */
   private blockedBytes = 0;
   /** When the socket stopped draining; null while it keeps up. */
-  stalledSince: number | null = null;
-  closed = false;
+  private stalledSince: number | null = null;
+  private closed = false;
   readonly stream: ReadableStream<Uint8Array>;
 
   constructor(
@@ -81,7 +81,7 @@ class StreamClient {
     this.stream = new ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>);
   }
 
-  get unsentBytes(): number {
+  private get unsentBytes(): number {
     return this.blockedBytes + this.waitingBytes;
   }
 

@@ -102,6 +102,20 @@ describe("one writer: the CLI beside a serving hub", () => {
       expect(simulated.result.stdout).toContain('playing 2 agents labelled "simulator"');
       expect(databaseOpens(simulated.opens, db, false)).toEqual([]);
 
+      // Bad requests on the socket are problem details, and change nothing.
+      const raw = (path: string, init: RequestInit = {}) => fetch(`http://hub${path}`, { unix: socket, ...init });
+      const notJson = await raw("/v1/agents", { method: "POST", body: "{" });
+      expect(notJson.status).toBe(400);
+      expect(((await notJson.json()) as { detail: string }).detail).toBe("The request body is not JSON.");
+      const missing = await raw("/v1/users", { method: "POST", body: JSON.stringify({ username: "x" }) });
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as { detail: string }).detail).toBe('The request needs "role" as a string.');
+      expect((await raw("/v1/agents")).status).toBe(405);
+      expect((await raw("/v1/nothing")).status).toBe(404);
+      const tooMany = await raw("/v1/simulator-agents", { method: "POST", body: JSON.stringify({ count: 0 }) });
+      expect(tooMany.status).toBe(400);
+      await tooMany.arrayBuffer();
+
       const taken = await runCli(["user", "create", "--db", db, "--username", "OPS"], { cmd: [bin] });
       expect(taken).toMatchObject({ exitCode: 1, stdout: "", stderr: 'hub: the username "OPS" is taken\n' });
       const nobody = await runCli(["user", "reset-password", "nobody", "--db", db, "--password-stdin"], { cmd: [bin], stdin: "third long password\n" });
