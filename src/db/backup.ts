@@ -6,7 +6,7 @@
  * transaction (one snapshot: every row committed before it began, nothing
  * after), a few thousand rows at a time, into a temporary file beside the
  * target, at the lowest CPU priority. The loop yields after each step and
- * syncs the copy every megabyte, so neither the CPU nor a pile of unsynced
+ * syncs the copy every 256 KiB, so neither the CPU nor a pile of unsynced
  * data stands between the hub and its own commits (on ext4 a commit's sync
  * waits for other files' pending data). The finished file is synced, checked, and linked into place
  * under the target's name, which never replaces an existing file; a backup
@@ -22,9 +22,9 @@ import { createPrivateFile, DatabaseError } from "./open.ts";
 /** Rows copied per step. */
 const STEP_ROWS = 2000;
 /** Pause between steps: room for the serving hub's own writes and syncs. */
-const STEP_PAUSE_MS = 2;
+const STEP_PAUSE_MS = 5;
 /** Unsynced bytes of the copy allowed before it is synced: enough to keep syncs rare, little enough to flush quickly. */
-const SYNC_EVERY_BYTES = 1024 * 1024;
+const SYNC_EVERY_BYTES = 256 * 1024;
 /** The copying process yields the CPU to everything else, the serving hub first of all. */
 const LOWEST_PRIORITY = 19;
 
