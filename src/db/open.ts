@@ -111,21 +111,6 @@ export function openDatabase(path: string): HubDb {
   return { path, sqlite, orm: drizzle(sqlite, { schema }) };
 }
 
-/**
- * Opens a database for reading only, beside the hub that serves it: nothing
- * is created, migrated or written, so the hub stays its one writer.
- */
-export function openReadOnly(path: string): HubDb {
-  let sqlite: Database;
-  try {
-    sqlite = new Database(path, { readonly: true, strict: true });
-    sqlite.exec("PRAGMA busy_timeout = 5000");
-  } catch (error) {
-    throw new DatabaseError(`cannot open database ${path}: ${describe(error)}`);
-  }
-  return { path, sqlite, orm: drizzle(sqlite, { schema }) };
-}
-
 /** Applies every migration the database has not seen, each in its own transaction. Returns the names applied. */
 export function migrate(db: HubDb, migrations: readonly Migration[] = MIGRATIONS): string[] {
   const { sqlite } = db;
