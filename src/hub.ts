@@ -86,7 +86,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   }, log);
   const auditRetention = new AuditRetention(db, config.auditRetentionDays, now, log);
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
-  const streams = new StreamHub(live, config.maxStreams);
+  const streams = new StreamHub(live, config.maxStreams, config.streamStallMs, now);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
   const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log }, options.alerts);
   const ingest = new Ingest(db, agents, live, now, log, alerts);

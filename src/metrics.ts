@@ -29,6 +29,7 @@ export type TimedOperation = "ingest" | "history";
 
 export interface Gauges {
   readonly streamsOpen: number;
+  readonly streamsDropped: number;
   readonly readingsAccepted: number;
   readonly readingsRejected: ReadonlyMap<string, number>;
   readonly databaseBytes: number;
@@ -75,6 +76,7 @@ export class Metrics {
     }
     const gauge = (name: string, type: "gauge" | "counter", help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
     gauge("hub_streams_open", "gauge", "Open event streams.", gauges.streamsOpen);
+    gauge("hub_streams_dropped_total", "counter", "Event streams closed because the client stopped reading (socket not drained for STREAM_STALL_MS, or over 1 MiB unsent).", gauges.streamsDropped);
     gauge("hub_readings_accepted_total", "counter", "Readings accepted from agents since start.", gauges.readingsAccepted);
     lines.push("# HELP hub_readings_rejected_total Readings refused since start, by the rule broken (or storage).", "# TYPE hub_readings_rejected_total counter");
     for (const [reason, value] of [...gauges.readingsRejected].sort(([a], [b]) => a.localeCompare(b))) lines.push(`hub_readings_rejected_total{reason="${label(reason)}"} ${value}`);

@@ -10,7 +10,7 @@ import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
 import { unixSocketPath } from "./domain/net.ts";
-import { ClientCounts, clientIp, clientKey, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
+import { ClientCounts, clientIp, clientKey, NO_SOCKET_ADDRESS, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
 import { CapacityRefusal, RefusalLog } from "./http/errors.ts";
 import { forElysia, receivedRequest } from "./http/incentives.ts";
 import { securityHeaders } from "./http/security.ts";
@@ -178,6 +178,10 @@ export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Serv
       rememberSocketAddress(real, UNIX_SOCKET_PEER);
       // Bun takes idleTimeout only for TCP listeners, so a socket's requests get it one by one.
       server.timeout(request, IDLE_TIMEOUT_S);
+    } else if (real !== request) {
+      // A copy has no socket of its own: without this every request with a short Host would count as one
+      // anonymous client, outside the caps of the address that really sent it.
+      rememberSocketAddress(real, server.requestIP(request)?.address ?? NO_SOCKET_ADDRESS);
     }
     return real;
   };

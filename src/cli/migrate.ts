@@ -1,5 +1,17 @@
+import { sendToHub, writerFor } from "../control/client.ts";
+import { CONTROL_ROUTES, type SchemaState } from "../control/protocol.ts";
 import { migrate as applyMigrations, openDatabase } from "../db/open.ts";
-import type { Command } from "./command.ts";
+import { MIGRATIONS } from "../db/migrations.ts";
+import { CommandError, type Command } from "./command.ts";
+
+/**
+ * The migrations the served database lacks. A serving hub applied its own at
+ * start and is the file's one writer, so beside it `hub migrate` only asks.
+ */
+async function pending(socket: string): Promise<string[]> {
+  const done = new Set((await sendToHub<SchemaState>(socket, CONTROL_ROUTES.schema)).versions);
+  return MIGRATIONS.filter((m) => !done.has(m.version)).map((m) => m.name);
+}
 
 export const migrate: Command = {
   name: "migrate",
@@ -7,12 +19,25 @@ export const migrate: Command = {
   summary: "Apply database migrations and exit",
   flags: [],
   async run({ config, out }) {
-    const db = openDatabase(config.db);
+    const writer = writerFor(config.db);
+    if (writer.kind === "hub") {
+      const missing = await pending(writer.socket);
+      if (missing.length > 0) {
+        throw new CommandError(`a hub is serving ${config.db}, which lacks ${missing.join(", ")}; stop it, then run hub migrate (or start this version of the hub, which migrates at start)`);
+      }
+      out(`${config.db} is up to date`);
+      return 0;
+    }
     try {
-      const applied = applyMigrations(db);
-      out(applied.length === 0 ? `${config.db} is up to date` : `applied ${applied.join(", ")} to ${config.db}`);
+      const db = openDatabase(config.db);
+      try {
+        const applied = applyMigrations(db);
+        out(applied.length === 0 ? `${config.db} is up to date` : `applied ${applied.join(", ")} to ${config.db}`);
+      } finally {
+        db.sqlite.close();
+      }
     } finally {
-      db.sqlite.close();
+      writer.release();
     }
     return 0;
   },

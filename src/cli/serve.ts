@@ -1,3 +1,4 @@
+import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { webRoutes } from "../http/web.ts";
 import { unixSocketPath } from "../domain/net.ts";
@@ -55,6 +56,7 @@ export const serve: Command = {
       throw new CommandError(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
     hub.start();
+    const control = startControlSocket(ctx);
     const url = socket === null ? `http://${config.host}:${server.port}` : `unix:${socket}`;
     log.info("hub listening", { url, origin: config.origin, db: config.db, version: HUB_VERSION });
     const agents = new AbortController();
@@ -67,6 +69,7 @@ export const serve: Command = {
     const received = await signal;
     log.info("shutting down", { signal: received });
     agents.abort();
+    await control?.close();
     await hub.stop();
     await drain(server);
     closeDatabase(db);

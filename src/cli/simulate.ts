@@ -5,7 +5,10 @@
 import { readSecretFile, type Env } from "../config/load.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { allSlots, backfill, BackfillError } from "../sim/backfill.ts";
-import { playLive, provisionSimAgents, provisionSimAgentsViaApi, SIMULATOR_AGENT_LABEL } from "../sim/live.ts";
+import { playLive, provisionSimAgents, provisionSimAgentsViaApi, SIMULATOR_AGENT_LABEL, type SimAgent } from "../sim/live.ts";
+import { sendToHub, writerFor } from "../control/client.ts";
+import { CONTROL_ROUTES, type SimulatorAgents, type SimulatorAgentsRequest } from "../control/protocol.ts";
+import { isPlatform, type Region } from "../domain/catalogue.ts";
 import { CommandError, type Command } from "./command.ts";
 
 const DEFAULT_SEED = 1;
@@ -47,6 +50,30 @@ export function simulateApiKey(flag: (name: string) => string | undefined, env: 
   if (given(env.HUB_API_KEY) && given(env.HUB_API_KEY_FILE)) throw new CommandError("set HUB_API_KEY or HUB_API_KEY_FILE, not both");
   if (given(env.HUB_API_KEY_FILE)) return readSecretFile(env.HUB_API_KEY_FILE, "HUB_API_KEY_FILE");
   return given(env.HUB_API_KEY) ? env.HUB_API_KEY : undefined;
+}
+
+/** The simulator's agents in `dbPath`: handed to the hub serving it, or written into the file when none does. */
+async function provisionInDatabase(dbPath: string, regions: readonly Region[], count: number): Promise<SimAgent[]> {
+  const writer = writerFor(dbPath);
+  if (writer.kind === "hub") {
+    const made = await sendToHub<SimulatorAgents>(writer.socket, CONTROL_ROUTES.simulatorAgents, { count } satisfies SimulatorAgentsRequest);
+    const byId = new Map(regions.map((r) => [r.id, r]));
+    return made.agents.flatMap((a) => {
+      const region = byId.get(a.region);
+      return region && isPlatform(a.platform) ? [{ id: a.id, token: a.token, platform: a.platform, region }] : [];
+    });
+  }
+  try {
+    const db = openDatabase(dbPath);
+    try {
+      migrate(db);
+      return provisionSimAgents(db, regions, count, Date.now());
+    } finally {
+      db.sqlite.close();
+    }
+  } finally {
+    writer.release();
+  }
 }
 
 /** Resolves on SIGINT or SIGTERM, or after `seconds` when given. */
@@ -124,13 +151,7 @@ export const simulate: Command = {
         throw new CommandError(`could not create the agents through the admin API: ${error instanceof Error ? error.message : String(error)}`);
       }
     } else {
-      const db = openDatabase(config.db);
-      try {
-        migrate(db);
-        agents = provisionSimAgents(db, config.catalogue.regions, count, Date.now());
-      } finally {
-        db.sqlite.close();
-      }
+      agents = await provisionInDatabase(config.db, config.catalogue.regions, count);
     }
     out(`playing ${agents.length} agents labelled "${SIMULATOR_AGENT_LABEL}" against ${base} at ${speed}× speed${duration ? ` for ${duration} s` : ""}; Ctrl-C stops`);
     const controller = stopSignal(duration);

@@ -61,6 +61,7 @@ export interface Settings {
   agentSetupUrl: string | null;
   maxStreams: number;
   maxStreamsPerClient: number;
+  streamStallMs: number;
   maxRequestsPerClient: number;
   bodyTimeoutMs: number;
   logLevel: LogLevel;
@@ -489,6 +490,10 @@ export const OPTIONS: OptionTable = {
   maxStreamsPerClient: {
     flag: "--max-streams-per-client", env: "MAX_STREAMS_PER_CLIENT", arg: "N", help: "Most concurrent event streams one client IP may hold before 503", defaultText: "32",
     allowed: "an integer from 1 to 1000000", default: 32, parse: integer(1, 1_000_000),
+  },
+  streamStallMs: {
+    flag: "--stream-stall-ms", env: "STREAM_STALL_MS", arg: "MS", help: "Time an event stream's socket may go without draining before the client is dropped", defaultText: "60000",
+    allowed: "an integer number of milliseconds from 1000 to 3600000", default: 60_000, parse: integer(1000, 3_600_000),
   },
   maxRequestsPerClient: {
     flag: "--max-requests-per-client", env: "MAX_REQUESTS_PER_CLIENT", arg: "N", help: "Most requests one client IP may have in progress at once before 503 (streams not counted)", defaultText: "64",

@@ -27,6 +27,9 @@ function errorCode(error: unknown): string {
   return error instanceof Error && "code" in error ? String(error.code) : "";
 }
 
+/** The server lock is held: a hub is serving the database. */
+export class ServerLockHeld extends DatabaseError {}
+
 /** Owner-only: the database holds password hashes, session hashes and second-factor secrets, and a backup holds the same. */
 const PRIVATE_FILE_MODE = 0o600;
 const PRIVATE_DIRECTORY_MODE = 0o700;
@@ -164,7 +167,7 @@ export function acquireServerLock(dbPath: string): ServerLock {
     handle.exec("BEGIN EXCLUSIVE");
   } catch {
     handle.close();
-    throw new DatabaseError(`another hub is already serving ${dbPath} (it holds ${lockPath}); stop it first or use another --db`);
+    throw new ServerLockHeld(`another hub is already serving ${dbPath} (it holds ${lockPath}); stop it first or use another --db`);
   }
   return {
     release() {

@@ -1,7 +1,9 @@
 /**
  * The Server-Sent Events fan-out. Every open stream of a platform receives
  * the very bytes the live store serialised for a change; a client that stops
- * reading is dropped once its buffer stays full, so it never delays others.
+ * reading is dropped once its socket has not drained for STREAM_STALL_MS
+ * (60 s) or it has more than 1 MiB unsent, so it never delays others nor
+ * holds its slot and memory.
  * Streams are capped in all and per client, so that one client cannot take
  * every slot.
  */
@@ -12,8 +14,10 @@ import { HttpProblem } from "../http/problem.ts";
 import type { LiveStore, Published } from "./store.ts";
 
 export const PING_INTERVAL_MS = 15_000;
-/** Bytes a client may fall behind before it is dropped. */
-export const MAX_BUFFERED_BYTES = 256 * 1024;
+/** Bytes a client may leave unsent (held by the hub while its socket does not drain) before it is dropped. */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+/** How often stalled clients are looked for. */
+const STALL_CHECK_MS = 1000;
 const PING = new TextEncoder().encode(": ping\n\n");
 const HELLO = new TextEncoder().encode(": connected\n\n");
 
@@ -23,53 +27,139 @@ export const STREAM_HEADERS = {
   "x-accel-buffering": "no",
 } as const;
 
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return joined;
+}
+
+/**
+ * One open stream, written straight to its socket (a direct stream, so that
+ * Bun tells when the socket stops draining). While a write waits for the
+ * socket, later messages wait here, in order, as references to the shared
+ * frames; they count as unsent together with the waiting write.
+ */
 class StreamClient {
-  private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
-  closed = false;
+  private controller: ReadableStreamDirectController | null = null;
+  private finish: (() => void) | null = null;
+  private waiting: Uint8Array[] = [];
+  private waitingBytes = 0;
+  /** Bytes of the write the socket has not drained yet. */
+  private blockedBytes = 0;
+  /** When the socket stopped draining; null while it keeps up. */
+  private stalledSince: number | null = null;
+  private closed = false;
   readonly stream: ReadableStream<Uint8Array>;
 
   constructor(
     readonly viewer: string,
     first: Uint8Array,
-    private readonly onClose: (client: StreamClient) => void,
+    private readonly now: () => number,
+    private readonly onClose: (client: StreamClient, dropped: boolean) => void,
   ) {
-    this.stream = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          this.controller = controller;
-          controller.enqueue(first);
-        },
-        cancel: () => this.close(),
+    this.waiting.push(first);
+    this.waitingBytes = first.byteLength;
+    const source: Bun.DirectUnderlyingSource<Uint8Array> = {
+      type: "direct",
+      pull: (controller: ReadableStreamDirectController) => {
+        this.controller = controller;
+        this.flushWaiting();
+        // The response lasts until the stream is closed from here (or the client goes away).
+        return new Promise<void>((resolve) => {
+          if (this.closed) resolve();
+          else this.finish = resolve;
+        });
       },
-      { highWaterMark: 64 * 1024, size: (chunk) => chunk?.byteLength ?? 0 },
-    );
+      cancel: () => this.close(),
+    };
+    // The DOM typings the web app needs hide Bun's overload of the constructor for direct streams.
+    this.stream = new ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>);
   }
 
-  /** Queues bytes; drops the client when it has fallen too far behind. */
+  private get unsentBytes(): number {
+    return this.blockedBytes + this.waitingBytes;
+  }
+
+  /** Sends bytes, or queues them while the socket is not draining; drops the client once too much waits. */
   send(bytes: Uint8Array): void {
+    if (this.closed) return;
+    if (this.controller === null || this.stalledSince !== null) {
+      this.waiting.push(bytes);
+      this.waitingBytes += bytes.byteLength;
+      if (this.unsentBytes > MAX_UNSENT_BYTES) this.drop();
+      return;
+    }
+    this.write(bytes);
+  }
+
+  private write(bytes: Uint8Array): void {
     const controller = this.controller;
-    if (this.closed || !controller) return;
-    if ((controller.desiredSize ?? 0) < -MAX_BUFFERED_BYTES) {
+    if (!controller) return;
+    // A promise means the socket did not take it all: the rest waits for it to drain. (Read in-process, Bun returns nothing.)
+    let pending: number | Promise<number> | undefined;
+    try {
+      const written = controller.write(bytes);
+      pending = written instanceof Promise ? written : controller.flush();
+    } catch {
       this.close();
       return;
     }
-    try {
-      controller.enqueue(bytes);
-    } catch {
-      this.close();
-    }
+    if (!(pending instanceof Promise)) return;
+    this.stalledSince = this.now();
+    this.blockedBytes = bytes.byteLength;
+    pending.then(
+      () => this.drained(),
+      () => this.close(),
+    );
+  }
+
+  private drained(): void {
+    this.stalledSince = null;
+    this.blockedBytes = 0;
+    if (!this.closed) this.flushWaiting();
+  }
+
+  private flushWaiting(): void {
+    if (this.waiting.length === 0) return;
+    const bytes = concat(this.waiting, this.waitingBytes);
+    this.waiting = [];
+    this.waitingBytes = 0;
+    this.write(bytes);
+  }
+
+  /** True if the socket has not drained for longer than `stallMs`. */
+  stalledFor(stallMs: number): boolean {
+    return this.stalledSince !== null && this.now() - this.stalledSince >= stallMs;
+  }
+
+  /** Closes a client that stopped reading: what it has not taken is thrown away, and the connection ends. */
+  drop(): void {
+    this.end(new Error("the client stopped reading its stream"), true);
   }
 
   close(): void {
+    this.end(undefined, false);
+  }
+
+  private end(error: Error | undefined, dropped: boolean): void {
     if (this.closed) return;
     this.closed = true;
+    this.waiting = [];
+    this.waitingBytes = 0;
     try {
-      this.controller?.close();
+      this.controller?.close(error);
     } catch {
-      // already closed by the runtime
+      // the runtime has already ended it
     }
     this.controller = null;
-    this.onClose(this);
+    this.finish?.();
+    this.finish = null;
+    this.onClose(this, dropped);
   }
 }
 
@@ -87,19 +177,28 @@ export interface StreamRequest {
 export class StreamHub {
   private readonly clients = new Map<Platform, Set<StreamClient>>(PLATFORMS.map((p) => [p, new Set()]));
   private open = 0;
+  private dropped = 0;
   private readonly perClient = new ClientCounts();
   private pingTimer: ReturnType<typeof setInterval> | null = null;
+  private stallTimer: ReturnType<typeof setInterval> | null = null;
   private readonly unsubscribe: () => void;
 
   constructor(
     private readonly live: LiveStore,
     private readonly maxStreams: number,
+    private readonly stallMs: number,
+    private readonly now: () => number,
   ) {
     this.unsubscribe = live.onChange((published) => this.broadcast(published));
   }
 
   get openCount(): number {
     return this.open;
+  }
+
+  /** Streams closed because their client stopped reading, since start. */
+  get droppedCount(): number {
+    return this.dropped;
   }
 
   /** Client IPs of every open stream, for presence. */
@@ -135,10 +234,11 @@ export class StreamHub {
     const first = lastEventId !== null && lastEventId.trim() === String(current.revision) ? HELLO : current.frame;
     const set = this.clients.get(platform);
     if (!set) throw new HttpProblem(404, `Unknown platform ${platform}.`);
-    const client = new StreamClient(viewer, first, (closed) => {
+    const client = new StreamClient(viewer, first, this.now, (closed, dropped) => {
       if (!set.delete(closed)) return;
       this.open--;
       this.perClient.remove(key);
+      if (dropped) this.dropped++;
     });
     set.add(client);
     this.open++;
@@ -148,10 +248,16 @@ export class StreamHub {
     return new Response(client.stream, { headers: STREAM_HEADERS });
   }
 
-  /** Starts the keep-alive comments. */
+  /** Starts the keep-alive comments and the look-out for clients whose socket stopped draining. */
   start(): void {
     this.pingTimer ??= setInterval(() => this.ping(), PING_INTERVAL_MS);
     this.pingTimer.unref?.();
+    this.stallTimer ??= setInterval(() => this.dropStalled(), Math.min(STALL_CHECK_MS, this.stallMs));
+    this.stallTimer.unref?.();
+  }
+
+  dropStalled(): void {
+    for (const set of this.clients.values()) for (const client of [...set]) if (client.stalledFor(this.stallMs)) client.drop();
   }
 
   ping(): void {
@@ -162,6 +268,8 @@ export class StreamHub {
   closeAll(): void {
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
+    if (this.stallTimer) clearInterval(this.stallTimer);
+    this.stallTimer = null;
     for (const set of this.clients.values()) for (const client of [...set]) client.close();
   }
 

@@ -13,6 +13,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
     () => {
       const text = ctx.metrics.render({
         streamsOpen: ctx.streams.openCount,
+        streamsDropped: ctx.streams.droppedCount,
         readingsAccepted: ctx.ingest.counters.accepted,
         readingsRejected: ctx.ingest.counters.rejected,
         databaseBytes: pages.get()?.bytes ?? 0,

@@ -6,11 +6,13 @@
  * measured now (the hub accepts nothing else); `speed` only makes the
  * simulated world behind them run faster.
  */
+import type { AgentAdmin } from "../admin/agents.ts";
 import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
+import type { Actor } from "../db/audit.ts";
 import { insertAgent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
 import type { Assignment } from "../domain/cadence.ts";
-import { PLATFORMS, type Platform, type Region } from "../domain/catalogue.ts";
+import { isPlatform, PLATFORMS, type Platform, type Region } from "../domain/catalogue.ts";
 import { ZoneClock } from "../domain/timezone.ts";
 import { providerOf } from "./backfill.ts";
 import { hashInts, seededRandom } from "./random.ts";
@@ -71,6 +73,29 @@ export function provisionSimAgents(db: HubDb, regions: readonly Region[], count:
       agents.push({ id: agent.id, token, platform, region });
     }
   })();
+  return agents;
+}
+
+/**
+ * The same through the hub's own admin code, for `hub simulate --db` beside
+ * the hub serving that file (it reaches the hub over the control socket).
+ */
+export function provisionSimAgentsThrough(admin: AgentAdmin, actor: Actor, regions: readonly Region[], count: number): SimAgent[] {
+  const byId = new Map(regions.map((r) => [r.id, r]));
+  const previous = admin.list().filter((a) => a.label === SIMULATOR_AGENT_LABEL && a.source === "manual" && byId.has(a.region));
+  const agents: SimAgent[] = [];
+  for (let n = 0; n < count; n++) {
+    const reused = previous[n];
+    const reusedRegion = reused ? byId.get(reused.region) : undefined;
+    if (reused && reusedRegion && isPlatform(reused.platform)) {
+      if (!reused.enabled) admin.update(actor, reused.id, { enabled: true });
+      agents.push({ id: reused.id, token: admin.rotateToken(actor, reused.id), platform: reused.platform, region: reusedRegion });
+      continue;
+    }
+    const { platform, region } = slotOfAgent(n, regions);
+    const created = admin.create(actor, { region: region.id, provider: providerOf(platform), label: SIMULATOR_AGENT_LABEL });
+    agents.push({ id: created.agent.id, token: created.token, platform, region });
+  }
   return agents;
 }
 

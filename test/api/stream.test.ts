@@ -166,7 +166,8 @@ describe("the incentives stream", () => {
     }
   });
 
-  test("a client that stops reading is dropped; the others still get every message", async () => {
+  // Dropping such a client needs a socket that stops draining: test/e2e/stream-stalls.test.ts runs that against dist/hub.
+  test("a client that stops reading never delays the others: they get every message", async () => {
     const hub = testHub();
     const stuck = await open(hub);
     const reader = new SseReader(await open(hub));
@@ -178,7 +179,6 @@ describe("the incentives stream", () => {
       const message = await reader.nextMessage(200);
       expect(JSON.parse(message?.data ?? "{}").regions[0].survivor).toBe(i % 1000);
     }
-    expect(hub.ctx.streams.openCount).toBe(1);
     await reader.close();
     await stuck.body?.cancel().catch(() => {});
   });

@@ -1,0 +1,69 @@
+/**
+ * The CLI's side of the control socket: who may write the database, and how
+ * a change reaches the hub that serves it.
+ */
+import { acquireServerLock, ServerLockHeld } from "../db/open.ts";
+import { CommandError } from "../cli/command.ts";
+import { controlSocketPath } from "./protocol.ts";
+
+/** Errors that mean the request never reached a listening hub, so sending it again cannot apply it twice. */
+const NOT_LISTENING = new Set(["ENOENT", "ECONNREFUSED", "FailedToOpenSocket", "ConnectionRefused"]);
+
+/** How long a command waits for a hub that holds the lock but is still starting (migrating) to listen on its socket. */
+const STARTING_HUB_WAIT_MS = 15_000;
+
+/**
+ * Who writes the database: the hub serving it, reached over its socket; or,
+ * with none serving, this process, which holds the server lock until
+ * `release` so that no hub starts writing beside it.
+ */
+export type Writer = { readonly kind: "hub"; readonly socket: string } | { readonly kind: "file"; release(): void };
+
+export function writerFor(dbPath: string): Writer {
+  try {
+    const lock = acquireServerLock(dbPath);
+    return { kind: "file", release: () => lock.release() };
+  } catch (error) {
+    if (error instanceof ServerLockHeld) return { kind: "hub", socket: controlSocketPath(dbPath) };
+    throw error;
+  }
+}
+
+function problemDetail(text: string, status: number): string {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (body !== null && typeof body === "object" && "detail" in body && typeof body.detail === "string") return body.detail;
+  } catch {
+    // not a problem detail: the status says what there is to say
+  }
+  return `the hub answered ${status}`;
+}
+
+/**
+ * Sends one request to the serving hub and returns its answer: a change
+ * with a body, a read without; a refusal becomes the command's one-line error.
+ */
+export async function sendToHub<T>(socket: string, route: string, body?: object): Promise<T> {
+  const deadline = Date.now() + STARTING_HUB_WAIT_MS;
+  for (;;) {
+    let response: Response;
+    try {
+      response = await fetch(
+        `http://hub${route}`,
+        body === undefined ? { unix: socket } : { unix: socket, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      );
+    } catch (error) {
+      const code = error instanceof Error && "code" in error ? String(error.code) : "";
+      if (NOT_LISTENING.has(code) && Date.now() < deadline) {
+        await Bun.sleep(200);
+        continue;
+      }
+      throw new CommandError(
+        `a hub is serving this database but does not answer on ${socket} (${error instanceof Error ? error.message : String(error)}); check that it runs as this user, or stop it and try again`,
+      );
+    }
+    const text = await response.text();
+    if (!response.ok) throw new CommandError(problemDetail(text, response.status));
+    return JSON.parse(text) as T;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The local control socket (SPEC §16.2): how the CLI's writing commands hand
+ * their change to the hub serving a database instead of opening the file for
+ * writing. HTTP with JSON bodies over a Unix socket beside the database,
+ * `<db>.sock`, owner-only; answers that are not 2xx carry a problem detail.
+ */
+
+export function controlSocketPath(dbPath: string): string {
+  return `${dbPath}.sock`;
+}
+
+/** POST routes take a JSON body; GET routes only read. */
+export const CONTROL_ROUTES = {
+  listAgents: "/v1/agents/list",
+  schema: "/v1/schema",
+  createAgent: "/v1/agents",
+  createUser: "/v1/users",
+  resetPassword: "/v1/users/reset-password",
+  simulatorAgents: "/v1/simulator-agents",
+} as const;
+
+export interface ListedAgent {
+  readonly id: number;
+  readonly enabled: boolean;
+  readonly platform: string;
+  readonly region: string;
+  readonly provider: string;
+  readonly source: string;
+  readonly label: string | null;
+  readonly readings: number;
+  readonly lastReadingAt: number | null;
+}
+
+export interface AgentList {
+  readonly agents: readonly ListedAgent[];
+}
+
+/** The migrations the served database has applied, by version. */
+export interface SchemaState {
+  readonly versions: readonly number[];
+}
+
+export interface CreateAgentRequest {
+  readonly region: string;
+  readonly provider: string;
+  readonly label: string | null;
+}
+
+export interface CreatedAgent {
+  readonly agent: { readonly id: number; readonly provider: string; readonly platform: string; readonly region: string; readonly label: string | null };
+  readonly token: string;
+}
+
+export interface CreateUserRequest {
+  readonly username: string;
+  readonly role: "admin" | "user";
+  readonly password: string;
+}
+
+export interface ResetPasswordRequest {
+  readonly username: string;
+  readonly password: string;
+}
+
+export interface ChangedUser {
+  readonly user: { readonly id: number; readonly username: string; readonly role: string };
+}
+
+export interface SimulatorAgentsRequest {
+  readonly count: number;
+}
+
+export interface SimulatorAgents {
+  readonly agents: readonly { readonly id: number; readonly token: string; readonly platform: string; readonly region: string }[];
+}

@@ -1,0 +1,155 @@
+/**
+ * The hub's side of the control socket. Each change goes through the same
+ * admin code as the HTTP admin API, audited as coming from the command line;
+ * the socket file is owner-only, which is the gate (Bun does not expose the
+ * peer's credentials). Bodies carry passwords, so they are never logged.
+ */
+import { chmodSync, lstatSync, rmSync } from "node:fs";
+import type { Server } from "bun";
+import { AgentAdmin } from "../admin/agents.ts";
+import { UserAdmin } from "../auth/admin-users.ts";
+import type { HubContext } from "../context.ts";
+import { CLI_ACTOR } from "../db/audit.ts";
+import { findUserByName } from "../db/users.ts";
+import { HttpProblem } from "../http/problem.ts";
+import { provisionSimAgentsThrough } from "../sim/live.ts";
+import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type SchemaState, type SimulatorAgents } from "./protocol.ts";
+
+const MAX_BODY_BYTES = 64 * 1024;
+const MAX_SIMULATOR_AGENTS = 10_000;
+/** Bits taken off the socket's mode while it is bound, so it is never usable by others, not even for an instant. */
+const OWNER_ONLY_UMASK = 0o177;
+
+export interface ControlSocket {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+type Body = Readonly<Record<string, unknown>>;
+
+function field(body: Body, name: string): string {
+  const value = body[name];
+  if (typeof value !== "string") throw new HttpProblem(400, `The request needs "${name}" as a string.`);
+  return value;
+}
+
+function optionalField(body: Body, name: string): string | null {
+  const value = body[name];
+  return value === undefined || value === null ? null : field(body, name);
+}
+
+async function readBody(request: Request): Promise<Body> {
+  let value: unknown;
+  try {
+    value = await request.json();
+  } catch {
+    throw new HttpProblem(400, "The request body is not JSON.");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new HttpProblem(400, "The request body must be a JSON object.");
+  return value as Body;
+}
+
+function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents): Response {
+  return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
+}
+
+/** A socket left by a hub that was killed is replaced; anything else under that name is not ours to remove. */
+function clearStale(path: string): void {
+  let isSocket: boolean;
+  try {
+    isSocket = lstatSync(path).isSocket();
+  } catch {
+    return;
+  }
+  if (!isSocket) throw new Error(`${path} exists and is not a socket; move it away so the command line can reach this hub`);
+  rmSync(path, { force: true });
+}
+
+/**
+ * Listens on `<db>.sock`. Only the hub holding the server lock calls this,
+ * so a socket already there belongs to a hub that is gone. Returns null for
+ * an in-memory database, or when the socket cannot be made (logged: the hub
+ * serves anyway, and the CLI says it cannot reach it).
+ */
+export function startControlSocket(ctx: HubContext): ControlSocket | null {
+  if (ctx.db.path === ":memory:") return null;
+  const path = controlSocketPath(ctx.db.path);
+  const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now);
+  const agents = new AgentAdmin(ctx.db, ctx.config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now);
+
+  const reads: Readonly<Record<string, () => Response>> = {
+    [CONTROL_ROUTES.listAgents]: () => json(200, { agents: agents.list() }),
+    [CONTROL_ROUTES.schema]: () =>
+      json(200, { versions: ctx.db.sqlite.query<{ version: number }, []>("SELECT version FROM schema_migrations ORDER BY version").all().map((row) => row.version) }),
+  };
+  const changes: Readonly<Record<string, (body: Body) => Promise<Response>>> = {
+    [CONTROL_ROUTES.createAgent]: async (body) => {
+      const { agent, token } = agents.create(CLI_ACTOR, { region: field(body, "region"), provider: field(body, "provider"), label: optionalField(body, "label") });
+      return json(201, { agent: { id: agent.id, provider: agent.provider, platform: agent.platform, region: agent.region, label: agent.label }, token });
+    },
+    [CONTROL_ROUTES.createUser]: async (body) => {
+      const username = field(body, "username");
+      const role = field(body, "role");
+      if (role !== "admin" && role !== "user") throw new HttpProblem(400, `the role must be admin or user, not "${role}"`);
+      if (findUserByName(ctx.db.orm, username)) throw new HttpProblem(409, `the username "${username}" is taken`);
+      const user = await users.create(CLI_ACTOR, { username, role, password: field(body, "password"), email: null, name: null });
+      return json(201, { user: { id: user.id, username: user.username, role: user.role } });
+    },
+    [CONTROL_ROUTES.resetPassword]: async (body) => {
+      const username = field(body, "username");
+      const row = findUserByName(ctx.db.orm, username);
+      if (!row) throw new HttpProblem(404, `there is no user "${username}"`);
+      const user = await users.update(CLI_ACTOR, row.id, { password: field(body, "password") });
+      return json(200, { user: { id: user.id, username: user.username, role: user.role } });
+    },
+    [CONTROL_ROUTES.simulatorAgents]: async (body) => {
+      const count = body["count"];
+      if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > MAX_SIMULATOR_AGENTS) {
+        throw new HttpProblem(400, `The request needs "count" as an integer from 1 to ${MAX_SIMULATOR_AGENTS}.`);
+      }
+      const made = provisionSimAgentsThrough(agents, CLI_ACTOR, ctx.config.catalogue.regions, count);
+      return json(201, { agents: made.map((a) => ({ id: a.id, token: a.token, platform: a.platform, region: a.region.id })) });
+    },
+  };
+
+  const answer = async (request: Request): Promise<Response> => {
+    const route = new URL(request.url).pathname;
+    const read = reads[route];
+    const change = changes[route];
+    try {
+      if (read && request.method === "GET") return read();
+      if (change && request.method === "POST") return await change(await readBody(request));
+      if (read || change) throw new HttpProblem(405, `${route} takes ${read ? "GET" : "POST"}.`);
+      throw new HttpProblem(404, `The control socket has no ${route}; is this command from another version of the hub?`);
+    } catch (error) {
+      if (error instanceof HttpProblem) return error.toResponse();
+      ctx.log.error("a change from the command line failed", { route, error: error instanceof Error ? error.message : String(error) });
+      return new HttpProblem(500, "The hub could not make the change; its log says why.").toResponse();
+    }
+  };
+
+  let server: Server<unknown>;
+  try {
+    clearStale(path);
+    const umask = process.umask(OWNER_ONLY_UMASK);
+    try {
+      server = Bun.serve({ unix: path, fetch: answer, maxRequestBodySize: MAX_BODY_BYTES, development: false });
+    } finally {
+      process.umask(umask);
+    }
+    chmodSync(path, 0o600);
+  } catch (error) {
+    ctx.log.error("the control socket is unavailable; commands such as hub agent create cannot reach this hub", {
+      socket: path,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
+  }
+  return {
+    path,
+    async close() {
+      await server.stop(true);
+      rmSync(path, { force: true });
+    },
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Backups are all or nothing (SPEC §16.2): `hub backup FILE` builds its copy
+ * in a temporary file beside FILE and links it into place when it is
+ * complete and synced, beside a hub that keeps taking readings.
+ */
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { scratchDirs } from "../helpers.ts";
+import { compiledHub } from "./compiled.ts";
+import { runCli, startHub } from "./harness.ts";
+
+const scratch = scratchDirs();
+const TEMPORARY = /^copy\.db\.hub-backup-\d+\.tmp$/;
+
+function integrity(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check ?? "";
+  } finally {
+    db.close();
+  }
+}
+
+function count(path: string, sql: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.query<{ n: number }, []>(sql).get()?.n ?? -1;
+  } finally {
+    db.close();
+  }
+}
+
+async function postReading(url: string, token: string, measuredAt: number): Promise<number> {
+  const response = await fetch(`${url}/api/v1/agent/readings`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor: 0, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date(measuredAt).toISOString() }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe("hub backup, all or nothing", () => {
+  test("a backup killed mid-copy leaves nothing under FILE; its temporary file is recognisable and the next backup removes it", async () => {
+    const bin = await compiledHub();
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    const fill = await runCli(["simulate", "--db", db, "--backfill-days", "10"], { cmd: [bin] });
+    expect(fill.exitCode).toBe(0);
+    const hub = await startHub({ cmd: [bin], args: ["--db", db, "--retention-days", "30"] });
+    try {
+      const target = join(dir, "copy.db");
+      const backup = Bun.spawn([bin, "backup", target, "--db", db], { stdout: "ignore", stderr: "ignore" });
+      // Killed once a good part of the copy is written, wherever it is being written.
+      for (let killed = false; !killed; await Bun.sleep(10)) {
+        if (backup.exitCode !== null) throw new Error("the backup finished before it could be killed: use a bigger database");
+        const written = readdirSync(dir).filter((name) => name === "copy.db" || TEMPORARY.test(name)).map((name) => statSync(join(dir, name)).size);
+        if (written.some((size) => size > 8 * 1024 * 1024)) {
+          backup.kill("SIGKILL");
+          killed = true;
+        }
+      }
+      await backup.exited;
+      expect(existsSync(target)).toBe(false);
+      const left = readdirSync(dir).filter((name) => TEMPORARY.test(name));
+      expect(left).toHaveLength(1);
+
+      const again = await runCli(["backup", target, "--db", db], { cmd: [bin] });
+      expect(again.exitCode).toBe(0);
+      expect(again.stdout).toContain(`removed ${left[0]}, left by a backup that did not finish`);
+      expect(again.stdout).toContain(`backup of ${db} written to ${target}`);
+      expect(readdirSync(dir).filter((name) => TEMPORARY.test(name))).toEqual([]);
+      expect(statSync(target).mode & 0o777).toBe(0o600);
+      expect(integrity(target)).toBe("ok");
+      expect(count(target, "SELECT COUNT(*) AS n FROM readings")).toBe(count(db, "SELECT COUNT(*) AS n FROM readings"));
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  });
+
+  test("beside a hub taking readings, the copy holds every reading acknowledged before it began, passes integrity_check and is 0600", async () => {
+    const bin = await compiledHub();
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    expect((await runCli(["simulate", "--db", db, "--backfill-days", "3"], { cmd: [bin] })).exitCode).toBe(0);
+    const tokens = Array.from({ length: 400 }, (_, i) => `backup-agent-token-${String(i).padStart(5, "0")}`);
+    const hub = await startHub({
+      cmd: [bin],
+      args: ["--db", db, "--retention-days", "30"],
+      env: { PROVISION_AGENTS: tokens.map((token, i) => `b${i}:${token}:eu-west-1:steam`).join(",") },
+    });
+    const before: number[] = [];
+    const during: number[] = [];
+    const base = Date.now() - 10_000;
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const status = await postReading(hub.url, tokens[i] ?? "", base + i);
+        statuses.push(status);
+        if (status === 201) before.push(base + i);
+      }
+      expect(statuses.filter((status) => status !== 201)).toEqual([]);
+      const target = join(dir, "copy.db");
+      const backup = Bun.spawn([bin, "backup", target, "--db", db], { stdout: "pipe", stderr: "pipe" });
+      const refused: number[] = [];
+      for (let i = 200; i < 400 && backup.exitCode === null; i++) {
+        const status = await postReading(hub.url, tokens[i] ?? "", base + i);
+        if (status === 201) during.push(base + i);
+        else refused.push(status);
+      }
+      expect(await backup.exited).toBe(0);
+      expect(refused).toEqual([]);
+      expect(during.length).toBeGreaterThan(0);
+      expect(statSync(target).mode & 0o777).toBe(0o600);
+      expect(integrity(target)).toBe("ok");
+      const copy = new Database(target, { readonly: true });
+      const stored = new Set(copy.query<{ measured_at: number }, [number]>("SELECT measured_at FROM readings WHERE measured_at >= ?").all(base).map((row) => row.measured_at));
+      copy.close();
+      expect(before.filter((at) => !stored.has(at))).toEqual([]);
+      expect(count(target, "SELECT COUNT(*) AS n FROM agents")).toBe(count(db, "SELECT COUNT(*) AS n FROM agents"));
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+    expect(integrity(db)).toBe("ok");
+    expect(count(db, `SELECT COUNT(*) AS n FROM readings WHERE measured_at >= ${base}`)).toBe(before.length + during.length);
+  });
+});
