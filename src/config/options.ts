@@ -30,6 +30,7 @@ export interface Settings {
   db: string;
   staleAfter: number;
   retentionDays: number;
+  minFreeMb: number;
   forecastWindowDays: number;
   pageSize: number;
   pollMin: string;
@@ -327,6 +328,10 @@ export const OPTIONS: OptionTable = {
   retentionDays: {
     flag: "--retention-days", env: "DATA_RETENTION_DAYS", arg: "DAYS", help: "Readings older than this are pruned", defaultText: "31",
     allowed: "an integer number of days, at least 1", default: 31, parse: integer(1, 36_500),
+  },
+  minFreeMb: {
+    flag: "--min-free-mb", env: "MIN_FREE_MB", arg: "MB", help: "Below this much free space on the database's volume, /healthz reports storage \"full\"", defaultText: "64",
+    allowed: "an integer number of megabytes, 0 or more", default: 64, parse: integer(0, 1_048_576),
   },
   forecastWindowDays: {
     flag: "--forecast-window-days", env: "FORECAST_WINDOW_DAYS", arg: "DAYS", help: "Days of readings the forecast learns from", defaultText: "84",

@@ -4,9 +4,10 @@
  */
 import type { Agent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
+import { StorageRefusal, type Storage } from "../db/storage.ts";
 import type { Assignment } from "../domain/cadence.ts";
 import type { Platform } from "../domain/catalogue.ts";
-import { checkReading, type AcceptedReading } from "../domain/readings.ts";
+import { checkReading, type AcceptedReading, type PreviousReading } from "../domain/readings.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import type { AgentDirectory } from "./agents.ts";
@@ -15,6 +16,8 @@ import type { LiveStore } from "./store.ts";
 export interface IngestResult {
   readonly assignment: Assignment;
   readonly live: boolean;
+  /** The reading repeated the agent's previous one and was answered again, not stored again. */
+  readonly duplicate: boolean;
 }
 
 export interface IngestCounters {
@@ -46,17 +49,21 @@ interface Previous {
   readonly at: number | null;
   /** The agent has exactly one, and it was a probe: the next reading is exempt from rule 5. */
   readonly secondAfterProbe: boolean;
+  /** The newest, so that a retry of it is recognised; null when there is none. */
+  readonly last: (PreviousReading & { readonly id: number }) | null;
 }
 
 export class Ingest {
   private readonly previous = new Map<number, Previous>();
   private readonly insert;
   private readonly storedPrevious;
+  private readonly storedLast;
   private readonly acceptedListeners = new Set<AcceptedListener>();
   readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
 
   constructor(
     private readonly db: HubDb,
+    private readonly storage: Storage,
     private readonly agents: AgentDirectory,
     private readonly live: LiveStore,
     private readonly now: () => number,
@@ -71,6 +78,9 @@ export class Ingest {
     // Derived from the stored readings rather than kept apart, so a restart, or readings detached or deleted by an admin, leave it right.
     this.storedPrevious = db.sqlite.query<{ at: number | null; n: number; probes: number | null }, [number]>(
       "SELECT MAX(received_at) AS at, COUNT(*) AS n, SUM(probe) AS probes FROM readings WHERE agent_id = ?",
+    );
+    this.storedLast = db.sqlite.query<{ id: number; measuredAt: number; survivor: number; killer: number; ratio: number }, [number]>(
+      "SELECT id, measured_at AS measuredAt, survivor, killer, ratio FROM readings WHERE agent_id = ? ORDER BY measured_at DESC, id DESC LIMIT 1",
     );
   }
 
@@ -90,7 +100,7 @@ export class Ingest {
     let previous = this.previous.get(agentId);
     if (previous === undefined) {
       const stored = this.storedPrevious.get(agentId);
-      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1 };
+      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1, last: this.storedLast.get(agentId) ?? null };
       this.previous.set(agentId, previous);
     }
     return previous;
@@ -100,7 +110,21 @@ export class Ingest {
     this.counters.rejected.set(reason, (this.counters.rejected.get(reason) ?? 0) + 1);
   }
 
-  submit(agent: Agent, body: unknown): IngestResult {
+  /**
+   * Checks and stores a reading. While another process holds the write lock
+   * the attempt is repeated between turns of the event loop (Storage.write),
+   * each time from the rules on, so nothing is decided on a stale view.
+   */
+  async submit(agent: Agent, body: unknown): Promise<IngestResult> {
+    try {
+      return await this.storage.write(() => this.attempt(agent, body));
+    } catch (error) {
+      if (error instanceof StorageRefusal) this.reject("storage");
+      throw error;
+    }
+  }
+
+  private attempt(agent: Agent, body: unknown): IngestResult {
     const now = this.now();
     const assignment = this.agents.assignment(agent);
     const previous = this.previousOf(agent.id);
@@ -109,7 +133,9 @@ export class Ingest {
       platform: agent.platform,
       now,
       pollMinSeconds: assignment.pollMinSeconds,
+      pollMaxSeconds: assignment.pollMaxSeconds,
       previousAcceptedAt: previous.at,
+      previous: previous.last,
       secondAfterProbe: previous.secondAfterProbe,
     });
     if (!verdict.ok) {
@@ -119,6 +145,10 @@ export class Ingest {
         errors: [{ location: refusal.location, message: refusal.detail }],
         headers: refusal.retryAfterSeconds === undefined ? {} : { "retry-after": String(refusal.retryAfterSeconds) },
       });
+    }
+    if (verdict.duplicate && previous.last !== null) {
+      const shownId = this.live.live(agent.platform as Platform, agent.region)?.id;
+      return { assignment, live: shownId === previous.last.id, duplicate: true };
     }
     const reading = verdict.reading;
     const platform = agent.platform as Platform;
@@ -143,24 +173,16 @@ export class Ingest {
           assignment.probeImmediately ? 1 : 0,
         ).lastInsertRowid,
       );
-    let id: number;
-    try {
-      id = effects === null
-        ? store()
-        : this.db.sqlite.transaction(() => {
-            const stored = store();
-            effects.write();
-            return stored;
-          })();
-    } catch (error) {
-      this.reject("storage");
-      this.log.error("a reading could not be stored", { agentId: agent.id, error });
-      throw new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", {
-        headers: { "retry-after": "30" },
-      });
-    }
+    const id = effects === null
+      ? store()
+      : this.db.sqlite.transaction(() => {
+          const stored = store();
+          effects.write();
+          return stored;
+        })();
     effects?.committed();
-    this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately });
+    const last = { id, measuredAt: reading.measuredAt, survivor: reading.survivor, killer: reading.killer, ratio: reading.ratio };
+    this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately, last });
     this.counters.accepted++;
     for (const listener of this.acceptedListeners) listener(platform, reading.region);
     const becameLive = this.live.offer(platform, reading.region, {
@@ -175,13 +197,15 @@ export class Ingest {
       activeEvent: reading.activeEvent,
     });
     let current = assignment;
-    if (reading.refreshTimeSeconds !== null) {
+    const refreshTime = reading.refreshTimeSeconds;
+    if (refreshTime !== null) {
       try {
-        if (this.agents.learnRefreshTime(platform, reading.region, reading.refreshTimeSeconds, now)) current = this.agents.assignment(agent);
+        if (this.storage.writeNow(() => this.agents.learnRefreshTime(platform, reading.region, refreshTime, now))) current = this.agents.assignment(agent);
       } catch (error) {
-        this.log.warn("the reported refresh time could not be stored", { error });
+        // A storage refusal is already counted and logged by Storage; the reading itself is stored, so its answer stands.
+        if (!(error instanceof StorageRefusal)) this.log.warn("the reported refresh time could not be stored", { error });
       }
     }
-    return { assignment: current, live: becameLive };
+    return { assignment: current, live: becameLive, duplicate: false };
   }
 }

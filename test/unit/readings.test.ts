@@ -3,7 +3,7 @@ import { parseIsoTime } from "../../src/domain/iso-time.ts";
 import { checkReading, parseReportedEvent, type ReadingContext, type Verdict } from "../../src/domain/readings.ts";
 
 const NOW = Date.parse("2026-11-21T18:00:00.000Z");
-const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, previousAcceptedAt: null, secondAfterProbe: false };
+const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, pollMaxSeconds: 399, previousAcceptedAt: null, previous: null, secondAfterProbe: false };
 const VALID = { region: "eu-west-1", platform: "Windows", survivor: 0, killer: 75, ratio: 2.5, isReal: true, measuredAt: "2026-11-21T17:59:30.000Z" };
 
 function verdict(overrides: Record<string, unknown> = {}, context: Partial<ReadingContext> = {}): Verdict {
