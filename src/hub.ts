@@ -12,7 +12,7 @@ import { BackgroundCheckpoints } from "./db/checkpoint.ts";
 import { provisionAgents, ProvisionError } from "./db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "./db/open.ts";
 import { ReadingQueries } from "./db/readings.ts";
-import { Storage } from "./db/storage.ts";
+import { Storage, StorageRefusal } from "./db/storage.ts";
 import { AgentDirectory } from "./live/agents.ts";
 import { ClockCheck } from "./live/clock.ts";
 import { EventBook } from "./live/events.ts";
@@ -89,7 +89,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
-  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log }, options.alerts);
+  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: (error) => storage.refusalFor(error) }, options.alerts);
   const ingest = new Ingest(db, storage, agents, live, now, log, alerts);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
@@ -125,7 +125,14 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       watcher.start();
       retention.start();
       alerts.start();
-      housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
+      housekeeping ??= setInterval(() => {
+        try {
+          storage.writeNow(() => accounts.sessions.pruneExpired());
+        } catch (error) {
+          // A storage refusal is logged by Storage, and the next round tries again.
+          if (!(error instanceof StorageRefusal)) log.error("expired sessions could not be removed", { error });
+        }
+      }, HOUSEKEEPING_INTERVAL_MS);
       housekeeping.unref?.();
     },
     async stop() {

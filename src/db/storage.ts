@@ -82,6 +82,21 @@ export function filesChanged(path: string, watched: WatchedFiles): string | null
   return null;
 }
 
+/**
+ * Runs a write that may be skipped when storage refuses it (a session's
+ * sliding renewal, a key's last use: both on read paths, which must never
+ * fail or wait for the lock). True when it was written.
+ */
+export function writeIfPossible(run: () => void): boolean {
+  try {
+    run();
+    return true;
+  } catch (error) {
+    if (sqliteCode(error) === null) throw error;
+    return false;
+  }
+}
+
 export interface StorageOptions {
   readonly minFreeBytes: number;
   readonly log: Logger;
@@ -181,7 +196,7 @@ export class Storage {
       this.writeFault = null;
       return result;
     } catch (error) {
-      const fault = this.classify(error);
+      const fault = error instanceof StorageRefusal ? null : this.classify(error);
       if (fault === null) throw error;
       throw this.refuse(fault, error);
     }
@@ -240,18 +255,29 @@ export class Storage {
     return new StorageRefusal(fault);
   }
 
+  /** True (and writing stops for good) when the files are no longer the ones the hub opened. */
+  private filesGone(): boolean {
+    if (this.missing !== null) return true;
+    const changed = this.watched ? filesChanged(this.db.path, this.watched) : null;
+    if (changed === null) return false;
+    this.missing = changed;
+    this.options.log.error("the database's files were removed or replaced: the hub has stopped writing and checkpointing; restart it", { reason: changed });
+    for (const listener of this.missingListeners) listener();
+    return true;
+  }
+
+  /**
+   * Called after a commit and before it is acknowledged: a commit into a log
+   * that was removed or replaced meanwhile is not on storage anyone will
+   * read, so it must not be answered as stored.
+   */
+  confirmCommitted(): void {
+    if (this.filesGone()) throw this.refuse("file-missing");
+  }
+
   /** The periodic check: files, read-only, free space and the lock, each cheap; a probe write only after a write failed. */
   check(): StorageState {
-    if (this.missing !== null) return "file-missing";
-    if (this.watched) {
-      const changed = filesChanged(this.db.path, this.watched);
-      if (changed !== null) {
-        this.missing = changed;
-        this.options.log.error("the database's files were removed or replaced: the hub has stopped writing and checkpointing; restart it", { reason: changed });
-        for (const listener of this.missingListeners) listener();
-        return "file-missing";
-      }
-    }
+    if (this.filesGone()) return "file-missing";
     this.checkFault = this.readOnlyFileSystem() ? "read-only" : this.freeBytes() < this.options.minFreeBytes ? "full" : this.lockFault();
     if (this.checkFault === null && this.writeFault !== null) {
       try {

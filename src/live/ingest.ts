@@ -173,13 +173,23 @@ export class Ingest {
           assignment.probeImmediately ? 1 : 0,
         ).lastInsertRowid,
       );
-    const id = effects === null
-      ? store()
-      : this.db.sqlite.transaction(() => {
-          const stored = store();
-          effects.write();
-          return stored;
-        })();
+    let id: number;
+    try {
+      id = effects === null
+        ? store()
+        : this.db.sqlite.transaction(() => {
+            const stored = store();
+            effects.write();
+            return stored;
+          })();
+    } catch (error) {
+      // Storage faults are Storage's to answer (and to retry while the lock is held); anything else still refuses the reading, never a 500.
+      if (this.storage.classify(error) !== null) throw error;
+      this.reject("storage");
+      this.log.error("a reading could not be stored", { agentId: agent.id, error });
+      throw new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", { headers: { "retry-after": "30" } });
+    }
+    this.storage.confirmCommitted();
     effects?.committed();
     const last = { id, measuredAt: reading.measuredAt, survivor: reading.survivor, killer: reading.killer, ratio: reading.ratio };
     this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately, last });
