@@ -106,6 +106,24 @@ describe("rule 5: at least 0.8 × pollMinSeconds since the previous accepted rea
   test("without the probe exception the same reading is refused", () => {
     expect(refusedBy(verdict({}, { previousAcceptedAt: NOW - 207_000, secondAfterProbe: false }))).toBe(5);
   });
+  test("never asks for a longer wait than the cadence maximum, and ignores an arrival stamped by a clock that has since gone back", () => {
+    const slow = verdict({}, { previousAcceptedAt: NOW - 1000, pollMinSeconds: 3600, pollMaxSeconds: 900 });
+    expect(slow.ok ? 0 : slow.refusal.retryAfterSeconds).toBe(900);
+    expect(verdict({}, { previousAcceptedAt: NOW + 86_400_000 }).ok).toBe(true);
+    const edge = verdict({}, { previousAcceptedAt: NOW + 60_000 });
+    expect(edge.ok ? 0 : edge.refusal.retryAfterSeconds).toBe(300);
+  });
+  test("a reading that repeats the previous one is a retry: not refused by rule 5, and marked duplicate", () => {
+    const previous = { measuredAt: Date.parse(VALID.measuredAt), survivor: VALID.survivor, killer: VALID.killer, ratio: VALID.ratio };
+    const retry = verdict({}, { previousAcceptedAt: NOW - 1000, previous });
+    expect(retry.ok && retry.duplicate).toBe(true);
+    for (const change of [{ killer: 76 }, { survivor: 1 }, { ratio: 2.6 }, { measuredAt: "2026-11-21T17:59:31.000Z" }]) {
+      expect(refusedBy(verdict(change, { previousAcceptedAt: NOW - 1000, previous }))).toBe(5);
+    }
+    const fresh = verdict({}, { previousAcceptedAt: null, previous: null });
+    expect(fresh.ok && !fresh.duplicate).toBe(true);
+    expect(refusedBy(verdict({ survivor: -1 }, { previousAcceptedAt: NOW - 1000, previous }))).toBe(4);
+  });
   test("the exception lifts only rule 5", () => {
     expect(refusedBy(verdict({ survivor: -1 }, { previousAcceptedAt: NOW, secondAfterProbe: true }))).toBe(4);
     expect(refusedBy(verdict({ version: "v".repeat(99) }, { previousAcceptedAt: NOW, secondAfterProbe: true }))).toBe(6);
