@@ -171,6 +171,11 @@ export class Alerts {
     };
   }
 
+  /** The conditions remembered for readings whose transaction was rolled back are read back from the database. */
+  rolledBack(): void {
+    this.rules.reload();
+  }
+
   /** Starts delivering, and judges every platform once, for changes made while the hub was down. */
   start(): void {
     this.worker.start();

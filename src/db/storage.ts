@@ -8,7 +8,8 @@
  * the file system still takes writes and whether the lock is free, so
  * /healthz tells the truth without waiting for a write to fail.
  */
-import { accessSync, constants, statfsSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statfsSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { Logger } from "../log.ts";
 import type { HubDb } from "./open.ts";
 
@@ -261,9 +262,69 @@ export class Storage {
     const changed = this.watched ? filesChanged(this.db.path, this.watched) : null;
     if (changed === null) return false;
     this.missing = changed;
-    this.options.log.error("the database's files were removed or replaced: the hub has stopped writing and checkpointing; restart it", { reason: changed });
     for (const listener of this.missingListeners) listener();
+    const rescued = this.rescueLog();
+    this.options.log.error("the database's files were removed or replaced: the hub has stopped writing and checkpointing; restart it", {
+      reason: changed,
+      ...(rescued ? { rescued: `the removed write-ahead log, with every reading acknowledged, was put back as ${rescued}` } : {}),
+    });
     return true;
+  }
+
+  /**
+   * When only the -wal was removed (the database file is still the one the
+   * hub opened, and nothing has taken the log's place), puts back a copy of
+   * the removed log, read through the descriptor SQLite still holds (Linux's
+   * /proc/self/fd): the readings acknowledged since the last checkpoint live
+   * only there. Written beside it, synced, then linked into place, which
+   * fails rather than overwrite a log another process made meanwhile. The
+   * next start recovers from it. Returns its path, or null when there was
+   * nothing to put back.
+   */
+  private rescueLog(): string | null {
+    const watched = this.watched;
+    if (!watched) return null;
+    const wal = `${this.db.path}-wal`;
+    const database = identityOf(this.db.path);
+    if (database === null || database.ino !== watched.database.ino || database.dev !== watched.database.dev || identityOf(wal) !== null) return null;
+    try {
+      const removed = `${join(realpathSync(dirname(this.db.path)), basename(wal))} (deleted)`;
+      for (const fd of readdirSync("/proc/self/fd")) {
+        const path = `/proc/self/fd/${fd}`;
+        let target: string;
+        try {
+          target = readlinkSync(path);
+        } catch {
+          continue;
+        }
+        if (target !== removed) continue;
+        const stat = fstatSync(Number(fd));
+        if (stat.ino !== watched.wal.ino || stat.dev !== watched.wal.dev) continue;
+        const copy = `${wal}.rescued-${process.pid}`;
+        const out = openSync(copy, "wx", 0o600);
+        try {
+          writeSync(out, readFileSync(path));
+          fsyncSync(out);
+        } finally {
+          closeSync(out);
+        }
+        try {
+          linkSync(copy, wal);
+        } finally {
+          unlinkSync(copy);
+        }
+        const directory = openSync(dirname(wal), "r");
+        try {
+          fsyncSync(directory);
+        } finally {
+          closeSync(directory);
+        }
+        return wal;
+      }
+    } catch (error) {
+      this.options.log.warn("the removed write-ahead log could not be put back", { cause: error instanceof Error ? error.message : String(error) });
+    }
+    return null;
   }
 
   /**

@@ -32,14 +32,28 @@ export type AcceptedListener = (platform: Platform, region: string) => void;
 export interface PreparedEffects {
   /** Runs inside the reading's transaction, right after it is inserted, so both are on disk or neither is. */
   write(): void;
-  /** Runs once that transaction has committed. */
+  /** Runs right after, before the batch's commit (ReadingEffects.rolledBack undoes it if that fails). */
   committed(): void;
 }
 
-/** Asked about every reading about to become live; null when it brings nothing, so the common case adds no transaction. */
+/** Asked about every reading about to become live; null when it brings nothing. */
 export interface ReadingEffects {
   prepare(platform: Platform, region: string, reading: Pick<AcceptedReading, "survivor" | "killer" | "measuredAt">, now: number): PreparedEffects | null;
+  /** The transaction the prepared effects were written and committed in was rolled back after all: forget what they changed. */
+  rolledBack(): void;
 }
+
+/** The most readings stored in one transaction. */
+const MAX_BATCH = 256;
+
+interface Queued {
+  readonly agent: Agent;
+  readonly body: unknown;
+  readonly resolve: (result: IngestResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { readonly ok: true; readonly result: IngestResult } | { readonly ok: false; readonly error: unknown };
 
 type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null, number];
 
@@ -59,6 +73,9 @@ export class Ingest {
   private readonly storedPrevious;
   private readonly storedLast;
   private readonly acceptedListeners = new Set<AcceptedListener>();
+  private readonly queue: Queued[] = [];
+  private flushScheduled = false;
+  private flushing = false;
   readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
 
   constructor(
@@ -111,20 +128,79 @@ export class Ingest {
   }
 
   /**
-   * Checks and stores a reading. While another process holds the write lock
-   * the attempt is repeated between turns of the event loop (Storage.write),
-   * each time from the rules on, so nothing is decided on a stale view.
+   * Checks and stores a reading. Readings that arrive together are stored in
+   * one transaction (group commit): with synchronous = FULL each commit waits
+   * for the disk, and one wait per turn of the event loop, not per reading,
+   * is what keeps ingest within its budget. Each reading is still checked
+   * and applied in arrival order, in its own savepoint.
    */
-  async submit(agent: Agent, body: unknown): Promise<IngestResult> {
+  submit(agent: Agent, body: unknown): Promise<IngestResult> {
+    return new Promise<IngestResult>((resolve, reject) => {
+      this.queue.push({ agent, body, resolve, reject });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    // A flush waiting for the lock takes what queued meanwhile when it is done.
+    if (this.flushing) return;
+    this.flushing = true;
     try {
-      return await this.storage.write(() => this.attempt(agent, body));
-    } catch (error) {
-      if (error instanceof StorageRefusal) this.reject("storage");
-      throw error;
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        let outcomes: Outcome[];
+        try {
+          // While another process holds the write lock the batch waits between turns of the event loop, for at most 2 s (Storage.write).
+          outcomes = await this.storage.write(() => this.commit(batch));
+        } catch (error) {
+          for (const item of batch) {
+            if (error instanceof StorageRefusal) this.reject("storage");
+            item.reject(error);
+          }
+          continue;
+        }
+        batch.forEach((item, i) => {
+          const outcome = outcomes[i];
+          if (outcome?.ok) item.resolve(outcome.result);
+          else item.reject(outcome?.error);
+        });
+      }
+    } finally {
+      this.flushing = false;
     }
   }
 
-  private attempt(agent: Agent, body: unknown): IngestResult {
+  /**
+   * One transaction for the batch. Each accepted reading updates the live
+   * values, rule 5's memory and the alert conditions at once, so the next
+   * one in the batch is judged against it; if the commit fails, all of that
+   * is read back from the database instead.
+   */
+  private commit(batch: readonly Queued[]): Outcome[] {
+    const { sqlite } = this.db;
+    sqlite.exec("BEGIN IMMEDIATE");
+    const outcomes: Outcome[] = [];
+    const committed: (() => void)[] = [];
+    try {
+      for (const item of batch) outcomes.push(this.attempt(item.agent, item.body, committed));
+      sqlite.exec("COMMIT");
+    } catch (error) {
+      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+      this.previous.clear();
+      this.effects?.rolledBack();
+      this.agents.reload();
+      this.live.rebuildAll();
+      throw error;
+    }
+    this.storage.confirmCommitted();
+    for (const after of committed) after();
+    return outcomes;
+  }
+
+  private attempt(agent: Agent, body: unknown, committed: (() => void)[]): Outcome {
     const now = this.now();
     const assignment = this.agents.assignment(agent);
     const previous = this.previousOf(agent.id);
@@ -141,60 +217,56 @@ export class Ingest {
     if (!verdict.ok) {
       const { refusal } = verdict;
       this.reject(`rule${refusal.rule}`);
-      throw new HttpProblem(refusal.status, refusal.detail, {
+      const error = new HttpProblem(refusal.status, refusal.detail, {
         errors: [{ location: refusal.location, message: refusal.detail }],
         headers: refusal.retryAfterSeconds === undefined ? {} : { "retry-after": String(refusal.retryAfterSeconds) },
       });
+      return { ok: false, error };
     }
     if (verdict.duplicate && previous.last !== null) {
       const shownId = this.live.live(agent.platform as Platform, agent.region)?.id;
-      return { assignment, live: shownId === previous.last.id, duplicate: true };
+      return { ok: true, result: { assignment, live: shownId === previous.last.id, duplicate: true } };
     }
     const reading = verdict.reading;
     const platform = agent.platform as Platform;
     // Only a reading that will become live can turn an alert's condition (the same test as live.offer below).
     const shown = this.live.live(platform, reading.region);
     const effects = shown === undefined || reading.measuredAt > shown.measuredAt ? (this.effects?.prepare(platform, reading.region, reading, now) ?? null) : null;
-    const store = (): number =>
-      Number(
-        this.insert.run(
-          platform,
-          reading.region,
-          reading.survivor,
-          reading.killer,
-          reading.ratio,
-          reading.version,
-          reading.category,
-          reading.refreshTimeSeconds,
-          reading.measuredAt,
-          now,
-          agent.id,
-          reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
-          assignment.probeImmediately ? 1 : 0,
-        ).lastInsertRowid,
-      );
     let id: number;
     try {
-      id = effects === null
-        ? store()
-        : this.db.sqlite.transaction(() => {
-            const stored = store();
-            effects.write();
-            return stored;
-          })();
+      // A savepoint: a reading that fails on its own leaves the batch's others to commit.
+      id = this.db.sqlite.transaction(() => {
+        const stored = Number(
+          this.insert.run(
+            platform,
+            reading.region,
+            reading.survivor,
+            reading.killer,
+            reading.ratio,
+            reading.version,
+            reading.category,
+            reading.refreshTimeSeconds,
+            reading.measuredAt,
+            now,
+            agent.id,
+            reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
+            assignment.probeImmediately ? 1 : 0,
+          ).lastInsertRowid,
+        );
+        effects?.write();
+        return stored;
+      })();
     } catch (error) {
-      // Storage faults are Storage's to answer (and to retry while the lock is held); anything else still refuses the reading, never a 500.
+      // Storage faults fail the whole batch (Storage answers them, and retries while the lock is held); anything else refuses this reading alone, never with a 500.
       if (this.storage.classify(error) !== null) throw error;
       this.reject("storage");
       this.log.error("a reading could not be stored", { agentId: agent.id, error });
-      throw new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", { headers: { "retry-after": "30" } });
+      const refused = new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", { headers: { "retry-after": "30" } });
+      return { ok: false, error: refused };
     }
-    this.storage.confirmCommitted();
     effects?.committed();
     const last = { id, measuredAt: reading.measuredAt, survivor: reading.survivor, killer: reading.killer, ratio: reading.ratio };
     this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately, last });
-    this.counters.accepted++;
-    for (const listener of this.acceptedListeners) listener(platform, reading.region);
     const becameLive = this.live.offer(platform, reading.region, {
       id,
       survivor: reading.survivor,
@@ -207,15 +279,18 @@ export class Ingest {
       activeEvent: reading.activeEvent,
     });
     let current = assignment;
-    const refreshTime = reading.refreshTimeSeconds;
-    if (refreshTime !== null) {
+    if (reading.refreshTimeSeconds !== null) {
       try {
-        if (this.storage.writeNow(() => this.agents.learnRefreshTime(platform, reading.region, refreshTime, now))) current = this.agents.assignment(agent);
+        if (this.agents.learnRefreshTime(platform, reading.region, reading.refreshTimeSeconds, now)) current = this.agents.assignment(agent);
       } catch (error) {
-        // A storage refusal is already counted and logged by Storage; the reading itself is stored, so its answer stands.
-        if (!(error instanceof StorageRefusal)) this.log.warn("the reported refresh time could not be stored", { error });
+        if (this.storage.classify(error) !== null) throw error;
+        this.log.warn("the reported refresh time could not be stored", { error });
       }
     }
-    return { assignment: current, live: becameLive, duplicate: false };
+    committed.push(() => {
+      this.counters.accepted++;
+      for (const listener of this.acceptedListeners) listener(platform, reading.region);
+    });
+    return { ok: true, result: { assignment: current, live: becameLive, duplicate: false } };
   }
 }
