@@ -152,7 +152,7 @@ describe("storage faults against the compiled hub", () => {
     if (!available("sqlite3", Bun.which("sqlite3") !== null)) return;
     const db = join(scratch(), "hub.db");
     const list = agents(20, "lock");
-    const hub = await startHub({ cmd: [await compiledHub()], args: ["--db", db], env: { PROVISION_AGENTS: provision(list) } });
+    const hub = await startHub({ cmd: [await compiledHub()], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), METRICS_TOKEN } });
     const acknowledged: { agent: Agent; measuredAt: number }[] = [];
     const postAs = async (i: number): Promise<Posted> => {
       const agent = list[i];
@@ -181,6 +181,8 @@ describe("storage faults against the compiled hub", () => {
     expect(lockedAfter).not.toBeNull();
     const degraded = await health(hub.url);
     expect(degraded).toMatchObject({ httpStatus: 503, status: "degraded", storage: "locked" });
+    const metrics = await (await fetch(`${hub.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    expect(metrics).toContain('hub_storage_ok{reason="locked"} 0');
 
     const read = performance.now();
     expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
