@@ -90,7 +90,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const streams = new StreamHub(live, config.maxStreams);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
   const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: (error) => storage.refusalFor(error) }, options.alerts);
-  const ingest = new Ingest(db, storage, agents, live, now, log, alerts);
+  const ingest = new Ingest(db, storage, agents, live, now, log, alerts, config.maxRequestsPerClient);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
   const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, alerts, clock: new ClockCheck(db, now, log) };

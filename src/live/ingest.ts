@@ -44,7 +44,7 @@ export interface ReadingEffects {
 }
 
 /** The most readings stored in one transaction. */
-const MAX_BATCH = 256;
+const MAX_BATCH = 32;
 
 interface Queued {
   readonly agent: Agent;
@@ -76,6 +76,7 @@ export class Ingest {
   private readonly queue: Queued[] = [];
   private flushScheduled = false;
   private flushing = false;
+  private readonly batchSize: number;
   readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
 
   constructor(
@@ -86,7 +87,10 @@ export class Ingest {
     private readonly now: () => number,
     private readonly log: Logger,
     private readonly effects: ReadingEffects | null = null,
+    /** Requests one address may have in progress: a batch stays well below it, so waiting for a commit never trips that cap. */
+    maxRequestsPerClient = Number.POSITIVE_INFINITY,
   ) {
+    this.batchSize = Math.max(1, Math.min(MAX_BATCH, Math.floor(maxRequestsPerClient / 2)));
     // run() rather than RETURNING with get(): a statement stepped to completion commits at once and lets the WAL checkpoint.
     this.insert = db.sqlite.query<unknown, InsertParams>(
       "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event, probe) " +
@@ -137,20 +141,25 @@ export class Ingest {
   submit(agent: Agent, body: unknown): Promise<IngestResult> {
     return new Promise<IngestResult>((resolve, reject) => {
       this.queue.push({ agent, body, resolve, reject });
-      if (this.flushScheduled) return;
-      this.flushScheduled = true;
-      setImmediate(() => void this.flush());
+      // A full batch is stored at once: posts waiting for a commit count against their address's cap on requests in progress.
+      if (this.queue.length >= this.batchSize) void this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          void this.flush();
+        });
+      }
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushScheduled = false;
     // A flush waiting for the lock takes what queued meanwhile when it is done.
     if (this.flushing) return;
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
+        const batch = this.queue.splice(0, this.batchSize);
         let outcomes: Outcome[];
         try {
           // While another process holds the write lock the batch waits between turns of the event loop, for at most 2 s (Storage.write).
