@@ -13,6 +13,7 @@ import { errorHandling } from "./http/errors.ts";
 import { hostCheck } from "./http/host.ts";
 import type { IncentivesReplies } from "./http/incentives.ts";
 import { requestLog } from "./http/request-log.ts";
+import { storageGate } from "./http/storage-gate.ts";
 import { responseFinisher } from "./http/security.ts";
 import { adminAgentRoutes } from "./routes/admin/agents.ts";
 import { adminAuditRoutes } from "./routes/admin/audit.ts";
@@ -20,7 +21,7 @@ import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { adminWebhookRoutes } from "./routes/admin/webhooks.ts";
-import { agentRoutes } from "./routes/agent.ts";
+import { agentRoutes, READINGS_ROUTE } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
@@ -43,8 +44,9 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
   const app: AnyElysia = new Elysia({ name: "hub" })
     .use(responses.plugin)
     .use(requestLog(log, config.trustedProxies))
-    .use(errorHandling(log, () => app.routes, responses.finish))
+    .use(errorHandling(log, () => app.routes, responses.finish, (error) => ctx.storage.refusalFor(error)))
     .use(hostCheck(config, responses.finish))
+    .use(storageGate(ctx.storage, new Set([READINGS_ROUTE])))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access, incentives))
     .use(historyRoutes(ctx, access))

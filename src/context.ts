@@ -4,7 +4,9 @@ import type { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
 import type { ReadingQueries } from "./db/readings.ts";
+import type { Storage } from "./db/storage.ts";
 import type { AgentDirectory } from "./live/agents.ts";
+import type { ClockCheck } from "./live/clock.ts";
 import type { EventBook } from "./live/events.ts";
 import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
@@ -19,6 +21,8 @@ import type { RuntimeSettings } from "./settings.ts";
 export interface HubContext {
   readonly config: Config;
   readonly db: HubDb;
+  /** Whether writes can succeed, and the one way to make them (SPEC §16.2). */
+  readonly storage: Storage;
   readonly log: Logger;
   /** Epoch milliseconds; tests replace it to move time. */
   readonly now: () => number;
@@ -36,4 +40,5 @@ export interface HubContext {
   readonly retention: Retention;
   readonly auditRetention: AuditRetention;
   readonly alerts: Alerts;
+  readonly clock: ClockCheck;
 }

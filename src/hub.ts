@@ -12,7 +12,9 @@ import { BackgroundCheckpoints } from "./db/checkpoint.ts";
 import { provisionAgents, ProvisionError } from "./db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "./db/open.ts";
 import { ReadingQueries } from "./db/readings.ts";
+import { Storage, StorageRefusal } from "./db/storage.ts";
 import { AgentDirectory } from "./live/agents.ts";
+import { ClockCheck } from "./live/clock.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
@@ -60,6 +62,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const secrets = startSecrets(db, config, log);
   const now = options.now ?? Date.now;
   const startedAt = now();
+  const storage = new Storage(db, { minFreeBytes: config.minFreeMb * 1024 * 1024, log, now });
 
   if (config.provision.length > 0) {
     try {
@@ -88,11 +91,11 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams, config.streamStallMs, now);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
-  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log }, options.alerts);
-  const ingest = new Ingest(db, agents, live, now, log, alerts);
+  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: (error) => storage.refusalFor(error) }, options.alerts);
+  const ingest = new Ingest(db, storage, agents, live, now, log, alerts, config.maxRequestsPerClient);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts };
+  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -102,7 +105,8 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     forecasts.invalidate();
   };
   const watcher = new ExternalChanges(db, reloadExternal);
-  const checkpoints = new BackgroundCheckpoints(db, log, options.checkpointer);
+  const checkpoints = new BackgroundCheckpoints(db, log, options.checkpointer, storage.files);
+  storage.onFilesMissing(() => checkpoints.halt());
   let housekeeping: ReturnType<typeof setInterval> | null = null;
 
   const replies = new IncentivesReplies(ctx);
@@ -114,6 +118,9 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     applied,
     reloadExternal,
     start() {
+      storage.check();
+      storage.start();
+      ctx.clock.start();
       checkpoints.start();
       live.start();
       streams.start();
@@ -121,7 +128,14 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       retention.start();
       auditRetention.start();
       alerts.start();
-      housekeeping ??= setInterval(() => accounts.sessions.pruneExpired(), HOUSEKEEPING_INTERVAL_MS);
+      housekeeping ??= setInterval(() => {
+        try {
+          storage.writeNow(() => accounts.sessions.pruneExpired());
+        } catch (error) {
+          // A storage refusal is logged by Storage, and the next round tries again.
+          if (!(error instanceof StorageRefusal)) log.error("expired sessions could not be removed", { error });
+        }
+      }, HOUSEKEEPING_INTERVAL_MS);
       housekeeping.unref?.();
     },
     async stop() {
@@ -133,7 +147,10 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       watcher.stop();
       live.stop();
       streams.closeAll();
-      await checkpoints.stop();
+      storage.stop();
+      ctx.clock.stop();
+      if (storage.state === "file-missing") checkpoints.halt();
+      else await checkpoints.stop();
     },
   };
 }

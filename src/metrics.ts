@@ -37,6 +37,10 @@ export interface Gauges {
   readonly agentsEnabled: number;
   readonly regionsReporting: number;
   readonly uptimeSeconds: number;
+  /** "ok", or why a write cannot succeed (SPEC §16.2). */
+  readonly storage: string;
+  /** How far the clock is behind the newest stored reading; 0 when it is not. */
+  readonly clockBehindSeconds: number;
 }
 
 export class Metrics {
@@ -53,6 +57,16 @@ export class Metrics {
     }
     const key = method + status;
     byRoute.set(key, (byRoute.get(key) ?? 0) + 1);
+  }
+
+  /** Like time(), for an operation that may wait (a write retried while another process holds the lock). */
+  async timeAsync<T>(operation: TimedOperation, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      (operation === "ingest" ? this.ingest : this.history).observe((performance.now() - started) / 1000);
+    }
   }
 
   /** Runs an operation and records how long it took in its histogram. */
@@ -87,6 +101,9 @@ export class Metrics {
     gauge("hub_agents_enabled", "gauge", "Enabled agents.", gauges.agentsEnabled);
     gauge("hub_regions_reporting", "gauge", "(platform, region) pairs whose live reading is fresh.", gauges.regionsReporting);
     gauge("hub_uptime_seconds", "gauge", "Seconds since the hub started.", gauges.uptimeSeconds);
+    lines.push("# HELP hub_storage_ok 1 when a write can succeed, else 0; the reason says why not.", "# TYPE hub_storage_ok gauge");
+    lines.push(`hub_storage_ok{reason="${label(gauges.storage)}"} ${gauges.storage === "ok" ? 1 : 0}`);
+    gauge("hub_clock_behind_seconds", "gauge", "Seconds the clock is behind the newest stored reading (0 when it is not).", gauges.clockBehindSeconds);
     return `${lines.join("\n")}\n`;
   }
 }

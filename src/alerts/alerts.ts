@@ -42,6 +42,8 @@ export interface AlertsDeps {
   readonly hubKey: Uint8Array;
   readonly now: () => number;
   readonly log: Logger;
+  /** Says whether an error is storage refusing writes (then it is logged there, once a minute, not here). */
+  readonly storageRefusal: (error: unknown) => unknown;
 }
 
 /** What a platform's alerts were last judged against. */
@@ -92,6 +94,7 @@ export class Alerts {
       now,
       random: options.random ?? Math.random,
       log,
+      storageRefusal: deps.storageRefusal,
       onDisabled: () => this.rules.reload(),
     });
     this.admin = new WebhookAdmin({
@@ -172,6 +175,11 @@ export class Alerts {
     };
   }
 
+  /** The conditions remembered for readings whose transaction was rolled back are read back from the database. */
+  rolledBack(): void {
+    this.rules.reload();
+  }
+
   /** Starts delivering, and judges every platform once, for changes made while the hub was down. */
   start(): void {
     this.worker.start();
@@ -192,7 +200,7 @@ export class Alerts {
       try {
         this.judge();
       } catch (error) {
-        this.deps.log.error("status and event alerts could not be written", { error });
+        if (!this.deps.storageRefusal(error)) this.deps.log.error("status and event alerts could not be written", { error });
       }
     });
   }

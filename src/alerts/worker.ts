@@ -64,6 +64,8 @@ export interface WorkerDeps {
   readonly now: () => number;
   readonly random: () => number;
   readonly log: Logger;
+  /** Says whether an error is storage refusing writes (then it is logged there, once a minute, not here). */
+  readonly storageRefusal: (error: unknown) => unknown;
   /** Told after the worker disabled a webhook. */
   readonly onDisabled: () => void;
 }
@@ -134,7 +136,7 @@ export class DeliveryWorker {
       const removed = this.deps.outbox.prune(this.deps.now() - this.deps.policy.keepMs);
       if (removed > 0) this.deps.log.debug("old webhook deliveries removed", { removed });
     } catch (error) {
-      this.deps.log.error("old webhook deliveries could not be removed", { error });
+      if (!this.deps.storageRefusal(error)) this.deps.log.error("old webhook deliveries could not be removed", { error });
     }
   }
 
@@ -166,7 +168,7 @@ export class DeliveryWorker {
         }
       }
     } catch (error) {
-      this.deps.log.error("the webhook outbox could not be read", { error });
+      if (!this.deps.storageRefusal(error)) this.deps.log.error("the webhook outbox could not be read", { error });
     }
     if (again) this.kick();
     if (this.timer) clearTimeout(this.timer);
@@ -212,7 +214,7 @@ export class DeliveryWorker {
       else this.recordFailure(head, outcome);
     } catch (error) {
       this.held.set(head.webhookId, this.deps.now() + this.backoff(1));
-      this.deps.log.error("a webhook delivery could not be attempted or its outcome stored", { webhookId: head.webhookId, deliveryId: head.id, error });
+      if (!this.deps.storageRefusal(error)) this.deps.log.error("a webhook delivery could not be attempted or its outcome stored", { webhookId: head.webhookId, deliveryId: head.id, error });
     }
   }
 

@@ -6,6 +6,7 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { apiKeys } from "../db/schema.ts";
+import { writeIfPossible } from "../db/storage.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { randomToken, sha256Hex } from "./tokens.ts";
@@ -154,7 +155,7 @@ export class ApiKeys {
   private markUsed(row: ApiKeyRow): void {
     const now = this.now();
     if (now - (this.touched.get(row.id) ?? 0) < LAST_USED_INTERVAL_MS) return;
-    this.touched.set(row.id, now);
-    this.orm.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
+    // A read path: when storage refuses the write the request goes on, and the next use within a minute tries again.
+    if (writeIfPossible(() => this.orm.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run())) this.touched.set(row.id, now);
   }
 }

@@ -10,6 +10,7 @@
 import { and, eq, lt, lte, ne, or } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { sessions } from "../db/schema.ts";
+import { writeIfPossible } from "../db/storage.ts";
 import { randomToken } from "./tokens.ts";
 
 export const SESSION_COOKIE = "hub_session";
@@ -100,7 +101,8 @@ export class SessionStore {
     // The creation time is checked too: sessions stored before the cap have an expiry beyond it.
     const now = this.now();
     if (session.expiresAt <= now || session.createdAt + SESSION_MAX_AGE_MS <= now) {
-      this.destroy(idHash);
+      // Left for the hourly sweep when storage refuses the delete: the session is refused either way.
+      writeIfPossible(() => this.destroy(idHash));
       return null;
     }
     return session;
@@ -110,8 +112,10 @@ export class SessionStore {
   touch(session: Session): boolean {
     const now = this.now();
     if (now - session.lastSeenAt < TOUCH_INTERVAL_MS) return false;
-    this.orm.update(sessions).set({ lastSeenAt: now, expiresAt: this.expiryAt(session.createdAt, now) }).where(eq(sessions.idHash, session.idHash)).run();
-    return true;
+    // Skipped while storage refuses writes (another process holds the lock, the disk is full): a later request renews it.
+    return writeIfPossible(() => {
+      this.orm.update(sessions).set({ lastSeenAt: now, expiresAt: this.expiryAt(session.createdAt, now) }).where(eq(sessions.idHash, session.idHash)).run();
+    });
   }
 
   destroy(idHash: string): void {

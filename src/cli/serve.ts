@@ -1,9 +1,9 @@
 import { startControlSocket } from "../control/server.ts";
-import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
+import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
 import { webRoutes } from "../http/web.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { createHub } from "../hub.ts";
-import { captureConsole, createLogger } from "../log.ts";
+import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
 import { DEMO_DAYS, demoDirectory, playDemoAgents, seedDemoHistory } from "../sim/demo.ts";
 import { HUB_VERSION } from "../version.ts";
@@ -19,6 +19,21 @@ function nextSignal(): Promise<NodeJS.Signals> {
     process.on("SIGTERM", once);
     process.on("SIGINT", once);
   });
+}
+
+/**
+ * The last checkpoint fails on a full or read-only disk; nothing is lost (the
+ * log stays beside the database and is applied at the next start), so it is
+ * one log line, not a stack trace.
+ */
+function closeQuietly(db: HubDb, log: Logger): void {
+  try {
+    closeDatabase(db);
+  } catch (error) {
+    log.warn("the write-ahead log could not be folded into the database at exit; it stays beside it and is applied at the next start", {
+      cause: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 export const serve: Command = {
@@ -72,7 +87,9 @@ export const serve: Command = {
     await control?.close();
     await hub.stop();
     await drain(server);
-    closeDatabase(db);
+    // Closing folds the log into the file: never into files that are no longer the hub's. The process's exit lets them go as they are.
+    if (ctx.storage.state === "file-missing") log.error("the database's files were removed or replaced: stopped without a checkpoint; check the files, then start the hub again");
+    else closeQuietly(db, log);
     lock.release();
     demo?.remove();
     log.info("stopped");

@@ -31,6 +31,7 @@ export interface Settings {
   staleAfter: number;
   retentionDays: number;
   auditRetentionDays: number;
+  minFreeMb: number;
   forecastWindowDays: number;
   pageSize: number;
   pollMin: string;
@@ -348,6 +349,10 @@ export const OPTIONS: OptionTable = {
   auditRetentionDays: {
     flag: "--audit-retention-days", env: "AUDIT_RETENTION_DAYS", arg: "DAYS", help: "Audit log rows older than this are pruned", defaultText: "365",
     allowed: "an integer number of days, at least 1", default: 365, parse: integer(1, 36_500),
+  },
+  minFreeMb: {
+    flag: "--min-free-mb", env: "MIN_FREE_MB", arg: "MB", help: "Below this much free space on the database's volume, /healthz reports storage \"full\"", defaultText: "64",
+    allowed: "an integer number of megabytes, 0 or more", default: 64, parse: integer(0, 1_048_576),
   },
   forecastWindowDays: {
     flag: "--forecast-window-days", env: "FORECAST_WINDOW_DAYS", arg: "DAYS", help: "Days of readings the forecast learns from", defaultText: "84",

@@ -149,7 +149,11 @@ export function startControlSocket(ctx: HubContext): ControlSocket | null {
     path,
     async close() {
       await server.stop(true);
-      rmSync(path, { force: true });
+      try {
+        rmSync(path, { force: true });
+      } catch {
+        // On a file system that turned read-only the socket cannot go; the next start replaces it.
+      }
     },
   };
 }

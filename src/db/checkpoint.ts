@@ -5,8 +5,9 @@
  * turns the automatic one off. If the worker fails, SQLite takes it back.
  */
 import type { Logger } from "../log.ts";
-import type { CheckpointerMessage } from "./checkpointer.ts";
+import type { CheckpointerMessage, CheckpointerReport } from "./checkpointer.ts";
 import type { HubDb } from "./open.ts";
+import type { WatchedFiles } from "./storage.ts";
 
 export const CHECKPOINT_INTERVAL_MS = 500;
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
@@ -18,6 +19,7 @@ export class BackgroundCheckpoints {
     private readonly db: HubDb,
     private readonly log: Logger,
     private readonly script: URL = new URL("./checkpointer.ts", import.meta.url),
+    private readonly files: WatchedFiles | null = null,
   ) {}
 
   private automatic(pages: number): void {
@@ -32,7 +34,7 @@ export class BackgroundCheckpoints {
     if (this.worker || this.db.path === ":memory:") return;
     try {
       const worker = new Worker(this.script);
-      worker.onmessage = (event: MessageEvent<string>) => {
+      worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
         if (event.data === "started" && this.worker === worker) this.automatic(0);
       };
       worker.onerror = (event) => {
@@ -40,11 +42,22 @@ export class BackgroundCheckpoints {
         if (this.worker === worker) this.worker = null;
         this.automatic(DEFAULT_AUTOCHECKPOINT_PAGES);
       };
-      worker.postMessage({ type: "start", path: this.db.path, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerMessage);
+      worker.postMessage({ type: "start", path: this.db.path, intervalMs: CHECKPOINT_INTERVAL_MS, files: this.files } satisfies CheckpointerMessage);
       this.worker = worker;
     } catch (error) {
       this.log.warn("background checkpoints are unavailable; SQLite checkpoints on commit", { error });
     }
+  }
+
+  /**
+   * Ends checkpointing for good, without handing it back to SQLite: the
+   * database's files were removed or replaced, and any checkpoint now would
+   * write into a file that is no longer the hub's (or from a log that is gone).
+   */
+  halt(): void {
+    this.automatic(0);
+    this.worker?.terminate();
+    this.worker = null;
   }
 
   /** Stops the worker and gives checkpointing back to SQLite. */

@@ -2,34 +2,53 @@
  * A worker thread that folds the write-ahead log back into the database
  * every so often (a PASSIVE checkpoint never blocks the writer). Running it
  * here keeps the checkpoint's disk writes and fsync off the thread that
- * answers requests.
+ * answers requests. Before each checkpoint it makes sure the files are still
+ * the ones the hub opened: folding a log into a file that replaced the
+ * database, or from a log nobody else can see, would corrupt what remains.
  */
 import { Database } from "bun:sqlite";
+import { filesChanged, type WatchedFiles } from "./storage.ts";
 
 declare const self: Worker;
 
-export type CheckpointerMessage = { readonly type: "start"; readonly path: string; readonly intervalMs: number } | { readonly type: "stop" };
+export type CheckpointerMessage =
+  | { readonly type: "start"; readonly path: string; readonly intervalMs: number; readonly files: WatchedFiles | null }
+  | { readonly type: "stop" };
+
+/** What the worker tells the hub: it runs, it stopped when asked, or it stopped because the files changed. */
+export type CheckpointerReport = "started" | "stopped" | "files-changed";
 
 let db: Database | null = null;
 let timer: ReturnType<typeof setInterval> | null = null;
+
+function halt(): void {
+  if (timer) clearInterval(timer);
+  timer = null;
+}
 
 self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   const message = event.data;
   if (message.type === "start") {
     db = new Database(message.path);
     db.exec("PRAGMA busy_timeout = 1000");
+    const { path, files } = message;
     timer = setInterval(() => {
+      if (files && filesChanged(path, files) !== null) {
+        halt();
+        self.postMessage("files-changed" satisfies CheckpointerReport);
+        return;
+      }
       try {
         db?.exec("PRAGMA wal_checkpoint(PASSIVE)");
       } catch {
         // busy or closing: the next round tries again
       }
     }, message.intervalMs);
-    self.postMessage("started");
+    self.postMessage("started" satisfies CheckpointerReport);
     return;
   }
-  if (timer) clearInterval(timer);
+  halt();
   db?.close();
   db = null;
-  self.postMessage("stopped");
+  self.postMessage("stopped" satisfies CheckpointerReport);
 };

@@ -103,7 +103,8 @@ export function openDatabase(path: string): HubDb {
     sqlite = new Database(path, { create: true, strict: true });
     sqlite.exec("PRAGMA busy_timeout = 5000");
     sqlite.exec("PRAGMA journal_mode = WAL");
-    sqlite.exec("PRAGMA synchronous = NORMAL");
+    // FULL: a commit (and so a 201) is on stable storage even if the file system fails or the machine loses power right after; NORMAL lost acknowledged readings when a disk turned read-only.
+    sqlite.exec("PRAGMA synchronous = FULL");
     sqlite.exec("PRAGMA foreign_keys = ON");
   } catch (error) {
     throw new DatabaseError(`cannot open database ${path}: ${describe(error)}`);

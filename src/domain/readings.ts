@@ -46,15 +46,32 @@ export interface Refusal {
   readonly retryAfterSeconds?: number;
 }
 
-export type Verdict = { readonly ok: true; readonly reading: AcceptedReading } | { readonly ok: false; readonly refusal: Refusal };
+/**
+ * `duplicate`: the reading repeats the agent's previous one (same time and
+ * values), so it is an agent retrying a post whose answer it never got: it is
+ * answered again, not stored again, and rule 5 does not apply to it.
+ */
+export type Verdict = { readonly ok: true; readonly reading: AcceptedReading; readonly duplicate: boolean } | { readonly ok: false; readonly refusal: Refusal };
+
+/** What of the agent's previous accepted reading makes a post a retry of it. */
+export interface PreviousReading {
+  readonly measuredAt: number;
+  readonly survivor: number;
+  readonly killer: number;
+  readonly ratio: number;
+}
 
 export interface ReadingContext {
   readonly region: string;
   readonly platform: string;
   readonly now: number;
   readonly pollMinSeconds: number;
+  /** Rule 5 never asks for a longer wait than this. */
+  readonly pollMaxSeconds: number;
   /** When the agent's previous accepted reading arrived (epoch ms), or null. */
   readonly previousAcceptedAt: number | null;
+  /** The agent's previous accepted reading, or null. */
+  readonly previous: PreviousReading | null;
   /**
    * This would be the agent's second accepted reading and its first was a
    * probe: rule 5 lets it through, once, because after probing an agent moves
@@ -115,11 +132,16 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
     return refuse(4, "body.ratio", `ratio must be a finite number greater than 0 and at most ${MAX_RATIO}.`);
   }
 
-  if (context.previousAcceptedAt !== null && !context.secondAfterProbe) {
+  const previous = context.previous;
+  const duplicate =
+    previous !== null && previous.measuredAt === measuredAt && previous.survivor === input.survivor && previous.killer === input.killer && previous.ratio === ratio;
+  // An arrival stamped ahead of the clock was stamped by a clock that has since gone back; waiting for it would lock the agent out.
+  const previousAt = context.previousAcceptedAt !== null && context.previousAcceptedAt <= context.now + MAX_FUTURE_MS ? context.previousAcceptedAt : null;
+  if (previousAt !== null && !context.secondAfterProbe && !duplicate) {
     const spacingMs = RATE_FACTOR * context.pollMinSeconds * 1000;
-    const waitMs = context.previousAcceptedAt + spacingMs - context.now;
+    const waitMs = previousAt + spacingMs - context.now;
     if (waitMs > 0) {
-      const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+      const retryAfterSeconds = Math.min(context.pollMaxSeconds, Math.max(1, Math.ceil(waitMs / 1000)));
       return {
         ok: false,
         refusal: {
@@ -143,6 +165,7 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
 
   return {
     ok: true,
+    duplicate,
     reading: {
       region: context.region,
       platform: context.platform,

@@ -11,6 +11,7 @@ import { viewerKey } from "../auth/presence.ts";
 import { OPTIONS } from "../config/options.ts";
 import type { LogFields, Logger } from "../log.ts";
 import { clientIp, clientKey } from "./client-ip.ts";
+import type { StorageRefusal } from "../db/storage.ts";
 import { HttpProblem, type ProblemField } from "./problem.ts";
 import { ruleMessage } from "./rules.ts";
 
@@ -125,14 +126,8 @@ function validationProblem(error: ValidationError): HttpProblem {
   return new HttpProblem(400, detail, { errors: fields });
 }
 
-/** SQLite failures that mean "storage is unavailable right now", not "the request was wrong". */
-const UNAVAILABLE_STORAGE = new Set(["SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_NOMEM"]);
-
-function storageUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error) || error.name !== "SQLiteError") return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return typeof code === "string" && UNAVAILABLE_STORAGE.has(code.split("_").slice(0, 2).join("_"));
-}
+/** Turns an error that means "storage cannot be written right now" into its refusal (noted and logged by Storage), else null. */
+export type StorageRefusals = (error: unknown) => StorageRefusal | null;
 
 function methodNotAllowed(method: string, path: string, allowed: readonly string[]): HttpProblem {
   return new HttpProblem(405, `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { headers: { allow: allowed.join(", ") } });
@@ -209,7 +204,12 @@ function compilePattern(path: string): RegExp {
  * the first unknown request, once the app is fully assembled, to tell a
  * wrong method (405 with Allow) from an unknown path (404).
  */
-export function errorHandling(log: Logger, routes: () => readonly RouteShape[], finish: (response: Response, request: Request, route: string | undefined) => Response) {
+export function errorHandling(
+  log: Logger,
+  routes: () => readonly RouteShape[],
+  finish: (response: Response, request: Request, route: string | undefined) => Response,
+  storageRefusal: StorageRefusals,
+) {
   let table: RouteTable | null = null;
   const routeTable = () => (table ??= new RouteTable(routes()));
 
@@ -234,7 +234,9 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
     })
     .onError({ as: "global" }, ({ error, request, path, set, route }) => {
       let problem: HttpProblem;
+      const refusal = error instanceof HttpProblem ? null : storageRefusal(error);
       if (error instanceof HttpProblem) problem = error;
+      else if (refusal) problem = new HttpProblem(503, refusal.message, { headers: { "retry-after": String(refusal.retryAfterSeconds) } });
       else if (error instanceof ValidationError) problem = validationProblem(error);
       else if (error instanceof ParseError) {
         problem = error.cause instanceof HttpProblem ? error.cause : new HttpProblem(400, "The request body could not be parsed as JSON.");
@@ -245,16 +247,12 @@ export function errorHandling(log: Logger, routes: () => readonly RouteShape[], 
           allowed.length > 0 && !allowed.includes(request.method)
             ? methodNotAllowed(request.method, path, allowed)
             : new HttpProblem(404, `There is no route ${request.method} ${path}.`);
-      } else if (storageUnavailable(error)) {
-        problem = new HttpProblem(503, "The hub cannot write to its database right now (full, read-only or busy); nothing was changed. Try again later.", {
-          headers: { "retry-after": "30" },
-        });
       } else {
         problem = new HttpProblem(500, "The hub could not complete this request; the error has been logged.");
       }
       if (problem instanceof CapacityRefusal) refusals.note(problem, { method: request.method, path });
       else if (problem instanceof AccessRefusal) logAccessRefusal(log, problem, request.method, path);
-      else if (problem.status >= 500) log.error(problem.status === 503 ? "storage unavailable" : "request failed", { method: request.method, path, error });
+      else if (problem.status >= 500 && refusal === null) log.error("request failed", { method: request.method, path, error });
       set.status = problem.status;
       return finish(problem.toResponse(), request, error instanceof NotFoundError ? undefined : route);
     });

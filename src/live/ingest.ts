@@ -4,9 +4,10 @@
  */
 import type { Agent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
+import { StorageRefusal, type Storage } from "../db/storage.ts";
 import type { Assignment } from "../domain/cadence.ts";
 import type { Platform } from "../domain/catalogue.ts";
-import { checkReading, type AcceptedReading } from "../domain/readings.ts";
+import { checkReading, type AcceptedReading, type PreviousReading } from "../domain/readings.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import type { AgentDirectory } from "./agents.ts";
@@ -15,6 +16,8 @@ import type { LiveStore } from "./store.ts";
 export interface IngestResult {
   readonly assignment: Assignment;
   readonly live: boolean;
+  /** The reading repeated the agent's previous one and was answered again, not stored again. */
+  readonly duplicate: boolean;
 }
 
 export interface IngestCounters {
@@ -29,14 +32,28 @@ export type AcceptedListener = (platform: Platform, region: string) => void;
 export interface PreparedEffects {
   /** Runs inside the reading's transaction, right after it is inserted, so both are on disk or neither is. */
   write(): void;
-  /** Runs once that transaction has committed. */
+  /** Runs right after, before the batch's commit (ReadingEffects.rolledBack undoes it if that fails). */
   committed(): void;
 }
 
-/** Asked about every reading about to become live; null when it brings nothing, so the common case adds no transaction. */
+/** Asked about every reading about to become live; null when it brings nothing. */
 export interface ReadingEffects {
   prepare(platform: Platform, region: string, reading: Pick<AcceptedReading, "survivor" | "killer" | "measuredAt">, now: number): PreparedEffects | null;
+  /** The transaction the prepared effects were written and committed in was rolled back after all: forget what they changed. */
+  rolledBack(): void;
 }
+
+/** The most readings stored in one transaction. */
+const MAX_BATCH = 32;
+
+interface Queued {
+  readonly agent: Agent;
+  readonly body: unknown;
+  readonly resolve: (result: IngestResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { readonly ok: true; readonly result: IngestResult } | { readonly ok: false; readonly error: unknown };
 
 type InsertParams = [string, string, number, number, number, string | null, string | null, number | null, number, number, number, string | null, number];
 
@@ -46,23 +63,34 @@ interface Previous {
   readonly at: number | null;
   /** The agent has exactly one, and it was a probe: the next reading is exempt from rule 5. */
   readonly secondAfterProbe: boolean;
+  /** The newest, so that a retry of it is recognised; null when there is none. */
+  readonly last: (PreviousReading & { readonly id: number }) | null;
 }
 
 export class Ingest {
   private readonly previous = new Map<number, Previous>();
   private readonly insert;
   private readonly storedPrevious;
+  private readonly storedLast;
   private readonly acceptedListeners = new Set<AcceptedListener>();
+  private readonly queue: Queued[] = [];
+  private flushScheduled = false;
+  private flushing = false;
+  private readonly batchSize: number;
   readonly counters: IngestCounters = { accepted: 0, rejected: new Map() };
 
   constructor(
     private readonly db: HubDb,
+    private readonly storage: Storage,
     private readonly agents: AgentDirectory,
     private readonly live: LiveStore,
     private readonly now: () => number,
     private readonly log: Logger,
     private readonly effects: ReadingEffects | null = null,
+    /** Requests one address may have in progress: a batch stays well below it, so waiting for a commit never trips that cap. */
+    maxRequestsPerClient = Number.POSITIVE_INFINITY,
   ) {
+    this.batchSize = Math.max(1, Math.min(MAX_BATCH, Math.floor(maxRequestsPerClient / 2)));
     // run() rather than RETURNING with get(): a statement stepped to completion commits at once and lets the WAL checkpoint.
     this.insert = db.sqlite.query<unknown, InsertParams>(
       "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event, probe) " +
@@ -71,6 +99,9 @@ export class Ingest {
     // Derived from the stored readings rather than kept apart, so a restart, or readings detached or deleted by an admin, leave it right.
     this.storedPrevious = db.sqlite.query<{ at: number | null; n: number; probes: number | null }, [number]>(
       "SELECT MAX(received_at) AS at, COUNT(*) AS n, SUM(probe) AS probes FROM readings WHERE agent_id = ?",
+    );
+    this.storedLast = db.sqlite.query<{ id: number; measuredAt: number; survivor: number; killer: number; ratio: number }, [number]>(
+      "SELECT id, measured_at AS measuredAt, survivor, killer, ratio FROM readings WHERE agent_id = ? ORDER BY measured_at DESC, id DESC LIMIT 1",
     );
   }
 
@@ -90,7 +121,7 @@ export class Ingest {
     let previous = this.previous.get(agentId);
     if (previous === undefined) {
       const stored = this.storedPrevious.get(agentId);
-      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1 };
+      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1, last: this.storedLast.get(agentId) ?? null };
       this.previous.set(agentId, previous);
     }
     return previous;
@@ -100,7 +131,85 @@ export class Ingest {
     this.counters.rejected.set(reason, (this.counters.rejected.get(reason) ?? 0) + 1);
   }
 
-  submit(agent: Agent, body: unknown): IngestResult {
+  /**
+   * Checks and stores a reading. Readings that arrive together are stored in
+   * one transaction (group commit): with synchronous = FULL each commit waits
+   * for the disk, and one wait per turn of the event loop, not per reading,
+   * is what keeps ingest within its budget. Each reading is still checked
+   * and applied in arrival order, in its own savepoint.
+   */
+  submit(agent: Agent, body: unknown): Promise<IngestResult> {
+    return new Promise<IngestResult>((resolve, reject) => {
+      this.queue.push({ agent, body, resolve, reject });
+      // A full batch is stored at once: posts waiting for a commit count against their address's cap on requests in progress.
+      if (this.queue.length >= this.batchSize) void this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          void this.flush();
+        });
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // A flush waiting for the lock takes what queued meanwhile when it is done.
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.batchSize);
+        let outcomes: Outcome[];
+        try {
+          // While another process holds the write lock the batch waits between turns of the event loop, for at most 2 s (Storage.write).
+          outcomes = await this.storage.write(() => this.commit(batch));
+        } catch (error) {
+          for (const item of batch) {
+            if (error instanceof StorageRefusal) this.reject("storage");
+            item.reject(error);
+          }
+          continue;
+        }
+        batch.forEach((item, i) => {
+          const outcome = outcomes[i];
+          if (outcome?.ok) item.resolve(outcome.result);
+          else item.reject(outcome?.error);
+        });
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /**
+   * One transaction for the batch. Each accepted reading updates the live
+   * values, rule 5's memory and the alert conditions at once, so the next
+   * one in the batch is judged against it; if the commit fails, all of that
+   * is read back from the database instead.
+   */
+  private commit(batch: readonly Queued[]): Outcome[] {
+    const { sqlite } = this.db;
+    sqlite.exec("BEGIN IMMEDIATE");
+    const outcomes: Outcome[] = [];
+    const committed: (() => void)[] = [];
+    try {
+      for (const item of batch) outcomes.push(this.attempt(item.agent, item.body, committed));
+      sqlite.exec("COMMIT");
+    } catch (error) {
+      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+      this.previous.clear();
+      this.effects?.rolledBack();
+      this.agents.reload();
+      this.live.rebuildAll();
+      throw error;
+    }
+    this.storage.confirmCommitted();
+    for (const after of committed) after();
+    return outcomes;
+  }
+
+  private attempt(agent: Agent, body: unknown, committed: (() => void)[]): Outcome {
     const now = this.now();
     const assignment = this.agents.assignment(agent);
     const previous = this.previousOf(agent.id);
@@ -109,60 +218,64 @@ export class Ingest {
       platform: agent.platform,
       now,
       pollMinSeconds: assignment.pollMinSeconds,
+      pollMaxSeconds: assignment.pollMaxSeconds,
       previousAcceptedAt: previous.at,
+      previous: previous.last,
       secondAfterProbe: previous.secondAfterProbe,
     });
     if (!verdict.ok) {
       const { refusal } = verdict;
       this.reject(`rule${refusal.rule}`);
-      throw new HttpProblem(refusal.status, refusal.detail, {
+      const error = new HttpProblem(refusal.status, refusal.detail, {
         errors: [{ location: refusal.location, message: refusal.detail }],
         headers: refusal.retryAfterSeconds === undefined ? {} : { "retry-after": String(refusal.retryAfterSeconds) },
       });
+      return { ok: false, error };
+    }
+    if (verdict.duplicate && previous.last !== null) {
+      const shownId = this.live.live(agent.platform as Platform, agent.region)?.id;
+      return { ok: true, result: { assignment, live: shownId === previous.last.id, duplicate: true } };
     }
     const reading = verdict.reading;
     const platform = agent.platform as Platform;
     // Only a reading that will become live can turn an alert's condition (the same test as live.offer below).
     const shown = this.live.live(platform, reading.region);
     const effects = shown === undefined || reading.measuredAt > shown.measuredAt ? (this.effects?.prepare(platform, reading.region, reading, now) ?? null) : null;
-    const store = (): number =>
-      Number(
-        this.insert.run(
-          platform,
-          reading.region,
-          reading.survivor,
-          reading.killer,
-          reading.ratio,
-          reading.version,
-          reading.category,
-          reading.refreshTimeSeconds,
-          reading.measuredAt,
-          now,
-          agent.id,
-          reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
-          assignment.probeImmediately ? 1 : 0,
-        ).lastInsertRowid,
-      );
     let id: number;
     try {
-      id = effects === null
-        ? store()
-        : this.db.sqlite.transaction(() => {
-            const stored = store();
-            effects.write();
-            return stored;
-          })();
+      // A savepoint: a reading that fails on its own leaves the batch's others to commit.
+      id = this.db.sqlite.transaction(() => {
+        const stored = Number(
+          this.insert.run(
+            platform,
+            reading.region,
+            reading.survivor,
+            reading.killer,
+            reading.ratio,
+            reading.version,
+            reading.category,
+            reading.refreshTimeSeconds,
+            reading.measuredAt,
+            now,
+            agent.id,
+            reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
+            assignment.probeImmediately ? 1 : 0,
+          ).lastInsertRowid,
+        );
+        effects?.write();
+        return stored;
+      })();
     } catch (error) {
+      // Storage faults fail the whole batch (Storage answers them, and retries while the lock is held); anything else refuses this reading alone, never with a 500.
+      if (this.storage.classify(error) !== null) throw error;
       this.reject("storage");
       this.log.error("a reading could not be stored", { agentId: agent.id, error });
-      throw new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", {
-        headers: { "retry-after": "30" },
-      });
+      const refused = new HttpProblem(503, "The hub cannot store readings right now; the reading was not accepted. Retry later.", { headers: { "retry-after": "30" } });
+      return { ok: false, error: refused };
     }
     effects?.committed();
-    this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately });
-    this.counters.accepted++;
-    for (const listener of this.acceptedListeners) listener(platform, reading.region);
+    const last = { id, measuredAt: reading.measuredAt, survivor: reading.survivor, killer: reading.killer, ratio: reading.ratio };
+    this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately, last });
     const becameLive = this.live.offer(platform, reading.region, {
       id,
       survivor: reading.survivor,
@@ -179,9 +292,14 @@ export class Ingest {
       try {
         if (this.agents.learnRefreshTime(platform, reading.region, reading.refreshTimeSeconds, now)) current = this.agents.assignment(agent);
       } catch (error) {
+        if (this.storage.classify(error) !== null) throw error;
         this.log.warn("the reported refresh time could not be stored", { error });
       }
     }
-    return { assignment: current, live: becameLive };
+    committed.push(() => {
+      this.counters.accepted++;
+      for (const listener of this.acceptedListeners) listener(platform, reading.region);
+    });
+    return { ok: true, result: { assignment: current, live: becameLive, duplicate: false } };
   }
 }

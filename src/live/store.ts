@@ -9,7 +9,7 @@ import { oldestVisibleReading } from "../db/readings.ts";
 import { PLATFORMS, type Catalogue, type Platform } from "../domain/catalogue.ts";
 import { nextEventBoundary, selectActiveEvent, type AdminEvent } from "../domain/events.ts";
 import { deriveIncentives, isFresh, type IncentivesContent, type LiveValue } from "../domain/incentives.ts";
-import type { ReportedEvent } from "../domain/readings.ts";
+import { MAX_FUTURE_MS, type ReportedEvent } from "../domain/readings.ts";
 import type { AgentDirectory } from "./agents.ts";
 
 export interface LiveReading extends LiveValue {
@@ -111,9 +111,10 @@ export class LiveStore {
     private readonly staleAfterMs: number,
     private readonly now: () => number,
   ) {
-    this.newestQuery = db.sqlite.query<ReadingRow, [string, string, number]>(
+    // A reading stamped more than a minute ahead of the clock was stamped by a clock since gone back: it is never live (SPEC §16.2).
+    this.newestQuery = db.sqlite.query<ReadingRow, [string, string, number, number]>(
       "SELECT id, survivor, killer, ratio, measured_at, version, category, agent_id, active_event FROM readings " +
-        "WHERE platform = ? AND region = ? AND measured_at >= ? ORDER BY measured_at DESC, id ASC LIMIT 1",
+        "WHERE platform = ? AND region = ? AND measured_at >= ? AND measured_at <= ? ORDER BY measured_at DESC, id ASC LIMIT 1",
     );
     this.recentByAgentQuery = db.sqlite.query<{ agent_id: number; newest: number }, [number]>(
       "SELECT agent_id, MAX(measured_at) AS newest FROM readings WHERE measured_at > ? AND agent_id IS NOT NULL GROUP BY agent_id",
@@ -146,7 +147,7 @@ export class LiveStore {
 
   /** Re-reads the newest stored reading of one slot (after deletions). */
   rebuildSlot(platform: Platform, region: string): void {
-    const row = this.newestQuery.get(platform, region, oldestVisibleReading(this.db));
+    const row = this.newestQuery.get(platform, region, oldestVisibleReading(this.db), this.now() + MAX_FUTURE_MS);
     const slots = this.slots.get(platform);
     if (!slots) return;
     if (row) slots.set(region, toLive(row));
@@ -163,7 +164,7 @@ export class LiveStore {
     const slots = this.slots.get(platform);
     if (!slots) return false;
     const current = slots.get(region);
-    if (current && reading.measuredAt <= current.measuredAt) return false;
+    if (current && reading.measuredAt <= current.measuredAt && !this.inFuture(current, this.now())) return false;
     slots.set(region, reading);
     this.invalidate(platform);
     return true;
@@ -197,9 +198,15 @@ export class LiveStore {
     return () => this.listeners.delete(listener);
   }
 
+  private inFuture(reading: LiveReading, now: number): boolean {
+    return reading.measuredAt > now + MAX_FUTURE_MS;
+  }
+
   /** Rebuilds what is dirty or due and tells listeners about every real change. */
   flush(): void {
     const now = this.now();
+    // The clock went back under a live value: it gives way to the newest reading that is not in the future.
+    for (const [platform, slots] of this.slots) for (const [region, value] of slots) if (this.inFuture(value, now)) this.rebuildSlot(platform, region);
     for (const platform of PLATFORMS) {
       const state = this.states.get(platform);
       if (state && (state.dirty || now >= state.validUntil)) this.refresh(platform, now);
@@ -275,8 +282,12 @@ export class LiveStore {
     if (state.published && contentJson === state.contentJson) return;
     const revision = state.published ? Math.max(state.published.revision + 1, now) : Math.max(now, this.bootRevision);
     if (revision > this.revisionFloor) {
-      this.revisionFloor = revision + REVISION_RESERVE;
-      this.saveFloor.run(FLOOR_KEY, String(this.revisionFloor), now);
+      try {
+        this.saveFloor.run(FLOOR_KEY, String(revision + REVISION_RESERVE), now);
+        this.revisionFloor = revision + REVISION_RESERVE;
+      } catch {
+        // Storage is refusing writes (full, read-only, locked: /healthz says which). The payload is still served; the floor is saved with a later change.
+      }
     }
     const json = JSON.stringify({ ...content, generatedAt: new Date(now).toISOString() });
     state.contentJson = contentJson;

@@ -33,9 +33,15 @@ const ReadingAcceptedSchema = t.Object(
   {
     assignment: AssignmentSchema,
     live: t.Boolean({ description: "Whether the reading became the live value of its (platform, region)" }),
+    duplicate: t.Boolean({
+      description: "True when the reading repeated the agent's previous one (same measuredAt and values): a retry of a post whose answer was lost. It is answered again, not stored again, and rule 5 does not apply to it",
+    }),
   },
   { title: "ReadingAccepted" },
 );
+
+/** The readings route retries its own write while the lock is held (Ingest.submit). */
+export const READINGS_ROUTE = "/api/v1/agent/readings";
 
 export function agentRoutes(ctx: HubContext, access: Access) {
   return new Elysia({ name: "routes/agent", prefix: "/api/v1/agent" })
@@ -54,8 +60,8 @@ export function agentRoutes(ctx: HubContext, access: Access) {
     )
     .post(
       "/readings",
-      ({ request, body, set }) => {
-        const result = ctx.metrics.time("ingest", () => ctx.ingest.submit(access.agentOf(request), body));
+      async ({ request, body, set }) => {
+        const result = await ctx.metrics.timeAsync("ingest", () => ctx.ingest.submit(access.agentOf(request), body));
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return result;
@@ -66,7 +72,9 @@ export function agentRoutes(ctx: HubContext, access: Access) {
         detail: {
           tags: ["agent"],
           summary: "Post a reading",
-          description: "Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment.",
+          description:
+            "Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment. " +
+            "503 with Retry-After when the hub cannot write (disk full, read-only, its files removed, or another process holding the write lock for more than 2 s); nothing was stored.",
           "x-request-body": ReadingSubmissionSchema,
         },
       },

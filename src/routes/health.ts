@@ -1,21 +1,28 @@
 /** GET /healthz: liveness and a short status summary, never gated, never cached. */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
+import { STORAGE_STATES } from "../db/storage.ts";
 import type { Access } from "../http/access.ts";
 import { HUB_VERSION } from "../version.ts";
 
 export const HealthSchema = t.Object(
   {
-    status: t.Union([t.Literal("ok"), t.Literal("unhealthy")]),
+    status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("unhealthy")], {
+      description: "ok; degraded when the database answers but cannot be written (see storage); unhealthy when it does not answer",
+    }),
     version: t.String(),
     uptimeSeconds: t.Integer({ minimum: 0 }),
     agentsConfigured: t.Nullable(t.Integer({ minimum: 0, description: "Enabled agents; null when the database does not answer" })),
     regionsReporting: t.Nullable(t.Integer({ minimum: 0, description: "(platform, region) pairs whose live reading is fresh" })),
     db: t.Union([t.Literal("ok"), t.Literal("error")]),
+    storage: t.String({
+      enum: [...STORAGE_STATES],
+      description: "ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)",
+    }),
   },
   {
     title: "Health",
-    examples: [{ status: "ok", version: HUB_VERSION, uptimeSeconds: 3600, agentsConfigured: 12, regionsReporting: 9, db: "ok" }],
+    examples: [{ status: "ok", version: HUB_VERSION, uptimeSeconds: 3600, agentsConfigured: 12, regionsReporting: 9, db: "ok", storage: "ok" }],
   },
 );
 
@@ -27,15 +34,17 @@ export function healthRoutes(ctx: HubContext, access: Access) {
       set.headers["cache-control"] = "no-store";
       const now = ctx.now();
       const uptimeSeconds = Math.max(0, Math.floor((now - ctx.startedAt) / 1000));
+      const storage = ctx.storage.state;
       try {
         ping.get();
         const agentsConfigured = ctx.agents.enabledCount();
         const regionsReporting = ctx.live.freshSlotCount();
-        return { status: "ok" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured, regionsReporting, db: "ok" as const };
+        if (storage !== "ok") set.status = 503;
+        return { status: storage === "ok" ? ("ok" as const) : ("degraded" as const), version: HUB_VERSION, uptimeSeconds, agentsConfigured, regionsReporting, db: "ok" as const, storage };
       } catch (error) {
-        ctx.log.error("health check: the database does not answer", { error });
+        ctx.log.error("health check: the database does not answer", { cause: error instanceof Error ? error.message : String(error) });
         set.status = 503;
-        return { status: "unhealthy" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured: null, regionsReporting: null, db: "error" as const };
+        return { status: "unhealthy" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured: null, regionsReporting: null, db: "error" as const, storage };
       }
     },
     {
@@ -44,7 +53,9 @@ export function healthRoutes(ctx: HubContext, access: Access) {
       detail: {
         tags: ["system"],
         summary: "Health",
-        description: "Liveness and a short status summary. Answers 503 with `status: \"unhealthy\"` when the database does not answer.",
+        description:
+          "Liveness and a short status summary. Answers 503 with `status: \"degraded\"` when the database answers but a write cannot succeed " +
+          "(`storage` says why: full, read-only, locked, file-missing, corrupt; reads are still served), and with `status: \"unhealthy\"` when the database does not answer.",
       },
     },
   );

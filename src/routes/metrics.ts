@@ -21,6 +21,8 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         agentsEnabled: ctx.agents.enabledCount(),
         regionsReporting: ctx.live.freshSlotCount(),
         uptimeSeconds: Math.floor((ctx.now() - ctx.startedAt) / 1000),
+        storage: ctx.storage.state,
+        clockBehindSeconds: ctx.clock.check(),
       });
       return new Response(text, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
     },
@@ -31,7 +33,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         tags: ["system"],
         summary: "Metrics",
         description:
-          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. " +
+          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. " +
           "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
         "x-media-type": "text/plain",
         "x-response-headers": { 200: ["Cache-Control"] },

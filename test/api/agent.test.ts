@@ -129,7 +129,7 @@ describe("POST /api/v1/agent/readings", () => {
     const agent = addAgent(hub, "eu-west-1");
     expect((await post(hub, agent, reading("Windows", "eu-west-1", now()))).status).toBe(201);
     hub.ctx.ingest.forget();
-    expect((await post(hub, agent, reading("Windows", "eu-west-1", now()))).status).toBe(429);
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", now(), { killer: 80 }))).status).toBe(429);
   });
 
   test("rule 5 probe exception: after a first reading that was a probe, the second may come sooner, once", async () => {
@@ -216,11 +216,12 @@ describe("POST /api/v1/agent/readings", () => {
   test("storage failure is a 503 problem and the live value is untouched", async () => {
     const { hub, now } = setup();
     const agent = addAgent(hub, "eu-west-1");
-    hub.ctx.db.sqlite.exec("CREATE TRIGGER refuse BEFORE INSERT ON readings BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    hub.ctx.db.sqlite.exec("PRAGMA query_only = ON");
     const response = await post(hub, agent, reading("Windows", "eu-west-1", now()));
     expect(response.status).toBe(503);
     expectProblem(response);
-    expect(await response.text()).not.toContain("disk full");
+    expect(response.headers.get("retry-after")).not.toBeNull();
+    expect(await response.text()).not.toContain("SQLITE");
     const payload = await json<{ status: string }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"));
     expect(payload.status).toBe("initializing");
   });

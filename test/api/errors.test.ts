@@ -9,7 +9,7 @@ import { call, expectProblem, json, memoryLog, testHub } from "../helpers.ts";
 function probeApp() {
   const { log, lines } = memoryLog("warn");
   const app: AnyElysia = new Elysia()
-    .use(errorHandling(log, () => app.routes, (response) => response))
+    .use(errorHandling(log, () => app.routes, (response) => response, () => null))
     .post("/things", ({ body }) => ({ got: body }), {
       body: t.Object({ count: Type.Integer({ minimum: 0, maximum: 10 }), name: t.String({ maxLength: 5 }), password: t.Optional(t.String({ minLength: 10 })) }),
     })

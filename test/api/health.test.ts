@@ -17,6 +17,7 @@ describe("GET /healthz", () => {
       agentsConfigured: 0,
       regionsReporting: 0,
       db: "ok",
+      storage: "ok",
     });
   });
 

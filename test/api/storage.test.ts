@@ -41,9 +41,14 @@ describe("storage failures", () => {
     }
     expect(refused.every((r) => r.status === 201 || r.status === 503)).toBe(true);
     expect((await call(hub, "GET", "/api/v1/platforms/Windows/incentives")).status).toBe(200);
-    expect((await call(hub, "GET", "/healthz")).status).toBe(200);
+    const degraded = await call(hub, "GET", "/healthz");
+    expect(degraded.status).toBe(503);
+    expect(await json(degraded)).toMatchObject({ status: "degraded", db: "ok", storage: "full" });
     expect(integrity(hub)).toBe("ok");
     hub.ctx.db.sqlite.exec("PRAGMA max_page_count = 1073741823");
+    // The periodic check's probe write succeeds now, so health says ok before any other write is tried.
+    expect(hub.ctx.storage.check()).toBe("ok");
+    expect(await json(await call(hub, "GET", "/healthz"))).toMatchObject({ status: "ok", storage: "ok" });
     const storedWhileFull = refused[0]?.status === 201 ? 1 : 0;
     expect((await post(hub, third, reading("Windows", "us-east-1", Date.now()))).status).toBe(201);
     const after = counts(hub);
@@ -62,6 +67,7 @@ describe("storage failures", () => {
     expect(adminWrite.status).toBe(503);
     expectProblem(adminWrite);
     expect((await json<{ status: string }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).status).toBe("initializing");
+    expect(await json(await call(hub, "GET", "/healthz"))).toMatchObject({ status: "degraded", storage: "read-only" });
     hub.ctx.db.sqlite.exec("PRAGMA query_only = OFF");
     expect((await post(hub, agent, reading("Windows", "eu-west-1", Date.now()))).status).toBe(201);
     expect(counts(hub).readings).toBe(1);

@@ -91,7 +91,7 @@ describe("faults", () => {
     try {
       const db = join(mountPoint, "hub.db");
       const list = agents(400);
-      const hub = await startHub({ args: ["--db", db], env: { PROVISION_AGENTS: provision(list) } });
+      const hub = await startHub({ args: ["--db", db], env: { PROVISION_AGENTS: provision(list), MIN_FREE_MB: "0" } });
       const statuses: number[] = [];
       let used = 0;
       for (const agent of list) {
@@ -102,7 +102,7 @@ describe("faults", () => {
       }
       expect(statuses).toContain(503);
       expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
-      expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${hub.url}/healthz`)).status).toBe(503);
       expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
 
       expect(Bun.spawnSync(["mount", "-o", "remount,size=64m", mountPoint]).exitCode).toBe(0);

@@ -3,7 +3,7 @@ import { parseIsoTime } from "../../src/domain/iso-time.ts";
 import { checkReading, parseReportedEvent, type ReadingContext, type Verdict } from "../../src/domain/readings.ts";
 
 const NOW = Date.parse("2026-11-21T18:00:00.000Z");
-const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, previousAcceptedAt: null, secondAfterProbe: false };
+const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, pollMaxSeconds: 399, previousAcceptedAt: null, previous: null, secondAfterProbe: false };
 const VALID = { region: "eu-west-1", platform: "Windows", survivor: 0, killer: 75, ratio: 2.5, isReal: true, measuredAt: "2026-11-21T17:59:30.000Z" };
 
 function verdict(overrides: Record<string, unknown> = {}, context: Partial<ReadingContext> = {}): Verdict {
@@ -105,6 +105,24 @@ describe("rule 5: at least 0.8 × pollMinSeconds since the previous accepted rea
   });
   test("without the probe exception the same reading is refused", () => {
     expect(refusedBy(verdict({}, { previousAcceptedAt: NOW - 207_000, secondAfterProbe: false }))).toBe(5);
+  });
+  test("never asks for a longer wait than the cadence maximum, and ignores an arrival stamped by a clock that has since gone back", () => {
+    const slow = verdict({}, { previousAcceptedAt: NOW - 1000, pollMinSeconds: 3600, pollMaxSeconds: 900 });
+    expect(slow.ok ? 0 : slow.refusal.retryAfterSeconds).toBe(900);
+    expect(verdict({}, { previousAcceptedAt: NOW + 86_400_000 }).ok).toBe(true);
+    const edge = verdict({}, { previousAcceptedAt: NOW + 60_000 });
+    expect(edge.ok ? 0 : edge.refusal.retryAfterSeconds).toBe(300);
+  });
+  test("a reading that repeats the previous one is a retry: not refused by rule 5, and marked duplicate", () => {
+    const previous = { measuredAt: Date.parse(VALID.measuredAt), survivor: VALID.survivor, killer: VALID.killer, ratio: VALID.ratio };
+    const retry = verdict({}, { previousAcceptedAt: NOW - 1000, previous });
+    expect(retry.ok && retry.duplicate).toBe(true);
+    for (const change of [{ killer: 76 }, { survivor: 1 }, { ratio: 2.6 }, { measuredAt: "2026-11-21T17:59:31.000Z" }]) {
+      expect(refusedBy(verdict(change, { previousAcceptedAt: NOW - 1000, previous }))).toBe(5);
+    }
+    const fresh = verdict({}, { previousAcceptedAt: null, previous: null });
+    expect(fresh.ok && !fresh.duplicate).toBe(true);
+    expect(refusedBy(verdict({ survivor: -1 }, { previousAcceptedAt: NOW - 1000, previous }))).toBe(4);
   });
   test("the exception lifts only rule 5", () => {
     expect(refusedBy(verdict({ survivor: -1 }, { previousAcceptedAt: NOW, secondAfterProbe: true }))).toBe(4);

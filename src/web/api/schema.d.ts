@@ -9,7 +9,7 @@ export interface paths {
   "/healthz": {
     /**
      * Health
-     * @description Liveness and a short status summary. Answers 503 with `status: "unhealthy"` when the database does not answer.
+     * @description Liveness and a short status summary. Answers 503 with `status: "degraded"` when the database answers but a write cannot succeed (`storage` says why: full, read-only, locked, file-missing, corrupt; reads are still served), and with `status: "unhealthy"` when the database does not answer.
      *
      * Who may call it: Open to everyone, never behind the read gate.
      */
@@ -90,7 +90,7 @@ export interface paths {
   "/api/v1/agent/readings": {
     /**
      * Post a reading
-     * @description Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment.
+     * @description Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment. 503 with Retry-After when the hub cannot write (disk full, read-only, its files removed, or another process holding the write lock for more than 2 s); nothing was stored.
      *
      * Who may call it: An agent's bearer token.
      */
@@ -545,7 +545,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics
-     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
      *
      * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
      */
@@ -586,12 +586,18 @@ export interface components {
   schemas: {
     /** Health */
     Health: {
-      status: "ok" | "unhealthy";
+      /** @description ok; degraded when the database answers but cannot be written (see storage); unhealthy when it does not answer */
+      status: "ok" | "degraded" | "unhealthy";
       version: string;
       uptimeSeconds: number;
       agentsConfigured: number | null;
       regionsReporting: number | null;
       db: "ok" | "error";
+      /**
+       * @description ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)
+       * @enum {string}
+       */
+      storage: "ok" | "full" | "read-only" | "locked" | "file-missing" | "corrupt";
     };
     /** SiteMeta */
     SiteMeta: {
@@ -817,6 +823,8 @@ export interface components {
       assignment: components["schemas"]["Assignment"];
       /** @description Whether the reading became the live value of its (platform, region) */
       live: boolean;
+      /** @description True when the reading repeated the agent's previous one (same measuredAt and values): a retry of a post whose answer was lost. It is answered again, not stored again, and rule 5 does not apply to it */
+      duplicate: boolean;
     };
     /** LoginReply */
     LoginReply: {
@@ -1204,7 +1212,7 @@ export interface operations {
 
   /**
    * Health
-   * @description Liveness and a short status summary. Answers 503 with `status: "unhealthy"` when the database does not answer.
+   * @description Liveness and a short status summary. Answers 503 with `status: "degraded"` when the database answers but a write cannot succeed (`storage` says why: full, read-only, locked, file-missing, corrupt; reads are still served), and with `status: "unhealthy"` when the database does not answer.
    *
    * Who may call it: Open to everyone, never behind the read gate.
    */
@@ -1721,7 +1729,7 @@ export interface operations {
   };
   /**
    * Post a reading
-   * @description Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment.
+   * @description Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment. 503 with Retry-After when the hub cannot write (disk full, read-only, its files removed, or another process holding the write lock for more than 2 s); nothing was stored.
    *
    * Who may call it: An agent's bearer token.
    */
@@ -5802,7 +5810,7 @@ export interface operations {
   };
   /**
    * Metrics
-   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
    *
    * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
    */
