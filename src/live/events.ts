@@ -1,6 +1,6 @@
 /** The events table as the live store sees it (admin events and the agents' schedule), reloaded when it changes. */
 import type { HubDb } from "../db/open.ts";
-import type { EventSource, ScheduledEvent } from "../domain/events.ts";
+import { eventIdentity, type EventSource, type ScheduledEvent } from "../domain/events.ts";
 
 interface EventRow {
   id: number;
@@ -16,10 +16,13 @@ interface EventRow {
 
 export class EventBook {
   private events: ScheduledEvent[] = [];
+  private hiddenSet: ReadonlySet<string> = new Set();
   private readonly query;
+  private readonly hiddenQuery;
 
   constructor(db: HubDb) {
-    this.query = db.sqlite.query<EventRow, []>("SELECT id, key, label, multiplier, starts_at, ends_at, platforms, 'admin' AS source, NULL AS agent_id FROM events ORDER BY id");
+    this.query = db.sqlite.query<EventRow, []>("SELECT id, key, label, multiplier, starts_at, ends_at, platforms, source, agent_id FROM events ORDER BY id");
+    this.hiddenQuery = db.sqlite.query<{ key: string; starts_at: number }, []>("SELECT key, starts_at FROM hidden_events");
     this.reload();
   }
 
@@ -35,6 +38,7 @@ export class EventBook {
       source: row.source,
       agentId: row.agent_id,
     }));
+    this.hiddenSet = new Set(this.hiddenQuery.all().map((row) => eventIdentity({ key: row.key, startsAt: row.starts_at })));
   }
 
   all(): readonly ScheduledEvent[] {
@@ -43,6 +47,11 @@ export class EventBook {
 
   /** Identities (eventIdentity) of the agent events an admin hid. */
   hidden(): ReadonlySet<string> {
-    return new Set();
+    return this.hiddenSet;
+  }
+
+  /** The schedule agents reported last (SPEC §9.1). */
+  agentSchedule(): ScheduledEvent[] {
+    return this.events.filter((event) => event.source === "agent");
   }
 }

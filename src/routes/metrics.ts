@@ -15,6 +15,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         streamsOpen: ctx.streams.openCount,
         readingsAccepted: ctx.ingest.counters.accepted,
         readingsRejected: ctx.ingest.counters.rejected,
+        eventEntriesSkipped: ctx.eventReports.skippedCounts,
         databaseBytes: pages.get()?.bytes ?? 0,
         walBytes: existsSync(walPath) ? statSync(walPath).size : 0,
         agentsEnabled: ctx.agents.enabledCount(),
@@ -30,7 +31,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         tags: ["system"],
         summary: "Metrics",
         description:
-          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. " +
+          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size. " +
           "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
         "x-media-type": "text/plain",
         "x-response-headers": { 200: ["Cache-Control"] },

@@ -105,6 +105,15 @@ export interface paths {
      */
     post: operations["postAReading"];
   };
+  "/api/v1/agent/events": {
+    /**
+     * Report the event schedule
+     * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+     *
+     * Who may call it: An agent's bearer token.
+     */
+    post: operations["reportTheEventSchedule"];
+  };
   "/api/v1/auth/setup": {
     /**
      * Create the first admin
@@ -554,7 +563,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics
-     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
      *
      * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
      */
@@ -848,6 +857,33 @@ export interface components {
       assignment: components["schemas"]["Assignment"];
       /** @description Whether the reading became the live value of its (platform, region) */
       live: boolean;
+    };
+    /** ReportedEventEntry */
+    ReportedEventEntry: {
+      /** @description The game's id of the event; 1–64 characters, else the entry is skipped */
+      key: string;
+      /** @description Shown to viewers as plain text: control characters are removed, it is trimmed and cut to 120 characters, and the key stands in when nothing is left */
+      label: string;
+      /** @description Bloodpoint multiplier; a finite number in [1, 100], else the entry is skipped */
+      multiplier: number;
+      /**
+       * Format: date-time
+       * @description ISO-8601 with a zone
+       */
+      startsAt: string;
+      /**
+       * Format: date-time
+       * @description ISO-8601 with a zone, after startsAt
+       */
+      endsAt: string;
+    };
+    /**
+     * EventReport
+     * @description The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second entry with both is skipped.
+     */
+    EventReport: {
+      /** @description The whole schedule as the game lists it; only the first 200 entries are read */
+      events: components["schemas"]["ReportedEventEntry"][];
     };
     /** LoginReply */
     LoginReply: {
@@ -1784,6 +1820,94 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["ReadingAccepted"];
         };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Report the event schedule
+   * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+   *
+   * Who may call it: An agent's bearer token.
+   */
+  reportTheEventSchedule: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EventReport"];
+      };
+    };
+    responses: {
+      /** @description Read; the schedule changed if the report held a good entry and differed from it */
+      204: {
+        content: never;
       };
       /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
       400: {
@@ -5561,7 +5685,7 @@ export interface operations {
   };
   /**
    * Metrics
-   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
    *
    * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
    */
