@@ -459,7 +459,7 @@ export interface paths {
   "/api/v1/admin/events": {
     /**
      * List events
-     * @description Every admin-defined event, by start time.
+     * @description Every event made by an admin and every event of the schedule the agents reported last, by start time, with where it came from and whether it is hidden. Events agents saw only in a reading's activeEvent are not listed here (they show in GET /api/v1/events); hiding the scheduled event of the same key and start hides those too.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -475,14 +475,14 @@ export interface paths {
   "/api/v1/admin/events/{id}": {
     /**
      * Delete an event
-     * @description Viewers get the change at once.
+     * @description Viewers get the change at once. An agent event cannot be deleted (409): hide it instead.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
     delete: operations["deleteAnEvent"];
     /**
      * Change an event
-     * @description Viewers get the change at once.
+     * @description Viewers get the change at once. An agent event takes only `hidden` (anything else is a 409: the agents' next report would undo it); it stays hidden when reported again. An admin event cannot be hidden (409): change its times or delete it.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -1146,6 +1146,14 @@ export interface components {
       /** Format: date-time */
       endsAt: string;
       platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
+      /**
+       * @description admin: made here; agent: from the schedule the agents report (only `hidden` can change)
+       * @enum {string}
+       */
+      source: "admin" | "agent";
+      agentId: number | null;
+      /** @description Left out of payloads and the public schedule; only agent events are hidden, and stay hidden when reported again (matched by key and startsAt) */
+      hidden: boolean;
     };
     /** AuditEntry */
     AuditEntry: {
@@ -4811,7 +4819,7 @@ export interface operations {
   };
   /**
    * List events
-   * @description Every admin-defined event, by start time.
+   * @description Every event made by an admin and every event of the schedule the agents reported last, by start time, with where it came from and whether it is hidden. Events agents saw only in a reading's activeEvent are not listed here (they show in GET /api/v1/events); hiding the scheduled event of the same key and start hides those too.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4953,7 +4961,7 @@ export interface operations {
   };
   /**
    * Delete an event
-   * @description Viewers get the change at once.
+   * @description Viewers get the change at once. An agent event cannot be deleted (409): hide it instead.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -4999,6 +5007,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
         content: {
@@ -5009,7 +5023,7 @@ export interface operations {
   };
   /**
    * Change an event
-   * @description Viewers get the change at once.
+   * @description Viewers get the change at once. An agent event takes only `hidden` (anything else is a 409: the agents' next report would undo it); it stays hidden when reported again. An admin event cannot be hidden (409): change its times or delete it.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5043,6 +5057,8 @@ export interface operations {
            */
           endsAt?: string;
           platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          /** @description Hide (true) or show (false) an agent event; the only field an agent event takes */
+          hidden?: boolean;
         };
       };
     };
@@ -5090,6 +5106,12 @@ export interface operations {
       };
       /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
       408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict */
+      409: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
