@@ -3,8 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open.ts";
 import type { Hub } from "../../src/hub.ts";
+import { adminHub } from "../admin-helpers.ts";
 import { call, expectProblem, json, memoryLog, scratchDirs, testHub } from "../helpers.ts";
-import { addAgent, type TestAgent } from "../live-helpers.ts";
+import { addAgent, post, reading, type TestAgent } from "../live-helpers.ts";
 
 const HOUR = 3_600_000;
 const START = Date.parse("2026-11-27T12:00:00.000Z");
@@ -264,5 +265,68 @@ describe("POST /api/v1/agent/events", () => {
     expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 206');
     expect(metrics).toContain('hub_event_entries_skipped_total{reason="endsAt"} 3');
     expect(metrics).toContain('hub_event_entries_skipped_total{reason="unread"} 3');
+  });
+});
+
+describe("alerts for agent events", () => {
+  const settle = () => Bun.sleep(5);
+  interface Delivery {
+    type: string;
+    data: { key: string; platforms: string[] };
+  }
+  const outbox = (hub: Hub, webhookId: number): Delivery[] =>
+    hub.ctx.db.sqlite
+      .query<{ type: string; payload: string }, [number]>("SELECT type, payload FROM webhook_deliveries WHERE webhook_id = ? AND type LIKE 'event.%' ORDER BY id")
+      .all(webhookId)
+      .map((row) => ({ type: row.type, data: (JSON.parse(row.payload) as { data: Delivery["data"] }).data }));
+
+  async function alertWorld() {
+    let clock = START;
+    const { hub, admin } = await adminHub({ WEBHOOK_ALLOW_PRIVATE: "true" }, () => clock);
+    const hook = async (body: Record<string, unknown>) => (await admin.json<{ webhook: { id: number } }>("POST", "/api/v1/admin/webhooks", { url: "https://hooks.example.org/x", format: "json", onEvents: true, ...body })).body.webhook.id;
+    return {
+      hub,
+      all: await hook({}),
+      egs: await hook({ platforms: ["EGS"] }),
+      advance: (ms: number) => {
+        clock += ms;
+      },
+    };
+  }
+
+  test("an event already in force when first reported starts then, once per webhook, however many agents report it, and ends once", async () => {
+    const { hub, all, egs, advance } = await alertWorld();
+    const agents = [addAgent(hub, "eu-west-1"), addAgent(hub, "eu-west-2", "epic"), addAgent(hub, "eu-central-1", "grdk")];
+    for (const agent of agents) {
+      expect((await report(hub, agent, { events: [entry(START)] })).status).toBe(204);
+      await settle();
+    }
+    advance(15_000);
+    for (const agent of agents) expect((await report(hub, agent, { events: [entry(START, { label: "Bloodhunt (again)" })] })).status).toBe(204);
+    await post(hub, agents[1] as TestAgent, reading("EGS", "eu-west-2", START + 15_000, { activeEvent: entry(START) }));
+    await settle();
+    expect(outbox(hub, all)).toEqual([{ type: "event.started", data: expect.objectContaining({ key: "BPEVENT_Bloodhunt_NAME", platforms: ["Windows", "EGS", "GRDK"] }) }]);
+    expect(outbox(hub, egs)).toEqual([{ type: "event.started", data: expect.objectContaining({ key: "BPEVENT_Bloodhunt_NAME", platforms: ["EGS"] }) }]);
+
+    advance(3 * HOUR);
+    hub.ctx.live.flush();
+    await settle();
+    expect(outbox(hub, all).map((d) => [d.type, d.data.platforms])).toEqual([
+      ["event.started", ["Windows", "EGS", "GRDK"]],
+      ["event.ended", ["Windows", "EGS", "GRDK"]],
+    ]);
+    expect(outbox(hub, egs).map((d) => d.type)).toEqual(["event.started", "event.ended"]);
+  });
+
+  test("an event seen in one platform's reading, then in the schedule for all, has started once", async () => {
+    const { hub, all, egs } = await alertWorld();
+    const epic = addAgent(hub, "eu-west-2", "epic");
+    await post(hub, epic, reading("EGS", "eu-west-2", START, { activeEvent: entry(START) }));
+    await settle();
+    expect(outbox(hub, all).map((d) => [d.type, d.data.platforms])).toEqual([["event.started", ["EGS"]]]);
+    await report(hub, addAgent(hub, "eu-west-1"), { events: [entry(START)] });
+    await settle();
+    expect(outbox(hub, all).map((d) => d.type)).toEqual(["event.started"]);
+    expect(outbox(hub, egs).map((d) => d.type)).toEqual(["event.started"]);
   });
 });
