@@ -5,7 +5,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import type { Hub } from "../../src/hub.ts";
 import { adminHub } from "../admin-helpers.ts";
 import { call, expectProblem, json, memoryLog, scratchDirs, testHub } from "../helpers.ts";
-import { addAgent, post, reading, type TestAgent } from "../live-helpers.ts";
+import { addAgent, post, reading, SseReader, type TestAgent } from "../live-helpers.ts";
 
 const HOUR = 3_600_000;
 const START = Date.parse("2026-11-27T12:00:00.000Z");
@@ -328,5 +328,30 @@ describe("alerts for agent events", () => {
     await settle();
     expect(outbox(hub, all).map((d) => d.type)).toEqual(["event.started"]);
     expect(outbox(hub, egs).map((d) => d.type)).toEqual(["event.started"]);
+  });
+});
+
+describe("the stream and agent events", () => {
+  test("a report pushes at once; the event's start and end push on time with no reading", async () => {
+    const hub = testHub();
+    const agent = addAgent(hub, "eu-west-1");
+    const stream = new SseReader(await call(hub, "GET", "/api/v1/platforms/GRDK/incentives/stream"));
+    expect(JSON.parse((await stream.nextMessage())?.data ?? "{}").activeEvent).toBeNull();
+    hub.start();
+    try {
+      const now = Date.now();
+      const running = { key: "RUNNING", label: "Running", multiplier: 1.5, startsAt: iso(now - HOUR), endsAt: iso(now + HOUR) };
+      const flash = { key: "FLASH", label: "Flash", multiplier: 3, startsAt: iso(now + 300), endsAt: iso(now + 700) };
+      expect((await report(hub, agent, { events: [running, flash] })).status).toBe(204);
+      expect(JSON.parse((await stream.nextMessage(500))?.data ?? "{}").activeEvent?.key).toBe("RUNNING");
+      const started = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
+      expect(started.activeEvent?.key).toBe("FLASH");
+      expect(Date.now()).toBeGreaterThanOrEqual(now + 300);
+      const ended = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
+      expect(ended.activeEvent?.key).toBe("RUNNING");
+      expect(Date.now()).toBeGreaterThanOrEqual(now + 700);
+    } finally {
+      await hub.stop();
+    }
   });
 });
