@@ -5,6 +5,7 @@
  * wins, an admin-defined event wins a tie, then the earliest end.
  */
 import { PLATFORMS } from "./catalogue.ts";
+import { characters } from "./characters.ts";
 import type { ReportedEvent } from "./readings.ts";
 
 /** Who put an event on the schedule. */
@@ -46,6 +47,25 @@ export interface EventCandidate {
   readonly event: ReportedEvent;
   readonly platforms: readonly string[] | null;
   readonly source: EventSource;
+}
+
+export const MAX_EVENT_LABEL = 120;
+
+/**
+ * C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and
+ * isolates, which reorder the text around them wherever the label is shown.
+ */
+const CONTROL_CHARACTERS = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
+
+/** The first `max` characters (code points, so a surrogate pair is never split). */
+function cut(text: string, max: number): string {
+  return characters(text) <= max ? text : Array.from(text).slice(0, max).join("");
+}
+
+/** An agent's label as plain text: control characters removed, trimmed, at most 120 characters; the key when nothing is left. */
+export function plainLabel(label: string, key: string): string {
+  const plain = (text: string) => cut(text.replace(CONTROL_CHARACTERS, "").trim(), MAX_EVENT_LABEL).trim();
+  return plain(label) || plain(key) || key;
 }
 
 /** How far ahead GET /api/v1/events looks. */

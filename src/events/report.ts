@@ -5,7 +5,7 @@
  * the others.
  */
 import { characters } from "../domain/characters.ts";
-import { eventIdentity } from "../domain/events.ts";
+import { eventIdentity, plainLabel } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
 import type { ReportedEvent } from "../domain/readings.ts";
 
@@ -15,7 +15,6 @@ export const MAX_REPORT_ENTRIES = 200;
 export const REPORT_INTERVAL_MS = 15_000;
 export const MULTIPLIER_RANGE = [1, 100] as const;
 export const MAX_EVENT_KEY = 64;
-export const MAX_EVENT_LABEL = 120;
 
 /** Why an entry was skipped; the label of /metrics and the words of the log. */
 export const SKIP_REASONS = {
@@ -41,23 +40,6 @@ export interface ReadReport {
   readonly skipped: readonly SkippedEntry[];
   /** Entries past MAX_REPORT_ENTRIES, which were not read. */
   readonly unread: number;
-}
-
-/**
- * C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and
- * isolates, which reorder the text around them wherever the label is shown.
- */
-const CONTROL_CHARACTERS = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
-
-/** The first `max` characters (code points, so a surrogate pair is never split). */
-function cut(text: string, max: number): string {
-  return characters(text) <= max ? text : Array.from(text).slice(0, max).join("");
-}
-
-/** An agent's label as plain text: control characters removed, trimmed, at most 120 characters; the key when nothing is left. */
-export function plainLabel(label: string, key: string): string {
-  const plain = (text: string) => cut(text.replace(CONTROL_CHARACTERS, "").trim(), MAX_EVENT_LABEL).trim();
-  return plain(label) || plain(key) || key;
 }
 
 function readEntry(value: unknown): ReportedEvent | SkipReason {

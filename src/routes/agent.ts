@@ -2,7 +2,8 @@
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
-import { MAX_EVENT_KEY, MAX_EVENT_LABEL, MAX_REPORT_ENTRIES, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
+import { MAX_EVENT_LABEL } from "../domain/events.ts";
+import { MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
 import { ActiveEventSchema, AssignmentSchema, problems } from "../http/schemas.ts";
 
 export const ReadingSubmissionSchema = t.Object(

@@ -129,6 +129,14 @@ describe("POST /api/v1/agent/events", () => {
     expect(labels).toEqual({ ctl: "Bloodhunt[31m", long: "🎉".repeat(120), empty: "empty", kept: "Line\u2028<b>&amp;</b> *x*", padded: "a".repeat(120) });
   });
 
+  test("an event named in a reading's activeEvent gets the same plain-text label", async () => {
+    const { hub, now } = world();
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", now(), { activeEvent: entry(now(), { label: "\u001b[2J Bloodhunt\u202e\u0000 " }) }))).status).toBe(201);
+    expect((await active(hub, "Windows"))?.label).toBe("[2J Bloodhunt");
+    expect((await listed(hub)).map((e) => [e.label, e.platforms])).toEqual([["[2J Bloodhunt", ["Windows"]]]);
+  });
+
   test("an entry with the key and start of an earlier one is skipped", async () => {
     const { hub, now } = world();
     const agent = addAgent(hub, "eu-west-1");
