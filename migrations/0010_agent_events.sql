@@ -5,6 +5,11 @@
 -- report, so its rows come and go.
 ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT 'admin';
 ALTER TABLE events ADD COLUMN agent_id INTEGER REFERENCES agents (id) ON DELETE SET NULL;
+-- An agent event seen only in a reading's activeEvent (for that reading's
+-- platform), not on the schedule: kept so an admin can list and hide it; the
+-- payloads still take such events from the live readings, and reports never
+-- replace these rows.
+ALTER TABLE events ADD COLUMN seen INTEGER NOT NULL DEFAULT 0 CHECK (seen IN (0, 1));
 CREATE INDEX events_source ON events (source, key, starts_at);
 
 -- Agent events an admin hid, by key and start: apart from the events

@@ -92,8 +92,11 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log }, options.alerts);
   const ingest = new Ingest(db, agents, live, now, log, alerts);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
-  ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
   const eventReports = new AgentEventReports(db, events, live, now, log);
+  ingest.onAccepted((platform, region, reading, agentId) => {
+    forecasts.invalidate(platform, region);
+    if (reading.activeEvent) eventReports.noteSeen(platform, reading.activeEvent, agentId);
+  });
   const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, eventReports, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts };
 
   const reloadExternal = (): void => {

@@ -175,6 +175,8 @@ export const events = sqliteTable(
     source: text("source", { enum: EVENT_SOURCES }).notNull().default("admin"),
     /** The agent that reported it; null for admin events and once that agent is deleted. */
     agentId: integer("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    /** Seen only in a reading's activeEvent, not on the schedule agents report. */
+    seen: integer("seen", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("events_window").on(t.endsAt, t.startsAt), index("events_source").on(t.source, t.key, t.startsAt)],
 );

@@ -1,6 +1,8 @@
 /**
  * Agents' event reports (SPEC §9.1): the throttle, the replacement of the
- * agent schedule, its audit row, and the count and log of skipped entries.
+ * agent schedule, its audit row, and the count and log of skipped entries;
+ * and the record of events agents name in readings, so an admin can see and
+ * hide those too.
  *
  * The agent schedule is one for all agents and platforms: each report that
  * holds at least one good entry replaces it. Rows are matched by key and
@@ -74,6 +76,32 @@ export class AgentEventReports {
     this.replaceSchedule(agent, report.events, now);
   }
 
+  /**
+   * Records an event named in a reading's activeEvent, once per platform,
+   * key and start (its values follow the newest reading). Payloads take such
+   * events from the live readings, not from here; a failure to record one
+   * never costs the reading.
+   */
+  noteSeen(platform: string, event: ReportedEvent, agentId: number): void {
+    const known = this.book.seenOn(platform, event);
+    if (known && same(known, event)) return;
+    const now = this.now();
+    try {
+      if (known) {
+        this.db.orm.update(events).set({ label: event.label, multiplier: event.multiplier, endsAt: event.endsAt, agentId, updatedAt: now }).where(eq(events.id, known.id)).run();
+      } else {
+        this.db.orm
+          .insert(events)
+          .values({ ...event, platforms: JSON.stringify([platform]), source: "agent", agentId, seen: true, createdAt: now, updatedAt: now })
+          .run();
+      }
+    } catch (error) {
+      this.log.warn("an event seen in a reading could not be recorded", { agentId, error });
+      return;
+    }
+    this.book.reload();
+  }
+
   private noteSkipped(agent: Agent, report: ReadReport, now: number): void {
     const count = (reason: string, n: number) => this.skippedCounts.set(reason, (this.skippedCounts.get(reason) ?? 0) + n);
     for (const entry of report.skipped) count(entry.reason, 1);
@@ -114,7 +142,7 @@ export class AgentEventReports {
     try {
       this.db.sqlite.transaction(() => {
         const { orm } = this.db;
-        if (removed.length > 0) orm.delete(events).where(and(eq(events.source, "agent"), inArray(events.id, removed))).run();
+        if (removed.length > 0) orm.delete(events).where(and(eq(events.source, "agent"), eq(events.seen, false), inArray(events.id, removed))).run();
         for (const { id, next } of changed) {
           orm.update(events).set({ label: next.label, multiplier: next.multiplier, endsAt: next.endsAt, agentId: agent.id, updatedAt: now }).where(eq(events.id, id)).run();
         }

@@ -23,7 +23,7 @@ export interface IngestCounters {
 }
 
 /** Told about every stored reading, after it is on disk. */
-export type AcceptedListener = (platform: Platform, region: string) => void;
+export type AcceptedListener = (platform: Platform, region: string, reading: AcceptedReading, agentId: number) => void;
 
 /** Rows a reading brings with it (the outbox of alerts, SPEC §18). */
 export interface PreparedEffects {
@@ -162,7 +162,7 @@ export class Ingest {
     effects?.committed();
     this.previous.set(agent.id, { at: now, secondAfterProbe: previous.at === null && assignment.probeImmediately });
     this.counters.accepted++;
-    for (const listener of this.acceptedListeners) listener(platform, reading.region);
+    for (const listener of this.acceptedListeners) listener(platform, reading.region, reading, agent.id);
     const becameLive = this.live.offer(platform, reading.region, {
       id,
       survivor: reading.survivor,

@@ -134,4 +134,40 @@ describe("admin: events", () => {
     const audited = hub.ctx.db.sqlite.query<{ action: string }, []>("SELECT action FROM audit_log WHERE action IN ('event.hide', 'event.show') ORDER BY id").all();
     expect(audited.map((a) => a.action)).toEqual(["event.hide", "event.show"]);
   });
+
+  test("events agents name only in readings are listed per platform and can be hidden, not changed or deleted", async () => {
+    const now = Date.now();
+    const { hub, admin } = await adminHub();
+    const steam = addAgent(hub, "eu-west-1");
+    const epic = addAgent(hub, "eu-west-1", "epic");
+    const bogus = { key: "FREE_BP", label: "Free BP", multiplier: 100, startsAt: iso(now - 3_600_000), endsAt: iso(now + 3_600_000) };
+    expect((await post(hub, steam, reading("Windows", "eu-west-1", now, { activeEvent: bogus }))).status).toBe(201);
+    expect((await post(hub, epic, reading("EGS", "eu-west-1", now, { activeEvent: { ...bogus, label: "Free BP!" } }))).status).toBe(201);
+    type Listed = { id: number; key: string; label: string; platforms: string[] | null; source: string; agentId: number | null; hidden: boolean };
+    const listed = (await admin.json<{ events: Listed[] }>("GET", "/api/v1/admin/events")).body.events;
+    expect(listed.map(({ key, label, platforms, source, agentId, hidden }) => ({ key, label, platforms, source, agentId, hidden }))).toEqual([
+      { key: "FREE_BP", label: "Free BP", platforms: ["Windows"], source: "agent", agentId: steam.id, hidden: false },
+      { key: "FREE_BP", label: "Free BP!", platforms: ["EGS"], source: "agent", agentId: epic.id, hidden: false },
+    ]);
+    const id = listed[0]?.id ?? -1;
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${id}`, { multiplier: 2 })).status).toBe(409);
+    expect((await admin.request("DELETE", `/api/v1/admin/events/${id}`)).status).toBe(409);
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${id}`, { hidden: true })).status).toBe(200);
+    const active = async (platform: string) => (await json<{ activeEvent: { key: string } | null }>(await call(hub, "GET", `/api/v1/platforms/${platform}/incentives`))).activeEvent;
+    expect(await active("Windows")).toBeNull();
+    expect(await active("EGS")).toBeNull();
+    expect((await json<{ events: unknown[] }>(await call(hub, "GET", "/api/v1/events"))).events).toEqual([]);
+    // Named again in a reading, it stays hidden, and is recorded once per platform with the newest values; a schedule report leaves it be.
+    const other = addAgent(hub, "eu-west-2");
+    expect((await post(hub, other, reading("Windows", "eu-west-2", now, { activeEvent: { ...bogus, label: "Free BP v2" } }))).status).toBe(201);
+    expect(await active("Windows")).toBeNull();
+    const scheduled = { key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", multiplier: 2, startsAt: iso(now + 3_600_000), endsAt: iso(now + 7_200_000) };
+    expect((await call(hub, "POST", "/api/v1/agent/events", { body: { events: [scheduled] }, headers: { authorization: `Bearer ${other.token}` } })).status).toBe(204);
+    const again = (await admin.json<{ events: Listed[] }>("GET", "/api/v1/admin/events")).body.events;
+    expect(again.map((e) => [e.key, e.label, e.platforms, e.agentId, e.hidden])).toEqual([
+      ["FREE_BP", "Free BP v2", ["Windows"], other.id, true],
+      ["FREE_BP", "Free BP!", ["EGS"], epic.id, true],
+      ["BPEVENT_Bloodhunt_NAME", "Bloodhunt", null, other.id, false],
+    ]);
+  });
 });

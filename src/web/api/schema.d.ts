@@ -459,7 +459,7 @@ export interface paths {
   "/api/v1/admin/events": {
     /**
      * List events
-     * @description Every event made by an admin and every event of the schedule the agents reported last, by start time, with where it came from and whether it is hidden. Events agents saw only in a reading's activeEvent are not listed here (they show in GET /api/v1/events); hiding the scheduled event of the same key and start hides those too.
+     * @description Every event made by an admin, every event of the schedule the agents reported last, and every event an agent named in a reading's activeEvent (one entry per platform it was seen on, with the newest values), by start time, with where it came from and whether it is hidden. Agent events are matched by key and startsAt: hiding one hides it wherever it is reported.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -4819,7 +4819,7 @@ export interface operations {
   };
   /**
    * List events
-   * @description Every event made by an admin and every event of the schedule the agents reported last, by start time, with where it came from and whether it is hidden. Events agents saw only in a reading's activeEvent are not listed here (they show in GET /api/v1/events); hiding the scheduled event of the same key and start hides those too.
+   * @description Every event made by an admin, every event of the schedule the agents reported last, and every event an agent named in a reading's activeEvent (one entry per platform it was seen on, with the newest values), by start time, with where it came from and whether it is hidden. Agent events are matched by key and startsAt: hiding one hides it wherever it is reported.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
