@@ -2,6 +2,7 @@
 import type { Alerts } from "./alerts/alerts.ts";
 import type { Accounts } from "./auth/accounts.ts";
 import type { Config } from "./config/load.ts";
+import type { AgentEventReports } from "./events/reports.ts";
 import type { HubDb } from "./db/open.ts";
 import type { ReadingQueries } from "./db/readings.ts";
 import type { Storage } from "./db/storage.ts";
@@ -30,6 +31,7 @@ export interface HubContext {
   readonly settings: RuntimeSettings;
   readonly agents: AgentDirectory;
   readonly events: EventBook;
+  readonly eventReports: AgentEventReports;
   readonly live: LiveStore;
   readonly streams: StreamHub;
   readonly ingest: Ingest;

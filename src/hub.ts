@@ -15,6 +15,7 @@ import { ReadingQueries } from "./db/readings.ts";
 import { Storage, StorageRefusal } from "./db/storage.ts";
 import { AgentDirectory } from "./live/agents.ts";
 import { ClockCheck } from "./live/clock.ts";
+import { AgentEventReports } from "./events/reports.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
@@ -88,14 +89,18 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     forecasts.invalidate();
   }, log);
   const auditRetention = new AuditRetention(db, config.auditRetentionDays, now, log);
-  const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
+  const live = new LiveStore(db, config.catalogue, agents, events, config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams, config.streamStallMs, now);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
   const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: (error) => storage.refusalFor(error) }, options.alerts);
   const ingest = new Ingest(db, storage, agents, live, now, log, alerts, config.maxRequestsPerClient);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
-  ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
-  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
+  const eventReports = new AgentEventReports(db, events, live, now, log);
+  ingest.onAccepted((platform, region, reading, agentId) => {
+    forecasts.invalidate(platform, region);
+    if (reading.activeEvent) eventReports.noteSeen(platform, reading.activeEvent, agentId);
+  });
+  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
 
   const reloadExternal = (): void => {
     settings.reload();

@@ -32,6 +32,7 @@ export interface Gauges {
   readonly streamsDropped: number;
   readonly readingsAccepted: number;
   readonly readingsRejected: ReadonlyMap<string, number>;
+  readonly eventEntriesSkipped: ReadonlyMap<string, number>;
   readonly databaseBytes: number;
   readonly walBytes: number;
   readonly agentsEnabled: number;
@@ -94,6 +95,8 @@ export class Metrics {
     gauge("hub_readings_accepted_total", "counter", "Readings accepted from agents since start.", gauges.readingsAccepted);
     lines.push("# HELP hub_readings_rejected_total Readings refused since start, by the rule broken (or storage).", "# TYPE hub_readings_rejected_total counter");
     for (const [reason, value] of [...gauges.readingsRejected].sort(([a], [b]) => a.localeCompare(b))) lines.push(`hub_readings_rejected_total{reason="${label(reason)}"} ${value}`);
+    lines.push("# HELP hub_event_entries_skipped_total Entries of agents' event reports skipped since start, by reason.", "# TYPE hub_event_entries_skipped_total counter");
+    for (const [reason, value] of [...gauges.eventEntriesSkipped].sort(([a], [b]) => a.localeCompare(b))) lines.push(`hub_event_entries_skipped_total{reason="${label(reason)}"} ${value}`);
     lines.push(...this.ingest.render("hub_ingest_duration_seconds", "Time to check, store and publish a reading (POST /api/v1/agent/readings)."));
     lines.push(...this.history.render("hub_history_duration_seconds", "Time to build a history reply (GET …/history)."));
     gauge("hub_database_size_bytes", "gauge", "Size of the database (pages in use).", gauges.databaseBytes);

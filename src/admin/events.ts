@@ -1,9 +1,15 @@
-/** Admin-defined bloodpoint events: validated, stored, and pushed to viewers when they start or end. */
-import { eq } from "drizzle-orm";
+/**
+ * Bloodpoint events in the admin's hands: their own, validated, stored and
+ * pushed to viewers when they start or end; and the agents' schedule, which
+ * an admin may hide or show but not change, since the agents' next report
+ * would only undo it (SPEC §11.6).
+ */
+import { and, eq } from "drizzle-orm";
 import { audit, type Actor } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
-import { events } from "../db/schema.ts";
+import { events, hiddenEvents } from "../db/schema.ts";
 import { isPlatform, PLATFORMS } from "../domain/catalogue.ts";
+import { eventIdentity, type EventSource } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { characters } from "../domain/characters.ts";
@@ -18,6 +24,11 @@ export interface EventBody {
   readonly startsAt: string;
   readonly endsAt: string;
   readonly platforms: string[] | null;
+  readonly source: EventSource;
+  /** The agent that reported it; null for admin events and once that agent is deleted. */
+  readonly agentId: number | null;
+  /** Left out of payloads and the public schedule (agent events only). */
+  readonly hidden: boolean;
 }
 
 export interface EventInput {
@@ -27,13 +38,14 @@ export interface EventInput {
   readonly startsAt?: string;
   readonly endsAt?: string;
   readonly platforms?: string[] | null;
+  readonly hidden?: boolean;
 }
 
 type EventRow = typeof events.$inferSelect;
 
 export const EVENT_KEY_PATTERN = /^[a-z0-9_-]{1,64}$/;
 
-function toBody(row: EventRow): EventBody {
+function toBody(row: EventRow, hidden: ReadonlySet<string>): EventBody {
   return {
     id: row.id,
     key: row.key,
@@ -42,6 +54,9 @@ function toBody(row: EventRow): EventBody {
     startsAt: new Date(row.startsAt).toISOString(),
     endsAt: new Date(row.endsAt).toISOString(),
     platforms: row.platforms === null ? null : (JSON.parse(row.platforms) as string[]),
+    source: row.source,
+    agentId: row.agentId,
+    hidden: row.source === "agent" && hidden.has(eventIdentity(row)),
   };
 }
 
@@ -56,6 +71,10 @@ export class EventAdmin {
     private readonly live: LiveStore,
     private readonly now: () => number,
   ) {}
+
+  private body(row: EventRow): EventBody {
+    return toBody(row, this.book.hidden());
+  }
 
   private get(id: number): EventRow {
     const row = this.db.orm.select().from(events).where(eq(events.id, id)).get();
@@ -92,7 +111,7 @@ export class EventAdmin {
   }
 
   list(): EventBody[] {
-    return this.db.orm.select().from(events).orderBy(events.startsAt, events.id).all().map(toBody);
+    return this.db.orm.select().from(events).orderBy(events.startsAt, events.id).all().map((row) => this.body(row));
   }
 
   create(actor: Actor, input: EventInput): EventBody {
@@ -103,23 +122,46 @@ export class EventAdmin {
       return created;
     })();
     this.changed();
-    return toBody(row);
+    return this.body(row);
   }
 
   update(actor: Actor, id: number, input: EventInput): EventBody {
-    const values = this.values(toBody(this.get(id)), input);
+    const current = this.get(id);
+    const { hidden, ...changes } = input;
+    if (current.source === "agent") return this.setHidden(actor, current, changes, hidden);
+    if (hidden === true) throw new HttpProblem(409, `Event ${id} was made by an admin: change its times or delete it rather than hide it.`);
+    const values = this.values(this.body(current), changes);
     const row = this.db.sqlite.transaction(() => {
       const updated = this.db.orm.update(events).set({ ...values, updatedAt: this.now() }).where(eq(events.id, id)).returning().get();
-      audit(this.db.orm, actor, "event.update", `event:${id}`, { ...input }, this.now());
+      audit(this.db.orm, actor, "event.update", `event:${id}`, { ...changes }, this.now());
       return updated;
     })();
     this.changed();
     if (!row) throw new HttpProblem(404, `There is no event ${id}.`);
-    return toBody(row);
+    return this.body(row);
+  }
+
+  /** Hides or shows an agent event; anything else about it belongs to the agents' schedule. */
+  private setHidden(actor: Actor, row: EventRow, changes: Omit<EventInput, "hidden">, hidden: boolean | undefined): EventBody {
+    if (Object.values(changes).some((value) => value !== undefined) || hidden === undefined) {
+      throw new HttpProblem(409, `Event ${row.id} comes from the agents' schedule: only \`hidden\` can be changed; their next report replaces the rest.`);
+    }
+    const identity = eventIdentity(row);
+    if (hidden !== this.book.hidden().has(identity)) {
+      const at = this.now();
+      this.db.sqlite.transaction(() => {
+        if (hidden) this.db.orm.insert(hiddenEvents).values({ key: row.key, startsAt: row.startsAt, hiddenAt: at }).onConflictDoNothing().run();
+        else this.db.orm.delete(hiddenEvents).where(and(eq(hiddenEvents.key, row.key), eq(hiddenEvents.startsAt, row.startsAt))).run();
+        audit(this.db.orm, actor, hidden ? "event.hide" : "event.show", `event:${row.id}`, { key: row.key, startsAt: new Date(row.startsAt).toISOString() }, at);
+      })();
+      this.changed();
+    }
+    return this.body(row);
   }
 
   remove(actor: Actor, id: number): void {
-    this.get(id);
+    const row = this.get(id);
+    if (row.source === "agent") throw new HttpProblem(409, `Event ${id} comes from the agents' schedule and leaves it with their next report; hide it to keep it from viewers.`);
     this.db.sqlite.transaction(() => {
       this.db.orm.delete(events).where(eq(events.id, id)).run();
       audit(this.db.orm, actor, "event.delete", `event:${id}`, null, this.now());

@@ -61,6 +61,10 @@ interface StoredFacts {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The same event, whoever reported it and however its label or multiplier changed: key and start tell events apart. */
+const eventId = (event: PublicEvent): string => `${event.key}\u0000${event.startsAt}`;
+const sameEvent = (a: PublicEvent | null, b: PublicEvent | null): boolean => (a === null || b === null ? a === b : eventId(a) === eventId(b));
+
 export class Alerts {
   readonly rules: AlertRules;
   readonly outbox: Outbox;
@@ -212,7 +216,7 @@ export class Alerts {
       const before = this.facts.get(platform);
       if (!before) continue;
       const after: PlatformFacts = { status: content.status, statusReason: content.statusReason, event: content.activeEvent };
-      if (before.status !== after.status || before.event?.key !== after.event?.key) changed.set(platform, { before, after });
+      if (before.status !== after.status || !sameEvent(before.event, after.event)) changed.set(platform, { before, after });
       else if (!this.saved.has(platform)) unsaved.push(platform);
     }
     this.republished.clear();
@@ -239,24 +243,29 @@ export class Alerts {
   }
 
   /**
-   * One status.changed per platform and webhook; one event.started or
-   * event.ended per event and webhook, naming the platforms it follows
-   * where that happened (an event for every platform is one message).
+   * One status.changed per platform and webhook; one event.started when an
+   * event comes into force on the first platform a webhook follows, and one
+   * event.ended when it is in force on none of them any more, naming the
+   * platforms. So an event counts once per webhook, whichever agents or
+   * admins reported it and on how many platforms it shows.
    */
   private messages(changed: ReadonlyMap<Platform, { before: PlatformFacts; after: PlatformFacts }>, now: number): { webhookId: number; message: AlertMessage }[] {
     const { origin } = this.deps.config;
     const timestamp = iso(now);
-    const events = new Map<string, { type: "event.started" | "event.ended"; event: PublicEvent; platforms: Platform[] }>();
-    const eventTurn = (type: "event.started" | "event.ended", event: PublicEvent, platform: Platform): void => {
-      const key = `${type}\u0000${event.key}`;
-      const entry = events.get(key) ?? { type, event, platforms: [] };
+    const before = new Map<string, { event: PublicEvent; platforms: Platform[] }>();
+    const after = new Map<string, { event: PublicEvent; platforms: Platform[] }>();
+    const note = (into: typeof before, event: PublicEvent | null, platform: Platform): void => {
+      if (event === null) return;
+      const entry = into.get(eventId(event)) ?? { event, platforms: [] };
       entry.platforms.push(platform);
-      events.set(key, entry);
+      into.set(eventId(event), entry);
     };
-    for (const [platform, { before, after }] of changed) {
-      if (before.event?.key === after.event?.key) continue;
-      if (before.event) eventTurn("event.ended", before.event, platform);
-      if (after.event) eventTurn("event.started", after.event, platform);
+    // Every platform counts, changed or not: an event already in force elsewhere has started for a webhook that follows both.
+    for (const platform of PLATFORMS) {
+      const was = this.facts.get(platform)?.event ?? null;
+      note(before, was, platform);
+      const turn = changed.get(platform);
+      note(after, turn ? turn.after.event : was, platform);
     }
     const out: { webhookId: number; message: AlertMessage }[] = [];
     for (const rule of this.rules.all()) {
@@ -274,11 +283,16 @@ export class Alerts {
         }
       }
       if (rule.onEvents) {
-        for (const { type, event, platforms } of events.values()) {
-          const followed = platforms.filter((platform) => follows(rule, platform));
-          if (followed.length === 0) continue;
-          const data: EventChangedData = { ...event, platforms: followed, url: followed.length === 1 ? `${origin}/${followed[0]}` : `${origin}/` };
+        const followed = (entry: { platforms: Platform[] } | undefined): Platform[] => entry?.platforms.filter((platform) => follows(rule, platform)) ?? [];
+        const eventMessage = (type: "event.started" | "event.ended", event: PublicEvent, platforms: Platform[]): void => {
+          const data: EventChangedData = { ...event, platforms, url: platforms.length === 1 ? `${origin}/${platforms[0]}` : `${origin}/` };
           out.push({ webhookId: rule.id, message: { type, timestamp, data } });
+        };
+        for (const [id, was] of before) {
+          if (followed(was).length > 0 && followed(after.get(id)).length === 0) eventMessage("event.ended", was.event, followed(was));
+        }
+        for (const [id, is] of after) {
+          if (followed(is).length > 0 && followed(before.get(id)).length === 0) eventMessage("event.started", is.event, followed(is));
         }
       }
     }

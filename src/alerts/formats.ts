@@ -142,11 +142,24 @@ function discordText(text: string): string {
   return discordUnmention(text.replace(/[\\*_~`|[\]()<>#]/g, "\\$&"));
 }
 
+/** Discord refuses a whole message whose embed title passes this many characters. */
+const DISCORD_TITLE_MAX = 256;
+
+/**
+ * A title as Discord shows it (no Markdown or links, only mentions), cut to
+ * Discord's limit: breaking mentions lengthens it, and an agent's label of
+ * 120 `@` would otherwise get every delivery refused until the webhook is
+ * disabled.
+ */
+function discordTitle(title: string): string {
+  const chars = Array.from(discordUnmention(title));
+  return chars.length <= DISCORD_TITLE_MAX ? chars.join("") : `${chars.slice(0, DISCORD_TITLE_MAX - 1).join("")}…`;
+}
+
 /** Discord's execute-webhook body: one embed; mentions are never parsed, so no message can ping anyone. */
 function discord(summary: Summary): Rendered {
   const embed = {
-    // Titles show no Markdown or links, only mentions.
-    title: discordUnmention(summary.title),
+    title: discordTitle(summary.title),
     description: discordText(summary.text),
     ...(summary.url === null ? {} : { url: summary.url }),
     color: summary.color,

@@ -3,6 +3,7 @@
  * source of truth; test/api/db.test.ts checks that both agree.
  */
 import { sql } from "drizzle-orm";
+import { EVENT_SOURCES } from "../domain/events.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const agents = sqliteTable(
@@ -171,8 +172,24 @@ export const events = sqliteTable(
     platforms: text("platforms"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    source: text("source", { enum: EVENT_SOURCES }).notNull().default("admin"),
+    /** The agent that reported it; null for admin events and once that agent is deleted. */
+    agentId: integer("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    /** Seen only in a reading's activeEvent, not on the schedule agents report. */
+    seen: integer("seen", { mode: "boolean" }).notNull().default(false),
   },
-  (t) => [index("events_window").on(t.endsAt, t.startsAt)],
+  (t) => [index("events_window").on(t.endsAt, t.startsAt), index("events_source").on(t.source, t.key, t.startsAt)],
+);
+
+/** Agent events an admin hid, matched by key and start whenever they are reported again. */
+export const hiddenEvents = sqliteTable(
+  "hidden_events",
+  {
+    key: text("key").notNull(),
+    startsAt: integer("starts_at").notNull(),
+    hiddenAt: integer("hidden_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.startsAt] })],
 );
 
 export const auditLog = sqliteTable(
@@ -283,6 +300,7 @@ export const schema = {
   trustedDevices,
   settings,
   events,
+  hiddenEvents,
   auditLog,
   webhooks,
   webhookDeliveries,

@@ -5,6 +5,7 @@
  * whether the probe exception of rule 5 applies.
  */
 import { characters } from "./characters.ts";
+import { plainLabel } from "./events.ts";
 import { parseIsoTime } from "./iso-time.ts";
 
 export const MAX_FUTURE_MS = 60_000;
@@ -105,7 +106,7 @@ export function parseReportedEvent(value: unknown): ReportedEvent | null {
   if (typeof label !== "string" || characters(label) > 120) return null;
   if (typeof multiplier !== "number" || !Number.isFinite(multiplier) || multiplier <= 0) return null;
   if (startsAt === null || endsAt === null || endsAt <= startsAt) return null;
-  return { key, label, multiplier, startsAt, endsAt };
+  return { key, label: plainLabel(label, key), multiplier, startsAt, endsAt };
 }
 
 export function checkReading(body: unknown, context: ReadingContext): Verdict {

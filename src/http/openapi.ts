@@ -37,7 +37,8 @@ export const TAGS = [
       "An agent watches one region on one platform and posts what it reads. To run one, ask an admin of this hub for a token",
       "(an admin creates the agent and sees its token once), then point the agent at this hub's address with that token.",
       "The agent asks `GET /api/v1/agent/assignment` what to watch and how often, and posts each reading to",
-      "`POST /api/v1/agent/readings`; every reply carries the current assignment. Tokens go in `Authorization: Bearer <token>`.",
+      "`POST /api/v1/agent/readings`; every reply carries the current assignment. An agent that reads the game's Bloodpoint-event schedule",
+      "posts it to `POST /api/v1/agent/events`. Tokens go in `Authorization: Bearer <token>`.",
     ].join("\n"),
   },
   {
@@ -54,7 +55,12 @@ export const TAGS = [
   { name: "admin-settings", description: "Admin: runtime settings and who is online." },
   { name: "admin-agents", description: "Admin: agents. Every change reaches agents (assignments), viewers (payloads, stream) and coverage at once." },
   { name: "admin-data", description: "Admin: which agent reported what, and removing readings. Live values are rebuilt after every deletion." },
-  { name: "admin-events", description: "Admin: bloodpoint events shown as activeEvent while in force; pushed to streams when they start and end." },
+  {
+    name: "admin-events",
+    description:
+      "Admin: bloodpoint events shown as activeEvent while in force; pushed to streams when they start and end. Admins make their own; " +
+      "the agents' schedule is listed beside them (source agent) and can be hidden, not changed.",
+  },
   { name: "admin-audit", description: "Admin: the audit log of every change, newest first." },
   {
     name: "admin-alerts",

@@ -26,7 +26,7 @@ export interface IngestCounters {
 }
 
 /** Told about every stored reading, after it is on disk. */
-export type AcceptedListener = (platform: Platform, region: string) => void;
+export type AcceptedListener = (platform: Platform, region: string, reading: AcceptedReading, agentId: number) => void;
 
 /** Rows a reading brings with it (the outbox of alerts, SPEC §18). */
 export interface PreparedEffects {
@@ -298,7 +298,7 @@ export class Ingest {
     }
     committed.push(() => {
       this.counters.accepted++;
-      for (const listener of this.acceptedListeners) listener(platform, reading.region);
+      for (const listener of this.acceptedListeners) listener(platform, reading.region, reading, agent.id);
     });
     return { ok: true, result: { assignment: current, live: becameLive, duplicate: false } };
   }

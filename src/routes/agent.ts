@@ -2,6 +2,8 @@
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
+import { MAX_EVENT_LABEL } from "../domain/events.ts";
+import { MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
 import { ActiveEventSchema, AssignmentSchema, problems } from "../http/schemas.ts";
 
 export const ReadingSubmissionSchema = t.Object(
@@ -26,6 +28,37 @@ export const ReadingSubmissionSchema = t.Object(
       "previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings " +
       "of at most 64 characters. A refusal's detail names the first rule broken.",
     examples: [{ region: "eu-west-1", platform: "Windows", isReal: true, measuredAt: "2026-11-21T18:04:05.123Z", survivor: 0, killer: 75, ratio: 2.4, version: "9.3.0", refreshTimeSeconds: 300 }],
+  },
+);
+
+const EVENT_EXAMPLE = { key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", multiplier: 2, startsAt: "2026-11-26T15:00:00Z", endsAt: "2026-11-30T15:00:00Z" };
+
+/** What the report's entries should be; an entry that is not is skipped, not refused, so nothing here is enforced on the whole body. */
+export const EventReportSchema = t.Object(
+  {
+    events: t.Array(
+      t.Object(
+        {
+          key: t.String({ minLength: 1, maxLength: MAX_EVENT_KEY, description: `The game's id of the event; 1–${MAX_EVENT_KEY} characters, else the entry is skipped` }),
+          label: t.String({
+            description: `Shown to viewers as plain text: control characters are removed, it is trimmed and cut to ${MAX_EVENT_LABEL} characters, and the key stands in when nothing is left`,
+          }),
+          multiplier: t.Number({ minimum: MULTIPLIER_RANGE[0], maximum: MULTIPLIER_RANGE[1], description: "Bloodpoint multiplier; a finite number in [1, 100], else the entry is skipped" }),
+          startsAt: t.String({ format: "date-time", description: "ISO-8601 with a zone" }),
+          endsAt: t.String({ format: "date-time", description: "ISO-8601 with a zone, after startsAt" }),
+        },
+        { title: "ReportedEventEntry" },
+      ),
+      { description: `The whole schedule as the game lists it; only the first ${MAX_REPORT_ENTRIES} entries are read` },
+    ),
+  },
+  {
+    title: "EventReport",
+    description:
+      "The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics " +
+      "and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second " +
+      "entry with both is skipped.",
+    examples: [{ events: [EVENT_EXAMPLE] }],
   },
 );
 
@@ -76,6 +109,28 @@ export function agentRoutes(ctx: HubContext, access: Access) {
             "Stores the reading and, if it is the newest of its (platform, region), makes it the live value. The reply carries the current assignment. " +
             "503 with Retry-After when the hub cannot write (disk full, read-only, its files removed, or another process holding the write lock for more than 2 s); nothing was stored.",
           "x-request-body": ReadingSubmissionSchema,
+        },
+      },
+    )
+    .post(
+      "/events",
+      ({ request, body, set }) => {
+        ctx.eventReports.report(access.agentOf(request), body);
+        set.status = 204;
+      },
+      {
+        access: "agent",
+        response: { 204: t.Void({ description: "Read; the schedule changed if the report held a good entry and differed from it" }), ...problems(400, 401, 403, 413, 415, 429, 503) },
+        detail: {
+          tags: ["agent"],
+          summary: "Report the event schedule",
+          description:
+            `The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an \`events\` array. ` +
+            `A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent ` +
+            `per ${REPORT_INTERVAL_MS / 1000} s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After ` +
+            "and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. " +
+            "The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.",
+          "x-request-body": EventReportSchema,
         },
       },
     );

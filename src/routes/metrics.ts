@@ -16,6 +16,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         streamsDropped: ctx.streams.droppedCount,
         readingsAccepted: ctx.ingest.counters.accepted,
         readingsRejected: ctx.ingest.counters.rejected,
+        eventEntriesSkipped: ctx.eventReports.skippedCounts,
         databaseBytes: pages.get()?.bytes ?? 0,
         walBytes: existsSync(walPath) ? statSync(walPath).size : 0,
         agentsEnabled: ctx.agents.enabledCount(),
@@ -33,7 +34,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         tags: ["system"],
         summary: "Metrics",
         description:
-          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. " +
+          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. " +
           "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
         "x-media-type": "text/plain",
         "x-response-headers": { 200: ["Cache-Control"] },

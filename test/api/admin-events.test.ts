@@ -10,9 +10,9 @@ describe("admin: events", () => {
     const now = Date.now();
     const { hub, admin } = await adminHub();
     const body = { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: iso(now - 3_600_000), endsAt: iso(now + 3_600_000) };
-    const created = await admin.json<{ event: { id: number } & typeof body & { platforms: string[] | null } }>("POST", "/api/v1/admin/events", body);
+    const created = await admin.json<{ event: { id: number } & typeof body & { platforms: string[] | null; source: string; agentId: number | null; hidden: boolean } }>("POST", "/api/v1/admin/events", body);
     expect(created.status).toBe(201);
-    expect(created.body.event).toEqual({ id: created.body.event.id, ...body, platforms: null });
+    expect(created.body.event).toEqual({ id: created.body.event.id, ...body, platforms: null, source: "admin", agentId: null, hidden: false });
     expect((await admin.json<{ events: unknown[] }>("GET", "/api/v1/admin/events")).body.events).toEqual([created.body.event]);
     const active = async (platform: string) => (await json<{ activeEvent: Record<string, unknown> | null }>(await call(hub, "GET", `/api/v1/platforms/${platform}/incentives`))).activeEvent;
     expect(await active("Windows")).toEqual({ key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: body.startsAt, endsAt: body.endsAt });
@@ -76,5 +76,98 @@ describe("admin: events", () => {
     } finally {
       await hub.stop();
     }
+  });
+
+  test("agent events: listed with source, agentId and hidden; hidden or shown, never edited or deleted (409)", async () => {
+    const now = Date.now();
+    let clock = now;
+    const { hub, admin } = await adminHub({}, () => clock);
+    const agent = addAgent(hub, "eu-west-1");
+    const bloodhunt = { key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", multiplier: 2, startsAt: iso(now - 3_600_000), endsAt: iso(now + 3_600_000) };
+    const report = (events: unknown[]) => call(hub, "POST", "/api/v1/agent/events", { body: { events }, headers: { authorization: `Bearer ${agent.token}` } });
+    expect((await report([bloodhunt])).status).toBe(204);
+    const mine = await admin.json<{ event: { id: number } }>("POST", "/api/v1/admin/events", { key: "mine", label: "Mine", multiplier: 1.5, startsAt: bloodhunt.startsAt, endsAt: bloodhunt.endsAt });
+    type Listed = { id: number; key: string; platforms: string[] | null; source: string; agentId: number | null; hidden: boolean };
+    const list = async () => (await admin.json<{ events: Listed[] }>("GET", "/api/v1/admin/events")).body.events;
+    const reported = (await list()).find((e) => e.source === "agent");
+    expect(reported).toEqual({ id: reported?.id ?? -1, ...bloodhunt, platforms: null, source: "agent", agentId: agent.id, hidden: false });
+    const id = reported?.id ?? -1;
+    const active = async () => (await json<{ activeEvent: { key: string } | null }>(await call(hub, "GET", "/api/v1/platforms/EGS/incentives"))).activeEvent?.key ?? null;
+    const publicKeys = async () => (await json<{ events: { key: string }[] }>(await call(hub, "GET", "/api/v1/events"))).events.map((e) => e.key);
+    expect(await active()).toBe("BPEVENT_Bloodhunt_NAME");
+
+    for (const change of [{ label: "Mine now" }, { multiplier: 5 }, { endsAt: iso(now + 7_200_000) }, { platforms: ["EGS"] }, { label: "x", hidden: true }, {}]) {
+      const refused = await admin.json("PATCH", `/api/v1/admin/events/${id}`, change);
+      expect({ change, status: refused.status }).toEqual({ change, status: 409 });
+      expectProblem(refused.response);
+    }
+    const deleted = await admin.request("DELETE", `/api/v1/admin/events/${id}`);
+    expect(deleted.status).toBe(409);
+    expectProblem(deleted);
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${mine.body.event.id}`, { hidden: true })).status).toBe(409);
+    expect((await list()).map((e) => [e.key, e.hidden])).toEqual([
+      ["BPEVENT_Bloodhunt_NAME", false],
+      ["mine", false],
+    ]);
+
+    const hidden = await admin.json<{ event: Listed }>("PATCH", `/api/v1/admin/events/${id}`, { hidden: true });
+    expect(hidden.status).toBe(200);
+    expect(hidden.body.event).toMatchObject({ id, source: "agent", hidden: true });
+    expect(await active()).toBe("mine");
+    expect(await publicKeys()).toEqual(["mine"]);
+
+    // Reported again, as it is, changed, and after a report that left it out: it stays hidden.
+    for (const events of [[bloodhunt], [{ ...bloodhunt, label: "Bloodhunt 2" }], [{ ...bloodhunt, key: "OTHER" }], [bloodhunt]]) {
+      clock += 15_000;
+      expect((await report(events)).status).toBe(204);
+    }
+    expect((await list()).find((e) => e.key === "BPEVENT_Bloodhunt_NAME")?.hidden).toBe(true);
+    expect(await active()).toBe("mine");
+    // The same event seen in a reading is hidden too.
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", clock, { activeEvent: bloodhunt }))).status).toBe(201);
+    expect((await json<{ activeEvent: { key: string } | null }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).activeEvent?.key).toBe("mine");
+
+    const shownAgain = (await list()).find((e) => e.key === "BPEVENT_Bloodhunt_NAME")?.id ?? -1;
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${shownAgain}`, { hidden: false })).status).toBe(200);
+    expect(await active()).toBe("BPEVENT_Bloodhunt_NAME");
+    expect(await publicKeys()).toEqual(["BPEVENT_Bloodhunt_NAME", "mine"]);
+    const audited = hub.ctx.db.sqlite.query<{ action: string }, []>("SELECT action FROM audit_log WHERE action IN ('event.hide', 'event.show') ORDER BY id").all();
+    expect(audited.map((a) => a.action)).toEqual(["event.hide", "event.show"]);
+  });
+
+  test("events agents name only in readings are listed per platform and can be hidden, not changed or deleted", async () => {
+    const now = Date.now();
+    const { hub, admin } = await adminHub();
+    const steam = addAgent(hub, "eu-west-1");
+    const epic = addAgent(hub, "eu-west-1", "epic");
+    const bogus = { key: "FREE_BP", label: "Free BP", multiplier: 100, startsAt: iso(now - 3_600_000), endsAt: iso(now + 3_600_000) };
+    expect((await post(hub, steam, reading("Windows", "eu-west-1", now, { activeEvent: bogus }))).status).toBe(201);
+    expect((await post(hub, epic, reading("EGS", "eu-west-1", now, { activeEvent: { ...bogus, label: "Free BP!" } }))).status).toBe(201);
+    type Listed = { id: number; key: string; label: string; platforms: string[] | null; source: string; agentId: number | null; hidden: boolean };
+    const listed = (await admin.json<{ events: Listed[] }>("GET", "/api/v1/admin/events")).body.events;
+    expect(listed.map(({ key, label, platforms, source, agentId, hidden }) => ({ key, label, platforms, source, agentId, hidden }))).toEqual([
+      { key: "FREE_BP", label: "Free BP", platforms: ["Windows"], source: "agent", agentId: steam.id, hidden: false },
+      { key: "FREE_BP", label: "Free BP!", platforms: ["EGS"], source: "agent", agentId: epic.id, hidden: false },
+    ]);
+    const id = listed[0]?.id ?? -1;
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${id}`, { multiplier: 2 })).status).toBe(409);
+    expect((await admin.request("DELETE", `/api/v1/admin/events/${id}`)).status).toBe(409);
+    expect((await admin.json("PATCH", `/api/v1/admin/events/${id}`, { hidden: true })).status).toBe(200);
+    const active = async (platform: string) => (await json<{ activeEvent: { key: string } | null }>(await call(hub, "GET", `/api/v1/platforms/${platform}/incentives`))).activeEvent;
+    expect(await active("Windows")).toBeNull();
+    expect(await active("EGS")).toBeNull();
+    expect((await json<{ events: unknown[] }>(await call(hub, "GET", "/api/v1/events"))).events).toEqual([]);
+    // Named again in a reading, it stays hidden, and is recorded once per platform with the newest values; a schedule report leaves it be.
+    const other = addAgent(hub, "eu-west-2");
+    expect((await post(hub, other, reading("Windows", "eu-west-2", now, { activeEvent: { ...bogus, label: "Free BP v2" } }))).status).toBe(201);
+    expect(await active("Windows")).toBeNull();
+    const scheduled = { key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", multiplier: 2, startsAt: iso(now + 3_600_000), endsAt: iso(now + 7_200_000) };
+    expect((await call(hub, "POST", "/api/v1/agent/events", { body: { events: [scheduled] }, headers: { authorization: `Bearer ${other.token}` } })).status).toBe(204);
+    const again = (await admin.json<{ events: Listed[] }>("GET", "/api/v1/admin/events")).body.events;
+    expect(again.map((e) => [e.key, e.label, e.platforms, e.agentId, e.hidden])).toEqual([
+      ["FREE_BP", "Free BP v2", ["Windows"], other.id, true],
+      ["FREE_BP", "Free BP!", ["EGS"], epic.id, true],
+      ["BPEVENT_Bloodhunt_NAME", "Bloodhunt", null, other.id, false],
+    ]);
   });
 });

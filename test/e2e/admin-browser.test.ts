@@ -283,6 +283,29 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     await future.getByRole("button", { name: "Delete" }).click();
     await future.getByRole("button", { name: "Yes, delete New year" }).click();
     await until(() => future.count(), (n) => n === 0, "deleted event row");
+
+    // An event from the agents' schedule: its label shown as text, its source named, hidden rather than edited or deleted.
+    const label = "Bloodhunt <b>x</b> [y](https://x)";
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    const reported = await fetch(`${hub.url}/api/v1/agent/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${agentToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ events: [{ key: "BPEVENT_Bloodhunt_NAME", label, multiplier: 3, startsAt: start, endsAt: new Date(Date.now() + 3_600_000).toISOString() }] }),
+    });
+    expect(reported.status).toBe(204);
+    await page.reload();
+    const agentRow = page.locator('tr[data-event="BPEVENT_Bloodhunt_NAME"]');
+    await textIs(agentRow.locator("th"), label);
+    await textHas(agentRow, "Agent ");
+    expect(await agentRow.getByRole("button", { name: "Delete" }).count()).toBe(0);
+    await textHas(page.locator("[data-testid=in-force]"), label);
+    await agentRow.getByRole("button", { name: `Hide ${label}` }).click();
+    await agentRow.getByRole("button", { name: `Show ${label}` }).waitFor();
+    await textHas(agentRow, "Hidden");
+    await textIs(page.locator("[data-testid=in-force]"), "In force now: Double bloodpoints (×2, All platforms)");
+    const listed = (await (await fetch(`${hub.url}/api/v1/events`)).json()) as { events: { key: string }[] };
+    expect(listed.events.map((e) => e.key)).toEqual(["double_bp"]);
+    await expectClean(admin, "admin-events-agent");
   }, 30_000);
 
   test("data: attribution per region, orphans counted before they are deleted, an agent's filtered readings counted then deleted", async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { renderChat, renderSigned, standardSignature, type ChatFormat } from "../../src/alerts/formats.ts";
-import type { AlertMessage } from "../../src/alerts/model.ts";
+import type { AlertMessage, BonusReachedData } from "../../src/alerts/model.ts";
 import { newWebhookSecret, WebhookSecrets } from "../../src/alerts/secrets.ts";
 import { check, type JsonSchema } from "../json-schema.ts";
 
@@ -241,6 +241,60 @@ describe("chat formats", () => {
       expect(decodeHeader(rendered.headers.Title ?? "")).toBe(`Event started: ${HOSTILE} ×2`);
       expect(rendered.body).toStartWith(`${HOSTILE} (×2 bloodpoints)`);
       expect(renderChat("ntfy", status).body).toContain(HOSTILE);
+    });
+  });
+
+  describe("an agent's event label and a region's display name, byte for byte (issue 19)", () => {
+    const LABEL = "<!channel> <https://x|y> [y](https://x) @everyone **b** _i_ ~~s~~ `c` # h > q";
+    /** The label as Slack reads it: only &, < and > are markup Slack lets a sender escape, and all three are. */
+    const SLACK_LABEL = "&lt;!channel&gt; &lt;https://x|y&gt; [y](https://x) @everyone **b** _i_ ~~s~~ `c` # h &gt; q";
+    /** The label as Discord's Markdown reads it: every markup character escaped, the mention broken by a zero-width space. */
+    const DISCORD_LABEL = "\\<!channel\\> \\<https://x\\|y\\> \\[y\\]\\(https://x\\) @\u200beveryone \\*\\*b\\*\\* \\_i\\_ \\~\\~s\\~\\~ \\`c\\` \\# h \\> q";
+    const ENDS = "2026-11-28T18:00:00.000Z";
+    const started: AlertMessage = { type: "event.started", timestamp: AT, data: { key: "BPEVENT_Bloodhunt_NAME", label: LABEL, multiplier: 2, startsAt: AT, endsAt: ENDS, platforms: ["Windows"], url: `${ORIGIN}/Windows` } };
+    const ended: AlertMessage = { type: "event.ended", timestamp: AT, data: { ...started.data, platforms: ["EGS"], url: `${ORIGIN}/EGS` } };
+    const bonus: AlertMessage = { type: "bonus.reached", timestamp: AT, data: { ...(MESSAGES["bonus.reached"].data as BonusReachedData), displayName: LABEL } };
+
+    test("slack: text and blocks", () => {
+      const body = (message: AlertMessage) => JSON.parse(renderChat("slack", message).body) as { text: string; blocks: { text?: { text: string }; fields?: { type: string; text: string }[] }[] };
+      expect(body(started).text).toBe(`Event started: ${SLACK_LABEL} ×2: ${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`);
+      expect(body(started).blocks[0]?.text?.text).toBe(`*<${ORIGIN}/Windows|Event started: ${SLACK_LABEL} ×2>*\n${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`);
+      expect(body(ended).text).toBe(`Event ended: ${SLACK_LABEL} ×2: ${SLACK_LABEL} (×2 bloodpoints) has ended.`);
+      expect(body(bonus).text).toBe(`+150 % killer bonus: ${SLACK_LABEL}: Killers get +150 % bloodpoints in ${SLACK_LABEL} on Steam.`);
+      expect(body(bonus).blocks[1]?.fields).toContainEqual({ type: "mrkdwn", text: `*Region*\n${SLACK_LABEL} (sa-east-1)` });
+    });
+
+    test("discord: description, fields and title", () => {
+      const embed = (message: AlertMessage) =>
+        (JSON.parse(renderChat("discord", message).body) as { embeds: { title: string; description: string; fields: { name: string; value: string; inline: boolean }[] }[] }).embeds[0];
+      expect(embed(started)?.description).toBe(`${DISCORD_LABEL} \\(×2 bloodpoints\\) runs until ${ENDS}.`);
+      expect(embed(ended)?.description).toBe(`${DISCORD_LABEL} \\(×2 bloodpoints\\) has ended.`);
+      // Titles show neither links nor masked links; only a mention would act, and it is broken.
+      expect(embed(started)?.title).toBe(`Event started: ${LABEL.replace("@", "@\u200b")} ×2`);
+      expect(embed(bonus)?.description).toBe(`Killers get +150 % bloodpoints in ${DISCORD_LABEL} on Steam.`);
+      expect(embed(bonus)?.fields).toContainEqual({ name: "Region", value: `${DISCORD_LABEL} \\(sa-east-1\\)`, inline: true });
+    });
+
+    test("discord: a label of 120 mentions still makes a title Discord accepts", () => {
+      const crowded: AlertMessage = { ...started, data: { ...started.data, label: "@".repeat(120), multiplier: 100 } } as AlertMessage;
+      const body = JSON.parse(renderChat("discord", crowded).body) as { embeds: { title: string }[] };
+      expect(check(DISCORD, body)).toEqual([]);
+      expect(body.embeds[0]?.title).toStartWith(`Event started: ${"@\u200b".repeat(100)}`);
+    });
+
+    test("ntfy: plain text, as written", () => {
+      const rendered = renderChat("ntfy", started);
+      expect(rendered.headers["content-type"]).toBe("text/plain; charset=utf-8");
+      expect(rendered.headers.Markdown).toBeUndefined();
+      expect(rendered.body).toBe(`${LABEL} (×2 bloodpoints) runs until ${ENDS}.`);
+      expect(decodeHeader(rendered.headers.Title ?? "")).toBe(`Event started: ${LABEL} ×2`);
+      expect(renderChat("ntfy", ended).body).toBe(`${LABEL} (×2 bloodpoints) has ended.`);
+      expect(renderChat("ntfy", bonus).body).toBe(`Killers get +150 % bloodpoints in ${LABEL} on Steam.`);
+      expect(decodeHeader(renderChat("ntfy", bonus).headers.Title ?? "")).toBe(`+150 % killer bonus: ${LABEL}`);
+    });
+
+    test("json: the label as data, for the receiver to escape", () => {
+      expect(renderSigned(JSON.stringify(started), { id: "msg_1", timestampSeconds: 1, secret: newWebhookSecret() }).body).toContain(JSON.stringify(LABEL));
     });
   });
 

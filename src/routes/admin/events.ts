@@ -5,6 +5,7 @@ import type { EventAdmin } from "../../admin/events.ts";
 import type { Access } from "../../http/access.ts";
 import { idParams, problems } from "../../http/schemas.ts";
 import { PLATFORMS } from "../../domain/catalogue.ts";
+import { EVENT_SOURCES } from "../../domain/events.ts";
 import { EVENT_KEY_PATTERN } from "../../admin/events.ts";
 import { text } from "../../http/text.ts";
 
@@ -21,8 +22,11 @@ export const EventSchema = t.Object(
     startsAt: t.String({ format: "date-time" }),
     endsAt: t.String({ format: "date-time" }),
     platforms: Platforms,
+    source: t.String({ enum: [...EVENT_SOURCES], description: "admin: made here; agent: from the schedule the agents report (only `hidden` can change)" }),
+    agentId: t.Nullable(t.Integer({ description: "The agent that reported it; null for admin events and once that agent is deleted" })),
+    hidden: t.Boolean({ description: "Left out of payloads and the public schedule; only agent events are hidden, and stay hidden when reported again (matched by key and startsAt)" }),
   },
-  { title: "Event", examples: [{ id: 1, ...EXAMPLE }] },
+  { title: "Event", examples: [{ id: 1, ...EXAMPLE, source: "admin", agentId: null, hidden: false }] },
 );
 
 const isoTime = (description: string) =>
@@ -44,7 +48,14 @@ export function adminEventRoutes(access: Access, admin: EventAdmin) {
     .get("", () => ({ events: admin.list() }), {
       access: "admin",
       response: { 200: t.Object({ events: t.Array(EventSchema) }), ...problems(401, 403) },
-      detail: { tags: ["admin-events"], summary: "List events", description: "Every admin-defined event, by start time." },
+      detail: {
+        tags: ["admin-events"],
+        summary: "List events",
+        description:
+          "Every event made by an admin, every event of the schedule the agents reported last, and every event an agent named in a reading's activeEvent " +
+          "(one entry per platform it was seen on, with the newest values), by start time, with where it came from and whether it is hidden. " +
+          "Agent events are matched by key and startsAt: hiding one hides it wherever it is reported.",
+      },
     })
     .post(
       "",
@@ -62,9 +73,15 @@ export function adminEventRoutes(access: Access, admin: EventAdmin) {
     .patch("/:id", ({ request, params, body }) => ({ event: admin.update(actor(request), params.id, body) }), {
       access: "admin",
       params: IdParams,
-      body: t.Partial(t.Object(fields)),
-      response: { 200: t.Object({ event: EventSchema }), ...problems(400, 401, 403, 404) },
-      detail: { tags: ["admin-events"], summary: "Change an event", description: "Viewers get the change at once." },
+      body: t.Partial(t.Object({ ...fields, hidden: t.Boolean({ description: "Hide (true) or show (false) an agent event; the only field an agent event takes" }) })),
+      response: { 200: t.Object({ event: EventSchema }), ...problems(400, 401, 403, 404, 409) },
+      detail: {
+        tags: ["admin-events"],
+        summary: "Change an event",
+        description:
+          "Viewers get the change at once. An agent event takes only `hidden` (anything else is a 409: the agents' next report would undo it); " +
+          "it stays hidden when reported again. An admin event cannot be hidden (409): change its times or delete it.",
+      },
     })
     .delete(
       "/:id",
@@ -75,8 +92,8 @@ export function adminEventRoutes(access: Access, admin: EventAdmin) {
       {
         access: "admin",
         params: IdParams,
-        response: { 204: t.Void({ description: "Deleted" }), ...problems(401, 403, 404) },
-        detail: { tags: ["admin-events"], summary: "Delete an event", description: "Viewers get the change at once." },
+        response: { 204: t.Void({ description: "Deleted" }), ...problems(401, 403, 404, 409) },
+        detail: { tags: ["admin-events"], summary: "Delete an event", description: "Viewers get the change at once. An agent event cannot be deleted (409): hide it instead." },
       },
     );
 }

@@ -42,6 +42,15 @@ export interface paths {
      */
     get: operations["agentCoverage"];
   };
+  "/api/v1/events": {
+    /**
+     * Bloodpoint events
+     * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["bloodpointEvents"];
+  };
   "/api/v1/platforms/{platform}/regions/{region}/history": {
     /**
      * Region history
@@ -95,6 +104,15 @@ export interface paths {
      * Who may call it: An agent's bearer token.
      */
     post: operations["postAReading"];
+  };
+  "/api/v1/agent/events": {
+    /**
+     * Report the event schedule
+     * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+     *
+     * Who may call it: An agent's bearer token.
+     */
+    post: operations["reportTheEventSchedule"];
   };
   "/api/v1/auth/setup": {
     /**
@@ -441,7 +459,7 @@ export interface paths {
   "/api/v1/admin/events": {
     /**
      * List events
-     * @description Every admin-defined event, by start time.
+     * @description Every event made by an admin, every event of the schedule the agents reported last, and every event an agent named in a reading's activeEvent (one entry per platform it was seen on, with the newest values), by start time, with where it came from and whether it is hidden. Agent events are matched by key and startsAt: hiding one hides it wherever it is reported.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -457,14 +475,14 @@ export interface paths {
   "/api/v1/admin/events/{id}": {
     /**
      * Delete an event
-     * @description Viewers get the change at once.
+     * @description Viewers get the change at once. An agent event cannot be deleted (409): hide it instead.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
     delete: operations["deleteAnEvent"];
     /**
      * Change an event
-     * @description Viewers get the change at once.
+     * @description Viewers get the change at once. An agent event takes only `hidden` (anything else is a 409: the agents' next report would undo it); it stays hidden when reported again. An admin event cannot be hidden (409): change its times or delete it.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -545,7 +563,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics
-     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
      *
      * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
      */
@@ -673,6 +691,28 @@ export interface components {
           /** @description Of those, agents whose newest reading is younger than the stale threshold */
           freshAgents: number;
         }[];
+    };
+    /** ListedEvent */
+    ListedEvent: {
+      key: string;
+      /** @description Plain text: escape it for the format you show it in */
+      label: string;
+      /** @description Bloodpoint multiplier (2 is double bloodpoints) */
+      multiplier: number;
+      /** Format: date-time */
+      startsAt: string;
+      /** Format: date-time */
+      endsAt: string;
+      platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
+      /**
+       * @description admin: defined by an admin; agent: reported by the agents
+       * @enum {string}
+       */
+      source: "admin" | "agent";
+    };
+    /** EventsPayload */
+    EventsPayload: {
+      events: components["schemas"]["ListedEvent"][];
     };
     /** HistoryRangePayload */
     HistoryRangePayload: {
@@ -825,6 +865,33 @@ export interface components {
       live: boolean;
       /** @description True when the reading repeated the agent's previous one (same measuredAt and values): a retry of a post whose answer was lost. It is answered again, not stored again, and rule 5 does not apply to it */
       duplicate: boolean;
+    };
+    /** ReportedEventEntry */
+    ReportedEventEntry: {
+      /** @description The game's id of the event; 1–64 characters, else the entry is skipped */
+      key: string;
+      /** @description Shown to viewers as plain text: control characters are removed, it is trimmed and cut to 120 characters, and the key stands in when nothing is left */
+      label: string;
+      /** @description Bloodpoint multiplier; a finite number in [1, 100], else the entry is skipped */
+      multiplier: number;
+      /**
+       * Format: date-time
+       * @description ISO-8601 with a zone
+       */
+      startsAt: string;
+      /**
+       * Format: date-time
+       * @description ISO-8601 with a zone, after startsAt
+       */
+      endsAt: string;
+    };
+    /**
+     * EventReport
+     * @description The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second entry with both is skipped.
+     */
+    EventReport: {
+      /** @description The whole schedule as the game lists it; only the first 200 entries are read */
+      events: components["schemas"]["ReportedEventEntry"][];
     };
     /** LoginReply */
     LoginReply: {
@@ -1087,6 +1154,14 @@ export interface components {
       /** Format: date-time */
       endsAt: string;
       platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
+      /**
+       * @description admin: made here; agent: from the schedule the agents report (only `hidden` can change)
+       * @enum {string}
+       */
+      source: "admin" | "agent";
+      agentId: number | null;
+      /** @description Left out of payloads and the public schedule; only agent events are hidden, and stay hidden when reported again (matched by key and startsAt) */
+      hidden: boolean;
     };
     /** AuditEntry */
     AuditEntry: {
@@ -1400,6 +1475,46 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Bloodpoint events
+   * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  bloodpointEvents: {
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/json": components["schemas"]["EventsPayload"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -1745,6 +1860,94 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["ReadingAccepted"];
         };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Report the event schedule
+   * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+   *
+   * Who may call it: An agent's bearer token.
+   */
+  reportTheEventSchedule: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EventReport"];
+      };
+    };
+    responses: {
+      /** @description Read; the schedule changed if the report held a good entry and differed from it */
+      204: {
+        content: never;
       };
       /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
       400: {
@@ -4864,7 +5067,7 @@ export interface operations {
   };
   /**
    * List events
-   * @description Every admin-defined event, by start time.
+   * @description Every event made by an admin, every event of the schedule the agents reported last, and every event an agent named in a reading's activeEvent (one entry per platform it was seen on, with the newest values), by start time, with where it came from and whether it is hidden. Agent events are matched by key and startsAt: hiding one hides it wherever it is reported.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5012,7 +5215,7 @@ export interface operations {
   };
   /**
    * Delete an event
-   * @description Viewers get the change at once.
+   * @description Viewers get the change at once. An agent event cannot be deleted (409): hide it instead.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5064,6 +5267,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -5080,7 +5289,7 @@ export interface operations {
   };
   /**
    * Change an event
-   * @description Viewers get the change at once.
+   * @description Viewers get the change at once. An agent event takes only `hidden` (anything else is a 409: the agents' next report would undo it); it stays hidden when reported again. An admin event cannot be hidden (409): change its times or delete it.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5114,6 +5323,8 @@ export interface operations {
            */
           endsAt?: string;
           platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          /** @description Hide (true) or show (false) an agent event; the only field an agent event takes */
+          hidden?: boolean;
         };
       };
     };
@@ -5161,6 +5372,12 @@ export interface operations {
       };
       /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
       408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict */
+      409: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5810,7 +6027,7 @@ export interface operations {
   };
   /**
    * Metrics
-   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
    *
    * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
    */

@@ -1,7 +1,8 @@
 /**
  * Bloodpoint events (SPEC §11.6): the list with the ones in force now,
  * create, edit and delete. Times are typed and shown in the admin's own time
- * zone and sent to the hub as ISO UTC.
+ * zone and sent to the hub as ISO UTC. Events from the agents' schedule are
+ * listed with where they came from and can only be hidden or shown.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { getPrivate, PLATFORM_LABELS, PLATFORMS, send, type Platform } from "../../api/client.ts";
@@ -21,6 +22,11 @@ function statusOf(event: HubEvent, at: number): Status {
 }
 
 const STATUS_LABELS = { now: "admin.events.status.now", upcoming: "admin.events.status.upcoming", ended: "admin.events.status.ended" } as const;
+
+function sourceText(event: HubEvent): string {
+  if (event.source === "admin") return t("admin.events.source.admin");
+  return event.agentId === null ? t("admin.events.source.agentGone") : t("admin.events.source.agent", { id: event.agentId });
+}
 
 function platformsText(platforms: HubEvent["platforms"]): string {
   return platforms === null ? t("admin.events.allPlatforms") : platforms.map((p) => PLATFORM_LABELS[p]).join(", ");
@@ -154,14 +160,15 @@ function EventForm({ event, onSaved, onClose }: { event: HubEvent | null; onSave
 export function EventsSection() {
   const events = useLoad((signal) => getPrivate<{ events: HubEvent[] }>(`${ADMIN}/events`, signal), []);
   const [editing, setEditing] = useState<number | null>(null);
-  const removing = useAction();
-  const edited = events.data?.events.find((e) => e.id === editing) ?? null;
+  const rowAction = useAction();
+  const edited = events.data?.events.find((e) => e.id === editing && e.source === "admin") ?? null;
   const at = now.value;
-  const inForce = (events.data?.events ?? []).filter((e) => statusOf(e, at) === "now").sort((a, b) => b.multiplier - a.multiplier);
+  const inForce = (events.data?.events ?? []).filter((e) => !e.hidden && statusOf(e, at) === "now").sort((a, b) => b.multiplier - a.multiplier);
   return (
     <>
       <Panel title={t("admin.events.title")} id="events-title">
         <p class="lead">{t("admin.events.intro")}</p>
+        <p class="form-hint">{t("admin.events.agentNote")}</p>
         {inForce.length > 0 ? (
           <p class="banner banner-event" data-testid="in-force">
             {t("admin.events.inForce", { events: inForce.map((e) => `${e.label} (×${formatNumber(e.multiplier, 2)}, ${platformsText(e.platforms)})`).join("; ") })}
@@ -171,7 +178,7 @@ export function EventsSection() {
         ) : null}
         <Listed load={events} empty={t("admin.events.empty")} isEmpty={(d) => d.events.length === 0}>
           {(d) => (
-            <AdminTable caption={t("admin.events.caption")} columns={[t("admin.events.label"), t("admin.events.key"), t("admin.events.multiplier"), t("admin.events.startsAt"), t("admin.events.endsAt"), t("admin.events.platforms"), t("admin.events.status")]} actions>
+            <AdminTable caption={t("admin.events.caption")} columns={[t("admin.events.label"), t("admin.events.key"), t("admin.events.multiplier"), t("admin.events.startsAt"), t("admin.events.endsAt"), t("admin.events.platforms"), t("admin.events.source"), t("admin.events.status")]} actions>
               {d.events.map((e) => {
                 const status = statusOf(e, at);
                 return (
@@ -186,27 +193,46 @@ export function EventsSection() {
                       <When ms={Date.parse(e.endsAt)} />
                     </td>
                     <td>{platformsText(e.platforms)}</td>
+                    <td>{sourceText(e)}</td>
                     <td>
                       <span class={`badge badge-${status}`}>{t(STATUS_LABELS[status])}</span>
+                      {e.hidden ? <> <span class="badge badge-ended">{t("admin.events.hidden")}</span></> : null}
                     </td>
                     <td>
-                      <span class="button-row">
-                        <button type="button" class="button button-small" aria-pressed={editing === e.id} aria-label={t("admin.events.editOne", { label: e.label })} onClick={() => setEditing(e.id)}>
-                          {t("admin.edit")}
-                        </button>
-                        <ConfirmButton
-                          label={t("admin.delete")}
-                          action={t("admin.events.deleteAction", { label: e.label })}
-                          disabled={removing.busy}
-                          onConfirm={() => {
-                            void removing.run(async () => {
-                              await send("DELETE", `${ADMIN}/events/${e.id}`);
-                              if (editing === e.id) setEditing(null);
+                      {e.source === "agent" ? (
+                        <button
+                          type="button"
+                          class="button button-small"
+                          aria-label={t(e.hidden ? "admin.events.showOne" : "admin.events.hideOne", { label: e.label })}
+                          disabled={rowAction.busy}
+                          onClick={() => {
+                            void rowAction.run(async () => {
+                              await send("PATCH", `${ADMIN}/events/${e.id}`, { hidden: !e.hidden });
                               events.retry();
                             });
                           }}
-                        />
-                      </span>
+                        >
+                          {t(e.hidden ? "admin.events.show" : "admin.events.hide")}
+                        </button>
+                      ) : (
+                        <span class="button-row">
+                          <button type="button" class="button button-small" aria-pressed={editing === e.id} aria-label={t("admin.events.editOne", { label: e.label })} onClick={() => setEditing(e.id)}>
+                            {t("admin.edit")}
+                          </button>
+                          <ConfirmButton
+                            label={t("admin.delete")}
+                            action={t("admin.events.deleteAction", { label: e.label })}
+                            disabled={rowAction.busy}
+                            onConfirm={() => {
+                              void rowAction.run(async () => {
+                                await send("DELETE", `${ADMIN}/events/${e.id}`);
+                                if (editing === e.id) setEditing(null);
+                                events.retry();
+                              });
+                            }}
+                          />
+                        </span>
+                      )}
                     </td>
                   </tr>
                 );
@@ -214,7 +240,7 @@ export function EventsSection() {
             </AdminTable>
           )}
         </Listed>
-        <FormError error={removing.error} />
+        <FormError error={rowAction.error} />
       </Panel>
       {edited ? <EventForm key={edited.id} event={edited} onSaved={events.retry} onClose={() => setEditing(null)} /> : null}
       <EventForm key="new" event={null} onSaved={events.retry} />
