@@ -8,6 +8,7 @@ import probeReadingsAndAuditVia from "../../migrations/0003_probe_readings_and_a
 import webhooks from "../../migrations/0004_webhooks.sql" with { type: "text" };
 import sessionReauthentication from "../../migrations/0005_session_reauthentication.sql" with { type: "text" };
 import webhookMessageIds from "../../migrations/0006_webhook_message_ids.sql" with { type: "text" };
+import fieldImport from "../../migrations/0012_field_import.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "0004_webhooks", sql: webhooks },
   { version: 5, name: "0005_session_reauthentication", sql: sessionReauthentication },
   { version: 6, name: "0006_webhook_message_ids", sql: webhookMessageIds },
+  { version: 12, name: "0012_field_import", sql: fieldImport },
 ];
