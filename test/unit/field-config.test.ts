@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, configFrom, type Config, type Env } from "../../src/config/load.ts";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
+import { FIELD_YAML } from "../field-fixture.ts";
 import { tempDir } from "../helpers.ts";
 
 let cleanups: (() => void)[] = [];
@@ -31,49 +32,6 @@ const failure = (path: string, env: Env = {}): string => {
   throw new Error("expected a ConfigError");
 };
 
-/** Every key the field's hub reads from its file (its internal/config/yaml.go), with a value unlike our default. */
-export const FIELD_YAML = `# the field's hub.example.yaml, every key set
-logLevel: debug
-tz: Europe/Berlin
-port: 3123
-contactEmail: \${CONTACT_EMAIL:-ops@example.org}
-trustedProxies: "10.0.0.0/8"
-pageSize: 12
-staleAfterSeconds: 600
-dbPath: \${DATA_DIR:-./data}/bloodpoint-hub.db
-dataRetentionDays: 45
-forecastWindowDays: 56
-contributeEnabled: true
-seoEnabled: true
-enableApiKeys: true
-agentSetupUrl: https://github.com/Buco7854/bloodpoint-incentives#running-an-agent
-discordUrl: https://discord.gg/example
-matrixUrl: https://matrix.to/#/#bloodpoints:example.org
-corsAllowedOrigins:
-  - https://dash.example.org
-auth:
-  sessionSecret: \${SESSION_SECRET:-a-session-secret-of-at-least-32-characters}
-  origin: \${ORIGIN:-https://incentives.example.org}
-  rpId: incentives.example.org
-  rpName: Bloodpoint Incentives
-  cookieSecure: true
-  sessionTtlHours: 72
-  requireAuth: true
-  enableApiKeys: true
-  bootstrap:
-    username: admin
-    password: \${ADMIN_BOOTSTRAP_PASSWORD:-first-admin-password}
-    email: admin@example.org
-    name: Admin
-poll:
-  min: "%refreshTime%"
-  max: "%refreshTime% * 1.5"
-provision:
-  - id: eu-1
-    token: \${AGENT_EU_1_TOKEN:-eu-1-token-abcdefghijklmnop}
-    region: eu-central-1
-    provider: steam
-`;
 
 describe("the field hub's config file", () => {
   test("every key of its file is understood, with its meaning", () => {
