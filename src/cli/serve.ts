@@ -1,4 +1,5 @@
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
+import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
 import { webRoutes } from "../http/web.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { createHub } from "../hub.ts";
@@ -28,6 +29,8 @@ export const serve: Command = {
   async run({ config: configured, workers }) {
     const log = createLogger(configured.logLevel);
     captureConsole(log);
+    // Checked before anything is opened, so a wrong folder stops start-up with one line and exit code 2.
+    const publicRoot = configured.publicDir === null ? null : publicDirectory(configured.publicDir);
     const socket = unixSocketPath(configured.host);
     // The demo's agents post to the hub over TCP.
     if (configured.demo && socket !== null) throw new CommandError("--demo needs a TCP address (--host 127.0.0.1), not a Unix socket");
@@ -44,7 +47,9 @@ export const serve: Command = {
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
-    const web = webRoutes(config.origin.startsWith("https:"));
+    const https = config.origin.startsWith("https:");
+    const web =
+      publicRoot === null ? webRoutes(https) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });
