@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
 import { webRoutes } from "../http/web.ts";
@@ -6,6 +7,7 @@ import { createHub } from "../hub.ts";
 import { captureConsole, createLogger } from "../log.ts";
 import { drain, listen } from "../server.ts";
 import { DEMO_DAYS, demoDirectory, playDemoAgents, seedDemoHistory } from "../sim/demo.ts";
+import { isFieldDatabase } from "../field/source.ts";
 import { HUB_VERSION } from "../version.ts";
 import { CommandError, type Command } from "./command.ts";
 
@@ -31,6 +33,12 @@ export const serve: Command = {
     captureConsole(log);
     // Checked before anything is opened, so a wrong folder stops start-up with one line and exit code 2.
     const publicRoot = configured.publicDir === null ? null : publicDirectory(configured.publicDir);
+    if (isFieldDatabase(configured.db)) {
+      const own = join(dirname(configured.db), "hub.db");
+      throw new CommandError(
+        `${configured.db} is the field hub's database (the dbPath of its config); this hub keeps its own: run "hub import-field --from ${configured.db} --db ${own}", then start with DB_PATH=${own}`,
+      );
+    }
     const socket = unixSocketPath(configured.host);
     // The demo's agents post to the hub over TCP.
     if (configured.demo && socket !== null) throw new CommandError("--demo needs a TCP address (--host 127.0.0.1), not a Unix socket");

@@ -110,6 +110,25 @@ export function openForReading(path: string): Database {
   return sqlite;
 }
 
+/**
+ * Whether a file is the field hub's database (its `webauthn_credentials`
+ * table and no migration list of ours), so that pointing this hub's database
+ * setting at it (the field's `dbPath`) is caught before anything is written.
+ */
+export function isFieldDatabase(path: string): boolean {
+  if (!existsSync(path) || !statSync(path).isFile()) return false;
+  let sqlite: Database | null = null;
+  try {
+    sqlite = openForReading(path);
+    const tables = new Set(sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((t) => t.name));
+    return tables.has("webauthn_credentials") && tables.has("app_settings") && !tables.has("schema_migrations");
+  } catch {
+    return false;
+  } finally {
+    sqlite?.close();
+  }
+}
+
 export class FieldSource {
   private constructor(
     readonly path: string,

@@ -191,6 +191,15 @@ describe("hub import-field", () => {
     expect(refresh).toEqual([{ r: 180 }]);
   });
 
+  test("serving the field's file itself (its dbPath kept) is refused before anything is written, pointing at the import", async () => {
+    const result = await runCli(["serve", "--db", field.path, "--port", "3999"], { cmd: [hubBinary] });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `hub: ${field.path} is the field hub's database (the dbPath of its config); this hub keeps its own: run "hub import-field --from ${field.path} --db ${join(dir, "hub.db")}", then start with DB_PATH=${join(dir, "hub.db")}`,
+    );
+    expect(fingerprint(field.path)).toBe(fieldBefore);
+  });
+
   test("the field's settings are this hub's: API keys on, the MFA policy chosen", async () => {
     const session = await new Client(hub.url).call("GET", "/api/v1/auth/session");
     expect(session.body.enableApiKeys).toBe(true);
