@@ -373,6 +373,8 @@ function envProvisioned(env: Env, knownRegion: (id: string) => boolean): Provisi
   }
   return [...groups.entries()]
     .sort(([a], [b]) => a - b)
+    // A token set but blank means "managed in the admin UI instead", as the field's hub reads it (its .env.example ships AGENT1_TOKEN=).
+    .filter(([, fields]) => !(fields.get("TOKEN") === "" && !fields.has("TOKEN_FILE")))
     .map(([n, fields]) => {
       const token = valueOrFile(
         given(fields.get("TOKEN") || undefined, () => `AGENT${n}_TOKEN`),

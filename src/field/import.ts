@@ -45,6 +45,16 @@ const SETTINGS: readonly { field: string; hub: string; value: (raw: string) => s
   { field: "mfa_policy_chosen", hub: "mfaPolicyChosen", value: (raw) => (raw === "true" ? "true" : null) },
 ];
 
+/**
+ * The field names an agent provisioned by `AGENTn_TOKEN` without `AGENTn_ID`
+ * `agent-n`; this hub names it `agentn`. Imported under our name, the same
+ * variables provision the same agent here instead of clashing with it.
+ */
+function provisionId(fieldId: string | null): string | null {
+  const numbered = fieldId === null ? null : /^agent-(\d+)$/.exec(fieldId);
+  return numbered ? `agent${numbered[1]}` : fieldId;
+}
+
 /** Readings checked and written per step; progress is told between steps. */
 const READING_BATCH = 50_000;
 
@@ -143,16 +153,17 @@ function check(source: FieldSource, target: Target, catalogue: Catalogue): Check
     if (!/^[0-9a-f]{64}$/i.test(row.token_hash)) refuse(`the field's agent ${row.id} has a token hash that is not 64 hexadecimal characters`);
     const imported = target.imported("agent", row.id);
     if (imported !== null) return { row, provider, hubId: imported };
+    const ownId = provisionId(row.provision_id);
     const name = row.provision_id ? `"${row.provision_id}"` : String(row.id);
     const here = target.one<{ id: number; region: string; provider: string; provision_id: string | null }>(
       "SELECT id, region, provider, provision_id FROM agents WHERE token_hash = ?",
       row.token_hash.toLowerCase(),
     );
-    if (here && (here.region !== row.region || here.provider !== provider || (here.provision_id !== null && here.provision_id !== row.provision_id))) {
+    if (here && (here.region !== row.region || here.provider !== provider || (here.provision_id !== null && here.provision_id !== ownId))) {
       refuse(`the token of the field's agent ${name} is already used here by agent ${here.id} with other data (region, provider or id); remove that agent here first, then import again`);
     }
-    if (!here && row.provision_id !== null) {
-      const holder = target.one<{ id: number }>("SELECT id FROM agents WHERE provision_id = ?", row.provision_id);
+    if (!here && ownId !== null) {
+      const holder = target.one<{ id: number }>("SELECT id FROM agents WHERE provision_id = ?", ownId);
       if (holder) refuse(`the provisioned id "${row.provision_id}" of the field's agent ${row.id} is already used here by agent ${holder.id} with another token; remove or rename it here first`);
     }
     return { row, provider, hubId: here?.id ?? null };
@@ -302,7 +313,7 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
           row.label === "" ? null : row.label,
           row.enabled ? 1 : 0,
           row.provision_id === null ? "imported" : "provisioned",
-          row.provision_id,
+          provisionId(row.provision_id),
           cadence(row.poll_min),
           cadence(row.poll_max),
           row.created_at,

@@ -224,6 +224,28 @@ describe("hub import-field, twice and refused", () => {
     expect(counts()).toEqual(before);
   });
 
+  test("an agent the field provisioned from AGENTn_TOKEN alone is provisioned by the same variables here, not duplicated or refused", async () => {
+    const path = join(scratch(), "numbered.db");
+    copyFileSync(field.path, path);
+    const token = fieldToken();
+    const sqlite = new Database(path);
+    sqlite
+      .query("INSERT INTO agents (provision_id, token_hash, region, provider, platform, label, enabled, source, created_at, updated_at) VALUES ('agent-3', ?, 'eu-west-1', 'steam', 'Windows', NULL, 1, 'provisioned', 1, 1)")
+      .run(sha256(token));
+    sqlite.close();
+    const db = join(scratch(), "hub.db");
+    expect((await runCli(["import-field", "--from", path, "--db", db], { cmd: [hubBinary] })).exitCode).toBe(0);
+    // The field's own .env.example ships AGENT1_TOKEN= blank: an agent managed in the admin UI, skipped by both hubs.
+    const env = { AGENT3_TOKEN: token, AGENT3_REGION: "eu-west-1", AGENT3_PROVIDER: "steam", AGENT1_TOKEN: "", AGENT1_REGION: "eu-central-1", AGENT1_PROVIDER: "steam" };
+    const hub = await startHub({ cmd: [hubBinary], args: ["--db", db], env });
+    try {
+      expect((await fetch(`${hub.url}/api/v1/agent/assignment`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      await hub.stop();
+    }
+    expect(rows(db, "SELECT provision_id FROM agents ORDER BY id")).toEqual([{ provision_id: "eu-1" }, { provision_id: null }, { provision_id: "agent3" }]);
+  });
+
   test("a dry run against an existing database prints what it would copy and changes no byte", async () => {
     const db = join(scratch(), "hub.db");
     expect((await runCli(["migrate", "--db", db], { cmd: [hubBinary] })).exitCode).toBe(0);

@@ -110,6 +110,11 @@ describe("the field hub's config file", () => {
     expect(failure(both)).toBe(`config file ${both} gives enableApiKeys and auth.enableApiKeys, which are the same setting, different values; keep one`);
   });
 
+  test("a blank AGENTn_TOKEN is an agent managed in the admin UI, skipped as the field skips it; an unset one is still incomplete", () => {
+    expect(configFrom([], { AGENT1_TOKEN: "", AGENT1_REGION: "eu-central-1", AGENT1_PROVIDER: "steam" }).config.provision).toEqual([]);
+    expect(() => configFrom([], { AGENT1_REGION: "eu-central-1", AGENT1_PROVIDER: "steam" })).toThrow("AGENT1_* is incomplete");
+  });
+
   test("its variables are ours: SEO_ENABLED, PUBLIC_DIR, TZ", () => {
     const c = configFrom([], { SEO_ENABLED: "true", PUBLIC_DIR: "/srv/dashboard", TZ: "UTC" }).config;
     expect(c.seo).toBe(true);
