@@ -77,10 +77,11 @@ export class SoftwareAuthenticator {
     return b64url(this.credentialId);
   }
 
-  async create({ publicKey: options }: { publicKey: { challenge: string; rp: { id?: string } } }): Promise<Record<string, unknown>> {
+  /** A new key pair, and its public key in COSE form, as a relying party stores it (the field's hub fixture stores it without a registration). */
+  async newCoseKey(): Promise<Uint8Array> {
     this.keys = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
     const raw = new Uint8Array(await crypto.subtle.exportKey("raw", this.keys.publicKey));
-    const cose = cbor(
+    return cbor(
       new Map<number, CborValue>([
         [1, 2],
         [3, -7],
@@ -89,6 +90,10 @@ export class SoftwareAuthenticator {
         [-3, raw.slice(33, 65)],
       ]),
     );
+  }
+
+  async create({ publicKey: options }: { publicKey: { challenge: string; rp: { id?: string } } }): Promise<Record<string, unknown>> {
+    const cose = await this.newCoseKey();
     const rpId = options.rp.id ?? new URL(this.origin).hostname;
     const authData = concat(
       await sha256(new TextEncoder().encode(rpId)),

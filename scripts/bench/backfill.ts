@@ -13,9 +13,9 @@ import { allSlots, backfill } from "../../src/sim/backfill.ts";
 import { printBenchRows, ratio, scratch, scratchDb, seconds, type BenchRow } from "./common.ts";
 
 const BUDGET_MS = 60_000;
-const BASELINE_ROWS = 1_000_000;
+export const BASELINE_ROWS = 1_000_000;
 
-function bareInsertMs(dir: string): number {
+export function bareInsertMs(dir: string): number {
   const db = new Database(join(dir, "bare.db"), { create: true, strict: true });
   try {
     db.exec("PRAGMA journal_mode = DELETE");

@@ -8,6 +8,7 @@ import { backupBench } from "./backup.ts";
 import { PINNING, printBenchRows, type BenchRow } from "./common.ts";
 import { accuracyBench, forecastSpeedBench, printAccuracy } from "./forecast.ts";
 import { historyBench } from "./history.ts";
+import { importFieldBench } from "./import-field.ts";
 import { incentivesBench } from "./incentives.ts";
 import { ingestBench } from "./ingest.ts";
 import { startupBench } from "./startup.ts";
@@ -18,7 +19,7 @@ import { webBench } from "./web.ts";
 const started = performance.now();
 console.log(`Bun ${Bun.version} on ${availableParallelism()} cores${PINNING ? " (load tests pin server and client to separate cores)" : ""}; each figure against a baseline measured in the same run.`);
 const rows: BenchRow[] = [];
-for (const bench of [incentivesBench, streamsBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, webBench]) {
+for (const bench of [incentivesBench, streamsBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), webBench]) {
   rows.push(...(await bench()));
 }
 printBenchRows("Budgets (SPEC §15)", rows);

@@ -25,7 +25,7 @@ import { eq } from "drizzle-orm";
 import { ApiKeys, presentedApiKeys } from "./apikeys.ts";
 import { TrustedDevices } from "./devices.ts";
 import { Passkeys } from "./passkeys.ts";
-import { hashPassword, hashPasswordSync, passwordProblem, verifyPassword } from "./passwords.ts";
+import { hashPassword, hashPasswordSync, isFieldPasswordHash, passwordProblem, verifyPassword } from "./passwords.ts";
 import type { HubSecrets } from "./keys.ts";
 import { Presence } from "./presence.ts";
 import { SessionStore, type AuthLevel, type Session } from "./sessions.ts";
@@ -272,6 +272,11 @@ export class Accounts {
       throw new SignInRefusal(401, "The username or password is not right.", { ...tried, reason });
     }
     attempt.succeed();
+    if (usable.passwordHash !== null && isFieldPasswordHash(usable.passwordHash)) {
+      // A hash brought over from the field's hub is replaced by this hub's own while the password is at hand.
+      const passwordHash = await hashPassword(password.slice(0, 1024));
+      this.db.orm.update(users).set({ passwordHash }).where(eq(users.id, usable.id)).run();
+    }
     return this.startSession(usable, this.devices.isTrusted(deviceToken, usable.id));
   }
 

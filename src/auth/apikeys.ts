@@ -13,8 +13,10 @@ import { randomToken, sha256Hex } from "./tokens.ts";
 
 export const API_KEY_PREFIX = "hub_";
 export const API_KEY_PATTERN = /^hub_[A-Za-z0-9_-]{43}$/;
-/** Only `hub_…` bearer credentials are API keys; any other bearer token (a metrics token) is left alone. */
-const BEARER_API_KEY = /^Bearer[ ]+(hub_\S*)\s*$/i;
+/** Keys minted by the field's hub (`bpi_` + 86 base64url characters) and imported from it keep working for the scripts that hold them. */
+const FIELD_API_KEY_PATTERN = /^bpi_[A-Za-z0-9_-]{86}$/;
+/** Only `hub_…` (or the field's `bpi_…`) bearer credentials are API keys; any other bearer token (a metrics token) is left alone. */
+const BEARER_API_KEY = /^Bearer[ ]+((?:hub|bpi)_\S*)\s*$/i;
 const LAST_USED_INTERVAL_MS = 60_000;
 /** Keys one user may hold, enabled or not: enough for every script and dashboard, and a bound on what one account can make the hub store. */
 export const MAX_API_KEYS_PER_USER = 50;
@@ -126,7 +128,7 @@ export class ApiKeys {
     const refusals: string[] = [];
     const usable: { header: ApiKeyHeader; row: ApiKeyRow; owner: UserRow }[] = [];
     for (const { header, token } of presented) {
-      const row = API_KEY_PATTERN.test(token) ? this.orm.select().from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(token))).get() : undefined;
+      const row = API_KEY_PATTERN.test(token) || FIELD_API_KEY_PATTERN.test(token) ? this.orm.select().from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(token))).get() : undefined;
       const owner = row ? findUserById(this.orm, row.userId) : undefined;
       const refusal = this.refusalOf(header, row, owner);
       if (refusal !== null) refusals.push(refusal);

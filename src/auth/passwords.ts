@@ -1,4 +1,5 @@
 /** Passwords: argon2id through Bun.password, with equal work for unknown users. */
+import { scrypt, timingSafeEqual } from "node:crypto";
 import { PASSWORD_LENGTH } from "../db/users.ts";
 import { characters } from "../domain/characters.ts";
 
@@ -17,11 +18,59 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /**
+ * The field's hub stores `scrypt$N$r$p$salt$hash` (standard base64). Its
+ * parameters come from a database file, so they are bounded: a doctored row
+ * must not make one sign-in take the machine's memory or minutes of work.
+ */
+const FIELD_SCRYPT = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
+const SCRYPT_LIMITS = { maxN: 1 << 20, maxR: 32, maxP: 16 } as const;
+
+interface FieldScrypt {
+  readonly n: number;
+  readonly r: number;
+  readonly p: number;
+  readonly salt: Buffer;
+  readonly hash: Buffer;
+}
+
+function parseFieldScrypt(stored: string): FieldScrypt | null {
+  const match = FIELD_SCRYPT.exec(stored);
+  if (!match) return null;
+  const [n, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const salt = Buffer.from(match[4] ?? "", "base64");
+  const hash = Buffer.from(match[5] ?? "", "base64");
+  const powerOfTwo = n > 1 && (n & (n - 1)) === 0;
+  if (!powerOfTwo || n > SCRYPT_LIMITS.maxN || r < 1 || r > SCRYPT_LIMITS.maxR || p < 1 || p > SCRYPT_LIMITS.maxP) return null;
+  if (salt.length === 0 || hash.length < 16 || hash.length > 128) return null;
+  return { n, r, p, salt, hash };
+}
+
+/** A hash in the field hub's form: accepted at sign-in, and replaced by this hub's own on the first success. */
+export function isFieldPasswordHash(stored: string): boolean {
+  return stored.startsWith("scrypt$");
+}
+
+async function verifyFieldScrypt(password: string, stored: FieldScrypt): Promise<boolean> {
+  const derived = await new Promise<Buffer>((resolve, reject) => {
+    scrypt(password, stored.salt, stored.hash.length, { N: stored.n, r: stored.r, p: stored.p, maxmem: 256 * stored.n * stored.r + 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+  return timingSafeEqual(derived, stored.hash);
+}
+
+/**
  * Checks a password against a stored hash. Without a hash (unknown user,
  * disabled user, no password) it still verifies against a dummy hash, so
- * every failure takes the same time.
+ * every failure takes the same time. A hash imported from the field's hub is
+ * checked with its own scrypt parameters.
  */
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
+  if (hash !== null && isFieldPasswordHash(hash)) {
+    const parsed = parseFieldScrypt(hash);
+    if (parsed === null) return await verifyPassword(password, null);
+    return await verifyFieldScrypt(password, parsed);
+  }
   if (hash === null) {
     dummyHash ??= hashPassword(crypto.randomUUID());
     await Bun.password.verify(password, await dummyHash);

@@ -1,11 +1,14 @@
+import { dirname, join } from "node:path";
 import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
+import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
 import { webRoutes } from "../http/web.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
 import { DEMO_DAYS, demoDirectory, playDemoAgents, seedDemoHistory } from "../sim/demo.ts";
+import { isFieldDatabase } from "../field/source.ts";
 import { HUB_VERSION } from "../version.ts";
 import { CommandError, type Command } from "./command.ts";
 
@@ -44,6 +47,14 @@ export const serve: Command = {
   async run({ config: configured, workers }) {
     const log = createLogger(configured.logLevel);
     captureConsole(log);
+    // Checked before anything is opened, so a wrong folder stops start-up with one line and exit code 2.
+    const publicRoot = configured.publicDir === null ? null : publicDirectory(configured.publicDir);
+    if (isFieldDatabase(configured.db)) {
+      const own = join(dirname(configured.db), "hub.db");
+      throw new CommandError(
+        `${configured.db} is the field hub's database (the dbPath of its config); this hub keeps its own: run "hub import-field --from ${configured.db} --db ${own}", then start with DB_PATH=${own}`,
+      );
+    }
     const socket = unixSocketPath(configured.host);
     // The demo's agents post to the hub over TCP.
     if (configured.demo && socket !== null) throw new CommandError("--demo needs a TCP address (--host 127.0.0.1), not a Unix socket");
@@ -60,7 +71,9 @@ export const serve: Command = {
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
-    const web = webRoutes(config.origin.startsWith("https:"));
+    const https = config.origin.startsWith("https:");
+    const web =
+      publicRoot === null ? webRoutes(https) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });

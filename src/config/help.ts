@@ -11,6 +11,8 @@ interface Row {
   readonly flag: string;
   readonly env: string;
   readonly key: string;
+  /** The field hub's key for the same setting, where it differs (SPEC §22). */
+  readonly fieldKey?: string;
   readonly help: string;
   readonly defaultText: string;
   readonly allowed: string;
@@ -51,6 +53,7 @@ function rows(): Row[] {
         flag: option.arg ? `${option.flag} ${option.arg}` : option.flag,
         env: key === "provision" ? `${option.env}, AGENTn_*` : option.env,
         key,
+        fieldKey: option.fieldKey,
         help: option.help,
         defaultText: option.defaultText,
         allowed: option.allowed,
@@ -87,7 +90,8 @@ function cell(text: string): string {
 export function renderSettingsTable(): string {
   const lines = ["| Setting | Environment | Flag | Config key | Default | Allowed |", "|---|---|---|---|---|---|"];
   for (const row of rows()) {
-    lines.push(`| ${cell(row.help)} | \`${row.env}\` | \`${row.flag}\` | ${row.key === "—" ? "—" : `\`${row.key}\``} | ${cell(row.defaultText)} | ${cell(row.allowed)} |`);
+    const key = row.key === "—" ? "—" : `\`${row.key}\`${row.fieldKey ? ` (field: \`${row.fieldKey}\`)` : ""}`;
+    lines.push(`| ${cell(row.help)} | \`${row.env}\` | \`${row.flag}\` | ${key} | ${cell(row.defaultText)} | ${cell(row.allowed)} |`);
   }
   return lines.join("\n");
 }

@@ -140,19 +140,96 @@ function interpolateDeep(value: unknown, env: Env, where: string): unknown {
   return value;
 }
 
-function readConfigFile(path: string, env: Env): Record<string, unknown> {
+function readConfigFile(path: string, env: Env): FileSettings {
   if (!existsSync(path)) throw new ConfigError(`config file ${path} does not exist`);
   let parsed: unknown;
+  let source: string;
   try {
-    const source = readFileSync(path, "utf8");
+    source = readFileSync(path, "utf8");
     parsed = path.endsWith(".json") ? JSON.parse(source) : Bun.YAML.parse(source);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
     throw new ConfigError(`config file ${path} is not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${reason}`);
   }
-  if (parsed === null || parsed === undefined) return {};
+  if (parsed === null || parsed === undefined) return new Map();
   if (typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError(`config file ${path} must hold a mapping of settings`);
-  return interpolateDeep(parsed, env, `config file ${path}`) as Record<string, unknown>;
+  return fileSettings(interpolateDeep(parsed, env, `config file ${path}`) as Record<string, unknown>, path, source);
+}
+
+/** A value of the config file, by the key we read it under, with the key as the file wrote it (ours, or the field's path). */
+type FileSettings = ReadonlyMap<string, { readonly value: unknown; readonly name: string }>;
+
+/** The field hub's keys (SPEC §22), each the path it has in its file, to the setting it means here. */
+const FIELD_KEYS = new Map<string, keyof Settings>(OPTION_KEYS.flatMap((key) => (OPTIONS[key].fieldKey ? [[OPTIONS[key].fieldKey ?? "", key] as const] : [])));
+/** Blocks of the field's file (`auth`, `auth.bootstrap`, `poll`) that hold settings rather than being one. */
+const FIELD_BLOCKS = new Set([...FIELD_KEYS.keys()].flatMap((path) => path.split(".").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("."))));
+const OWN_FILE_KEYS = new Set<string>([...OPTION_KEYS, ...OPTION_KEYS.flatMap((key) => fileVariant(key)?.key ?? []), "regions"]);
+
+/** Edit distance, for the nearest known key to a misspelt one. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** The line a key is written on (1-based), found by following its path down the file; null when it cannot be told. */
+function lineOf(source: string, path: readonly string[]): number | null {
+  const lines = source.split(/\r?\n/);
+  let from = 0;
+  let found = -1;
+  for (const segment of path) {
+    const pattern = new RegExp(`^\\s*["']?${segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']?\\s*:`);
+    found = lines.findIndex((line, i) => i >= from && pattern.test(line));
+    if (found === -1) return null;
+    from = found + 1;
+  }
+  return found + 1;
+}
+
+/**
+ * The file's settings under our keys. The field hub's keys are read as
+ * aliases (an empty value there means "not set", as the field reads it); a
+ * key neither hub knows stops start-up naming its line and the nearest known
+ * key, and a setting given under two names in one file must not disagree.
+ */
+function fileSettings(file: Record<string, unknown>, path: string, source: string): FileSettings {
+  const found = new Map<string, { value: unknown; name: string }>();
+  const put = (key: string, value: unknown, name: string): void => {
+    const earlier = found.get(key);
+    if (earlier && JSON.stringify(earlier.value) !== JSON.stringify(value)) {
+      throw new ConfigError(`config file ${path} gives ${earlier.name} and ${name}, which are the same setting, different values; keep one`);
+    }
+    if (!earlier) found.set(key, { value, name });
+  };
+  const walk = (record: Record<string, unknown>, prefix: string): void => {
+    for (const [name, value] of Object.entries(record)) {
+      const full = prefix === "" ? name : `${prefix}.${name}`;
+      const alias = FIELD_KEYS.get(full);
+      if (prefix === "" && OWN_FILE_KEYS.has(name)) put(name, value, name);
+      else if (alias !== undefined) {
+        if (!(typeof value === "string" && value.trim() === "") && value !== null) put(alias, value, full);
+      } else if (FIELD_BLOCKS.has(full)) {
+        if (value === null) continue;
+        if (typeof value !== "object" || Array.isArray(value)) throw new ConfigError(`${full} in config file ${path} must be a mapping of settings`);
+        walk(value as Record<string, unknown>, full);
+      } else {
+        const known = prefix === "" ? [...OWN_FILE_KEYS, ...FIELD_KEYS.keys(), ...FIELD_BLOCKS] : [...FIELD_KEYS.keys(), ...FIELD_BLOCKS].filter((k) => k.startsWith(`${prefix}.`));
+        const nearest = known.map((k) => ({ k, d: distance(full, k) })).sort((a, b) => a.d - b.d)[0]?.k;
+        const line = lineOf(source, full.split("."));
+        throw new ConfigError(
+          `unknown setting "${full}" in config file ${path}${line === null ? "" : ` at line ${line}`}${nearest ? `; did you mean "${nearest}"?` : ""} (keys are the flag names in camelCase, or the field hub's)`,
+        );
+      }
+    }
+  };
+  walk(file, "");
+  return found;
 }
 
 /** A secret file larger than this is surely the wrong file, and reading it whole could exhaust a small machine's memory. */
@@ -245,7 +322,7 @@ function valueOrFile(value: Given | undefined, file: Given | undefined): Given |
 interface Sources {
   readonly args: ParsedArgs;
   readonly env: Env;
-  readonly file: Readonly<Record<string, unknown>>;
+  readonly file: FileSettings;
   readonly configFile: string | null;
 }
 
@@ -274,9 +351,11 @@ const fromEnv: Source = (key, { env }) => {
 
 const fromConfigFile: Source = (key, { file, configFile }) => {
   const variant = fileVariant(key);
+  const own = file.get(key);
+  const fromFile = variant ? file.get(variant.key) : undefined;
   return valueOrFile(
-    key in file ? given(file[key], (path) => `${key}${path} in ${configFile}`) : undefined,
-    variant && variant.key in file ? given(file[variant.key], (path) => `${variant.key}${path} in ${configFile}`) : undefined,
+    own ? given(own.value, (path) => `${own.name}${path} in ${configFile}`) : undefined,
+    fromFile ? given(fromFile.value, (path) => `${fromFile.name}${path} in ${configFile}`) : undefined,
   );
 };
 
@@ -294,6 +373,8 @@ function envProvisioned(env: Env, knownRegion: (id: string) => boolean): Provisi
   }
   return [...groups.entries()]
     .sort(([a], [b]) => a - b)
+    // A token set but blank means "managed in the admin UI instead", as the field's hub reads it (its .env.example ships AGENT1_TOKEN=).
+    .filter(([, fields]) => !(fields.get("TOKEN") === "" && !fields.has("TOKEN_FILE")))
     .map(([n, fields]) => {
       const token = valueOrFile(
         given(fields.get("TOKEN") || undefined, () => `AGENT${n}_TOKEN`),
@@ -332,11 +413,7 @@ function parseRegions(value: unknown, file: string): Region[] {
 
 export function loadConfig(args: ParsedArgs, env: Env): Config {
   const configFile = args.configFile ?? (env[CONFIG_OPTION.env] ? unquote(env[CONFIG_OPTION.env] ?? "") : null);
-  const file = configFile ? readConfigFile(configFile, env) : {};
-  const fileKeys = new Set<string>([...OPTION_KEYS, ...OPTION_KEYS.flatMap((key) => fileVariant(key)?.key ?? []), "regions"]);
-  for (const key of Object.keys(file)) {
-    if (!fileKeys.has(key)) throw new ConfigError(`unknown setting "${key}" in config file ${configFile}; keys are the flag names in camelCase`);
-  }
+  const file = configFile ? readConfigFile(configFile, env) : new Map();
 
   const sources: Sources = { args, env, file, configFile };
   const explicit = new Set<keyof Settings>();
@@ -354,7 +431,8 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
     values[key] = parseWith(option, found.value, found.at(""));
   }
 
-  const extraRegions = "regions" in file ? parseRegions(file.regions, String(configFile)) : [];
+  const regions = file.get("regions");
+  const extraRegions = regions ? parseRegions(regions.value, String(configFile)) : [];
   const catalogue = new Catalogue(extraRegions);
   const knownRegion = (id: string) => catalogue.hasRegion(id);
 

@@ -22,6 +22,9 @@ export interface ProvisionEntry {
   readonly source: string;
 }
 
+/** Sources a PUBLIC_DIR app adds to directives of the hub's CSP, by directive. */
+export type CspAdditions = Readonly<Record<string, readonly string[]>>;
+
 export type CorsOrigins = { readonly kind: "none" } | { readonly kind: "any" } | { readonly kind: "list"; readonly origins: readonly string[] };
 
 export interface Settings {
@@ -58,6 +61,10 @@ export interface Settings {
   discordUrl: string | null;
   matrixUrl: string | null;
   contribute: boolean;
+  seo: boolean;
+  tz: string | null;
+  publicDir: string | null;
+  publicDirCsp: CspAdditions;
   demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
@@ -85,6 +92,12 @@ export interface OptionSpec<T> {
   readonly allowed: string;
   /** A secret is never echoed, and can be read from a file instead (see fileVariant). */
   readonly secret?: boolean;
+  /**
+   * The key the field's hub (bloodpoint-incentives) gives this setting in its
+   * config file, where it differs from ours: a dotted path inside its `auth:`
+   * or `poll:` block. Its files are read as they are (SPEC §22).
+   */
+  readonly fieldKey?: string;
   readonly default: T;
   parse(value: unknown): T;
 }
@@ -318,6 +331,22 @@ function parseHostNames(value: unknown): string[] {
   });
 }
 
+/** The directives a PUBLIC_DIR app may widen; the others (frame-ancestors, base-uri, form-action…) stay as the hub sets them. */
+export const CSP_WIDENABLE = ["default-src", "script-src", "style-src", "img-src", "font-src", "connect-src", "media-src", "worker-src", "manifest-src"] as const;
+
+/** `script-src https://cdn.example.org; img-src https: data:`: sources added per directive, never a directive replaced or removed. */
+function parseCspAdditions(value: unknown): CspAdditions {
+  const additions: Record<string, string[]> = {};
+  for (const part of text(value).split(";").map((p) => p.trim()).filter((p) => p !== "")) {
+    const [directive = "", ...sources] = part.split(/\s+/);
+    if (!(CSP_WIDENABLE as readonly string[]).includes(directive.toLowerCase())) throw new InvalidValue(`"${directive}" cannot be widened`);
+    if (sources.length === 0) throw new InvalidValue(`"${directive}" has no source`);
+    if (sources.some((s) => /[,;"\\]/.test(s) || /^'(unsafe-eval|unsafe-hashes)'$/i.test(s))) throw new InvalidValue(`a source of "${directive}" is not allowed`);
+    (additions[directive.toLowerCase()] ??= []).push(...sources);
+  }
+  return additions;
+}
+
 function parseCors(value: unknown): CorsOrigins {
   const items = list(value);
   if (items.length === 0) return { kind: "none" };
@@ -336,15 +365,15 @@ export const OPTIONS: OptionTable = {
   },
   db: {
     flag: "--db", env: "DB_PATH", arg: "FILE", help: "SQLite database file (its directory is created)", defaultText: "./data/hub.db",
-    allowed: "a file path", default: "./data/hub.db", parse: requiredText(4096),
+    allowed: "a file path", default: "./data/hub.db", fieldKey: "dbPath", parse: requiredText(4096),
   },
   staleAfter: {
     flag: "--stale-after", env: "STALE_AFTER_SECONDS", arg: "SECONDS", help: "A live reading older than this is stale", defaultText: "900",
-    allowed: "an integer number of seconds, at least 60", default: 900, parse: integer(60, 31_536_000),
+    allowed: "an integer number of seconds, at least 60", default: 900, fieldKey: "staleAfterSeconds", parse: integer(60, 31_536_000),
   },
   retentionDays: {
     flag: "--retention-days", env: "DATA_RETENTION_DAYS", arg: "DAYS", help: "Readings older than this are pruned", defaultText: "31",
-    allowed: "an integer number of days, at least 1", default: 31, parse: integer(1, 36_500),
+    allowed: "an integer number of days, at least 1", default: 31, fieldKey: "dataRetentionDays", parse: integer(1, 36_500),
   },
   auditRetentionDays: {
     flag: "--audit-retention-days", env: "AUDIT_RETENTION_DAYS", arg: "DAYS", help: "Audit log rows older than this are pruned", defaultText: "365",
@@ -364,20 +393,20 @@ export const OPTIONS: OptionTable = {
   },
   pollMin: {
     flag: "--poll-min", env: "POLL_MIN_SECONDS", arg: "EXPR", help: "Default agent poll minimum: seconds or a cadence expression", defaultText: "%refreshTime%",
-    allowed: "seconds or an expression over numbers, + - * / ( ) and %refreshTime% / %auto%", default: "%refreshTime%", parse: cadence,
+    allowed: "seconds or an expression over numbers, + - * / ( ) and %refreshTime% / %auto%", default: "%refreshTime%", fieldKey: "poll.min", parse: cadence,
   },
   pollMax: {
     flag: "--poll-max", env: "POLL_MAX_SECONDS", arg: "EXPR", help: "Default agent poll maximum: seconds or a cadence expression", defaultText: "min × 1.33",
     allowed: "seconds or an expression over numbers, + - * / ( ) and %refreshTime% / %auto%", default: null,
-    parse: (value) => (text(value) === "" ? null : cadence(value)),
+    fieldKey: "poll.max", parse: (value) => (text(value) === "" ? null : cadence(value)),
   },
   requireAuth: {
     flag: "--require-auth", env: "REQUIRE_AUTH", help: "Require login (session or API key) for reads", defaultText: "false",
-    allowed: "true or false", default: false, parse: parseBoolean,
+    allowed: "true or false", default: false, fieldKey: "auth.requireAuth", parse: parseBoolean,
   },
   enableApiKeys: {
     flag: "--enable-api-keys", env: "ENABLE_API_KEYS", help: "Allow users to mint and use API keys", defaultText: "false",
-    allowed: "true or false", default: false, parse: parseBoolean,
+    allowed: "true or false", default: false, fieldKey: "auth.enableApiKeys", parse: parseBoolean,
   },
   mfaEnforcedRoles: {
     flag: "--mfa-enforced-roles", env: "MFA_ENFORCED_ROLES", arg: "ROLES", help: "Roles that must use a second factor (comma list; empty for none)", defaultText: "admin",
@@ -386,7 +415,7 @@ export const OPTIONS: OptionTable = {
   sessionSecret: {
     flag: "--session-secret", env: "SESSION_SECRET", arg: "SECRET", help: "Secret mixed into session and device token hashes", defaultText: "derived from the hub's key",
     allowed: "at least 32 characters", secret: true, default: null,
-    parse: (value) => {
+    fieldKey: "auth.sessionSecret", parse: (value) => {
       const raw = text(value);
       if (raw.length < 32 || raw.length > 1024) throw new InvalidValue();
       return raw;
@@ -399,28 +428,28 @@ export const OPTIONS: OptionTable = {
   },
   origin: {
     flag: "--origin", env: "ORIGIN", arg: "URL", help: "Public origin of the hub (scheme://host[:port])", defaultText: "http://localhost:<port>",
-    allowed: "an http or https origin such as https://hub.example.org", default: null, parse: parseOrigin,
+    allowed: "an http or https origin such as https://hub.example.org", default: null, fieldKey: "auth.origin", parse: parseOrigin,
   },
   rpId: {
     flag: "--rp-id", env: "RP_ID", arg: "HOST", help: "WebAuthn relying-party id", defaultText: "the origin's host",
-    allowed: "a host name", default: null, parse: requiredText(253),
+    allowed: "a host name", default: null, fieldKey: "auth.rpId", parse: requiredText(253),
   },
   rpName: {
     flag: "--rp-name", env: "RP_NAME", arg: "NAME", help: "WebAuthn relying-party name shown by authenticators", defaultText: "Incentives Hub",
-    allowed: "1 to 100 characters", default: "Incentives Hub", parse: requiredText(100),
+    allowed: "1 to 100 characters", default: "Incentives Hub", fieldKey: "auth.rpName", parse: requiredText(100),
   },
   cookieSecure: {
     flag: "--cookie-secure", env: "COOKIE_SECURE", help: "Mark cookies Secure", defaultText: "true when the origin is https",
-    allowed: "true or false", default: null, parse: parseBoolean,
+    allowed: "true or false", default: null, fieldKey: "auth.cookieSecure", parse: parseBoolean,
   },
   sessionTtlHours: {
     flag: "--session-ttl-hours", env: "SESSION_TTL_HOURS", arg: "HOURS", help: "Session lifetime, sliding", defaultText: "168",
-    allowed: "an integer number of hours, at least 1", default: 168, parse: integer(1, 87_600),
+    allowed: "an integer number of hours, at least 1", default: 168, fieldKey: "auth.sessionTtlHours", parse: integer(1, 87_600),
   },
   adminUser: {
     flag: "--admin-user", env: "ADMIN_BOOTSTRAP_USER", arg: "NAME", help: "First admin's username, created when no admin exists", defaultText: "none",
     allowed: "1 to 64 letters, digits, '.', '_' or '-'", default: null,
-    parse: (value) => {
+    fieldKey: "auth.bootstrap.username", parse: (value) => {
       const raw = text(value);
       if (raw !== "" && !/^[\p{L}\p{N}._-]{1,64}$/u.test(raw)) throw new InvalidValue();
       return raw === "" ? null : raw;
@@ -429,7 +458,7 @@ export const OPTIONS: OptionTable = {
   adminPassword: {
     flag: "--admin-password", env: "ADMIN_BOOTSTRAP_PASSWORD", arg: "PASSWORD", help: "First admin's password", defaultText: "none",
     allowed: "10 to 1024 characters", secret: true, default: null,
-    parse: (value) => {
+    fieldKey: "auth.bootstrap.password", parse: (value) => {
       const raw = typeof value === "string" ? value : text(value);
       if (raw !== "" && (raw.length < 10 || raw.length > 1024)) throw new InvalidValue();
       return raw === "" ? null : raw;
@@ -437,11 +466,11 @@ export const OPTIONS: OptionTable = {
   },
   adminEmail: {
     flag: "--admin-email", env: "ADMIN_BOOTSTRAP_EMAIL", arg: "EMAIL", help: "First admin's e-mail", defaultText: "none",
-    allowed: "an e-mail address", default: null, parse: optionalEmail,
+    allowed: "an e-mail address", default: null, fieldKey: "auth.bootstrap.email", parse: optionalEmail,
   },
   adminName: {
     flag: "--admin-name", env: "ADMIN_BOOTSTRAP_NAME", arg: "NAME", help: "First admin's display name", defaultText: "none",
-    allowed: "up to 120 characters", default: null, parse: optionalText(120),
+    allowed: "up to 120 characters", default: null, fieldKey: "auth.bootstrap.name", parse: optionalText(120),
   },
   provision: {
     flag: "--provision", env: "PROVISION_AGENTS", arg: "LIST", help: "Agents to provision at boot: id:token:region:provider,… (also AGENTn_* variables)", defaultText: "none",
@@ -458,7 +487,7 @@ export const OPTIONS: OptionTable = {
   },
   corsOrigins: {
     flag: "--cors-origins", env: "CORS_ALLOWED_ORIGINS", arg: "ORIGINS", help: "Origins allowed to call the API from a browser", defaultText: "none (same origin only)",
-    allowed: "* or a comma list of origins such as https://app.example.org", default: { kind: "none" }, parse: parseCors,
+    allowed: "* or a comma list of origins such as https://app.example.org", default: { kind: "none" }, fieldKey: "corsAllowedOrigins", parse: parseCors,
   },
   allowedHosts: {
     flag: "--allowed-hosts", env: "ALLOWED_HOSTS", arg: "HOSTS", help: "Host names besides the origin's at which the hub takes changes", defaultText: "none",
@@ -478,7 +507,23 @@ export const OPTIONS: OptionTable = {
   },
   contribute: {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
-    allowed: "true or false", default: false, parse: parseBoolean,
+    allowed: "true or false", default: false, fieldKey: "contributeEnabled", parse: parseBoolean,
+  },
+  seo: {
+    flag: "--seo", env: "SEO_ENABLED", help: "Let search engines index the public pages (SPEC §19 sharing; declared now, what it switches comes with §19)", defaultText: "false",
+    allowed: "true or false", default: false, fieldKey: "seoEnabled", parse: parseBoolean,
+  },
+  tz: {
+    flag: "--tz", env: "TZ", arg: "ZONE", help: "Time zone of the process; the hub writes every time in UTC, so nothing it shows changes (the field's hub reads it too)", defaultText: "the system's",
+    allowed: "a time zone such as Europe/Berlin", default: null, parse: optionalText(200),
+  },
+  publicDir: {
+    flag: "--public-dir", env: "PUBLIC_DIR", arg: "DIR", help: "Serve this folder instead of the embedded web app (index.html for every page path), e.g. a customised dashboard of the field's hub", defaultText: "none (the embedded app)",
+    allowed: "an existing folder", default: null, parse: optionalText(4096),
+  },
+  publicDirCsp: {
+    flag: "--public-dir-csp", env: "PUBLIC_DIR_CSP", arg: "SOURCES", help: "Sources the PUBLIC_DIR app adds to the hub's Content-Security-Policy, as 'script-src https://cdn.example.org; img-src https:'", defaultText: "none",
+    allowed: `directives (${CSP_WIDENABLE.join(", ")}) each with sources, separated by ";"`, default: {}, parse: parseCspAdditions,
   },
   demo: {
     flag: "--demo", env: "HUB_DEMO", help: "Demo mode: a throw-away database with 14 days of simulated history and simulated agents (ignores --db)", defaultText: "false",

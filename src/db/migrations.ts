@@ -9,6 +9,7 @@ import webhooks from "../../migrations/0004_webhooks.sql" with { type: "text" };
 import sessionReauthentication from "../../migrations/0005_session_reauthentication.sql" with { type: "text" };
 import webhookMessageIds from "../../migrations/0006_webhook_message_ids.sql" with { type: "text" };
 import agentEvents from "../../migrations/0007_agent_events.sql" with { type: "text" };
+import fieldImport from "../../migrations/0008_field_import.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: "0005_session_reauthentication", sql: sessionReauthentication },
   { version: 6, name: "0006_webhook_message_ids", sql: webhookMessageIds },
   { version: 7, name: "0007_agent_events", sql: agentEvents },
+  { version: 8, name: "0008_field_import", sql: fieldImport },
 ];

@@ -281,6 +281,18 @@ export const alertPlatformState = sqliteTable("alert_platform_state", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** One row per user, agent, passkey or API key that `hub import-field` copied: the field's id beside ours. */
+export const fieldImport = sqliteTable(
+  "field_import",
+  {
+    kind: text("kind", { enum: ["user", "agent", "passkey", "apiKey"] }).notNull(),
+    fieldId: integer("field_id").notNull(),
+    hubId: integer("hub_id").notNull(),
+    importedAt: integer("imported_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.fieldId] })],
+);
+
 export const schemaMigrations = sqliteTable("schema_migrations", {
   version: integer("version").primaryKey(),
   name: text("name").notNull(),
@@ -306,5 +318,6 @@ export const schema = {
   webhookDeliveries,
   webhookConditions,
   alertPlatformState,
+  fieldImport,
   schemaMigrations,
 };

@@ -13,6 +13,7 @@ import { basename } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import page from "../web/index.html";
+import { fieldAddressRoutes } from "./field-addresses.ts";
 import { etagMatches } from "./schemas.ts";
 import { HTML_CSP, SECURITY_HEADERS } from "./security.ts";
 
@@ -145,7 +146,7 @@ export async function serveFile(file: WebFile, request: Request, headers: Record
   return new Response(await file.compressed(encoding), { headers: { ...base, "content-encoding": encoding } });
 }
 
-type Handler = { GET: (request: BunRequest<string>) => Promise<Response> };
+type Handler = { GET: (request: BunRequest<string>) => Response | Promise<Response> };
 
 /** Compresses every file now, off the main thread, so the first visitors already get the small copies. */
 async function warm(): Promise<void> {
@@ -170,7 +171,7 @@ export function webRoutes(https: boolean): Record<string, Handler> {
     const file = (await webBundle()).assets.get(new URL(request.url, "http://hub.invalid").pathname);
     return file ? await serveFile(file, request, assetHeaders) : notFound();
   };
-  const routes: Record<string, Handler> = {};
+  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, notFound) };
   for (const route of CLIENT_ROUTES) routes[route] = { GET: async (request) => serveFile((await webBundle()).html, request, pageHeaders) };
   if (embedded) {
     for (const file of embedded) if (file.loader !== "html") routes[`/${basename(file.path)}`] = { GET: asset };

@@ -1,0 +1,63 @@
+/** `hub import-field --from PATH [--dry-run]`: the field hub's database into this one (SPEC §22); the work is in field/. */
+import { existsSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { IMPORT_TABLES } from "../field/import.ts";
+import { FieldImportError, runFieldImport } from "../field/run.ts";
+import { CommandError, type Command } from "./command.ts";
+
+/** Below this many readings a progress line would only be noise. */
+const PROGRESS_FROM = 100_000;
+
+const TABLE_NAMES: Readonly<Record<(typeof IMPORT_TABLES)[number], string>> = {
+  readings: "readings",
+  agents: "agents",
+  users: "users",
+  passkeys: "passkeys",
+  apiKeys: "API keys",
+  settings: "settings",
+};
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return resolve(a) === resolve(b);
+  }
+}
+
+export const importFieldCommand: Command = {
+  name: "import-field",
+  usage: "hub import-field --from PATH [--dry-run] [--db FILE]",
+  summary: "Copy the field hub's database (bloodpoint-incentives) into this one: readings, agents, users, passkeys, API keys, settings",
+  flags: [
+    { name: "from", takesValue: true },
+    { name: "dry-run", takesValue: false },
+  ],
+  async run({ config, args, out }) {
+    const from = args.command.get("from");
+    if (!from) throw new CommandError("import-field needs the field hub's database: hub import-field --from ./data/bloodpoint.db");
+    if (config.db === ":memory:") throw new CommandError("import-field needs a database file (--db or DB_PATH), not :memory:");
+    if (existsSync(config.db) && sameFile(from, config.db)) throw new CommandError(`--from ${from} is this hub's own database; give the field hub's file`);
+    const dryRun = args.command.get("dry-run") === "true";
+    const progress = (done: number, total: number): void => {
+      if (total >= PROGRESS_FROM) out(`readings: ${done} of ${total} (${Math.floor((done * 100) / total)}%)`);
+    };
+    let result;
+    try {
+      result = runFieldImport(config, from, dryRun, progress);
+    } catch (error) {
+      if (error instanceof FieldImportError) throw new CommandError(error.message);
+      throw error;
+    }
+    for (const table of IMPORT_TABLES) {
+      const { copy, present } = result.counts[table];
+      out(`${TABLE_NAMES[table]}: ${copy} ${dryRun ? "to copy" : "copied"}, ${present} already here`);
+    }
+    out(
+      dryRun
+        ? `dry run: nothing was written to ${config.db}`
+        : `imported ${result.source} into ${config.db}; sessions and remembered devices were not carried, so everyone signs in again`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,342 @@
+/**
+ * `hub import-field` through the compiled binary (SPEC §22): a database made
+ * as the field's hub makes one is imported, then every imported thing is used
+ * as its owner would use it; refusals leave the target byte for byte as it was.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { scratchDirs } from "../helpers.ts";
+import { createFieldDb, createFieldSchema, fieldToken, sha256, type FieldFixture } from "../field-fixture.ts";
+import { compiledHub } from "./compiled.ts";
+import { runCli, startHub, type RunningHub } from "./harness.ts";
+
+const scratch = scratchDirs();
+
+/** A browser's part over HTTP: cookies and the session's CSRF token. */
+class Client {
+  private readonly cookies = new Map<string, string>();
+  private csrf: string | null = null;
+
+  constructor(private readonly url: string) {}
+
+  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+    const all: Record<string, string> = { ...headers };
+    if (this.cookies.size > 0) all.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (this.csrf && method !== "GET") all["x-csrf-token"] = this.csrf;
+    if (body !== undefined) all["content-type"] = "application/json";
+    const response = await fetch(`${this.url}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body), redirect: "manual" });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = (pair ?? "").indexOf("=");
+      this.cookies.set((pair ?? "").slice(0, eq), (pair ?? "").slice(eq + 1));
+    }
+    const text = await response.text();
+    const parsed = text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : {};
+    if (path === "/api/v1/auth/session") this.csrf = (parsed.csrfToken as string | null) ?? null;
+    return { status: response.status, body: parsed };
+  }
+
+  async login(username: string, password: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const result = await this.call("POST", "/api/v1/auth/login", { username, password });
+    await this.call("GET", "/api/v1/auth/session");
+    return result;
+  }
+}
+
+function fingerprint(path: string): string {
+  const hash = createHash("sha256");
+  for (const suffix of ["", "-wal"]) hash.update(existsSync(`${path}${suffix}`) ? readFileSync(`${path}${suffix}`) : `no ${suffix}`);
+  return hash.digest("hex");
+}
+
+/** Read through a read-write handle, which (unlike a read-only one) removes the -wal file it makes when it closes. */
+function rows(path: string, sql: string): Record<string, unknown>[] {
+  const sqlite = new Database(path);
+  try {
+    return sqlite.query<Record<string, unknown>, []>(sql).all();
+  } finally {
+    sqlite.close();
+  }
+}
+
+let hubBinary: string;
+let field: FieldFixture;
+let dir: string;
+
+beforeAll(async () => {
+  hubBinary = await compiledHub();
+  dir = scratch();
+  field = await createFieldDb(join(dir, "bloodpoint.db"), { readings: 400, origin: "http://localhost" });
+}, 120_000);
+
+async function importInto(db: string, ...extra: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  return await runCli(["import-field", "--from", field.path, "--db", db, ...extra], { cmd: [hubBinary] });
+}
+
+describe("hub import-field", () => {
+  let hub: RunningHub;
+  let db: string;
+  let fieldBefore: string;
+
+  beforeAll(async () => {
+    db = join(scratch(), "hub.db");
+    fieldBefore = fingerprint(field.path);
+    const dry = await importInto(db, "--dry-run");
+    expect(dry.stderr).toBe("");
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toContain(`readings: ${field.readings} to copy, 0 already here`);
+    expect(dry.stdout).toContain("users: 2 to copy, 0 already here");
+    expect(existsSync(db)).toBe(false);
+    const done = await importInto(db);
+    expect(done.stderr).toBe("");
+    expect(done.exitCode).toBe(0);
+    hub = await startHub({ cmd: [hubBinary], args: ["--db", db] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await hub.stop();
+  });
+
+  test("prints per-table counts, carries no session or remembered device, and leaves the field's file as it was", async () => {
+    const again = await importInto(join(scratch(), "other.db"));
+    for (const line of [`readings: ${field.readings} copied`, "agents: 2 copied", "users: 2 copied", "passkeys: 1 copied", "API keys: 1 copied", "settings: 4 copied"]) {
+      expect(again.stdout).toContain(line);
+    }
+    expect(again.stdout).toContain("sessions and remembered devices were not carried");
+    expect(rows(db, "SELECT COUNT(*) AS n FROM sessions")[0]?.n).toBe(0);
+    expect(rows(db, "SELECT COUNT(*) AS n FROM trusted_devices")[0]?.n).toBe(0);
+    expect(fingerprint(field.path)).toBe(fieldBefore);
+  });
+
+  test("a user signs in with the old password, which is then stored as this hub's argon2id hash", async () => {
+    expect(String(rows(db, "SELECT password_hash FROM users WHERE username = 'bob'")[0]?.password_hash)).toStartWith("scrypt$");
+    const bob = new Client(hub.url);
+    expect((await bob.login("bob", "not-the-password")).status).toBe(401);
+    const first = await bob.login("BOB", field.user.password);
+    expect(first.status).toBe(200);
+    expect(first.body.next).toBe("ok");
+    expect(String(rows(db, "SELECT password_hash FROM users WHERE username = 'bob'")[0]?.password_hash)).toStartWith("$argon2id$");
+    const second = await new Client(hub.url).login("bob", field.user.password);
+    expect(second.body.next).toBe("ok");
+    const session = await bob.call("GET", "/api/v1/auth/session");
+    expect(session.body.user).toMatchObject({ username: "bob", name: "Bob", role: "user", enabled: true });
+  });
+
+  test("the admin passes the second factor with the old TOTP secret, stored sealed", async () => {
+    expect(String(rows(db, "SELECT totp_secret FROM users WHERE username = 'Alice'")[0]?.totp_secret)).toStartWith("v1:");
+    const alice = new Client(hub.url);
+    const login = await alice.login("alice", field.admin.password);
+    expect(login.body).toMatchObject({ next: "mfa", methods: ["totp", "webauthn"] });
+    const verified = await alice.call("POST", "/api/v1/auth/mfa/totp/verification", { code: field.admin.totp.generate() });
+    expect(verified.status).toBe(200);
+    const session = await alice.call("GET", "/api/v1/auth/session");
+    expect(session.body).toMatchObject({ authenticated: true, user: { username: "Alice", role: "admin", email: "alice@example.org", totpEnabled: true, hasPasskey: true } });
+    const users = await alice.call("GET", "/api/v1/admin/users");
+    expect(users.status).toBe(200);
+  });
+
+  test("the admin passes the second factor with the old passkey", async () => {
+    const alice = new Client(hub.url);
+    await alice.login("Alice", field.admin.password);
+    const challenge = await alice.call("POST", "/api/v1/auth/mfa/passkeys/challenge");
+    expect(challenge.status).toBe(200);
+    const assertion = await field.admin.authenticator.get(challenge.body as { publicKey: { challenge: string; rpId?: string } }, { origin: `http://localhost:${new URL(hub.url).port}` });
+    const verified = await alice.call("POST", "/api/v1/auth/mfa/passkeys/verification", assertion);
+    expect(verified.status).toBe(200);
+    const listed = await alice.call("GET", "/api/v1/auth/mfa/passkeys");
+    expect(listed.body.passkeys).toMatchObject([{ label: "laptop" }]);
+  });
+
+  test("a script calls with the old bpi_ API key, as its owner", async () => {
+    const ways: Record<string, string>[] = [{ "x-api-key": field.user.apiKey }, { authorization: `Bearer ${field.user.apiKey}` }];
+    for (const headers of ways) {
+      const session = await new Client(hub.url).call("GET", "/api/v1/auth/session", undefined, headers);
+      expect(session.status).toBe(200);
+      expect(session.body.user).toMatchObject({ username: "bob" });
+      const admin = await new Client(hub.url).call("GET", "/api/v1/admin/users", undefined, headers);
+      expect(admin.status).toBe(403);
+    }
+    const wrong = await new Client(hub.url).call("GET", "/api/v1/admin/users", undefined, { "x-api-key": `bpi_${fieldToken()}` });
+    expect(wrong.status).toBe(401);
+    expect(rows(db, "SELECT label, prefix, enabled FROM api_keys")).toEqual([{ label: "grafana", prefix: field.user.apiKey.slice(0, 12), enabled: 1 }]);
+  });
+
+  test("a volunteer's agent posts with its old token; the switched-off one stays off", async () => {
+    const post = async (token: string, region: string, platform: string) =>
+      await fetch(`${hub.url}/api/v1/agent/readings`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ region, platform, survivor: 0, killer: 75, ratio: 1.5, isReal: true, measuredAt: new Date().toISOString() }),
+      });
+    expect((await post(field.agents.eu, "eu-central-1", "Windows")).status).toBe(201);
+    expect((await post(field.agents.us, "us-east-1", "EGS")).status).toBe(403);
+    const agents = rows(db, "SELECT provision_id, label, enabled, poll_min, poll_max, source FROM agents ORDER BY id");
+    expect(agents).toEqual([
+      { provision_id: "eu-1", label: "Frankfurt box", enabled: 1, poll_min: "%refreshTime%", poll_max: "%refreshTime% * 1.33", source: "provisioned" },
+      { provision_id: null, label: null, enabled: 0, poll_min: "600", poll_max: null, source: "imported" },
+    ]);
+  });
+
+  test("viewers read the old history, with the agent that measured each reading", async () => {
+    const from = Date.now() - 21 * 86_400_000;
+    const history = await fetch(`${hub.url}/api/v1/platforms/Windows/regions/eu-central-1/history?from=${from}`);
+    const body = (await history.json()) as { points: { measuredAt?: number }[]; firstAt: number };
+    expect(history.status).toBe(200);
+    expect(body.points.length).toBeGreaterThanOrEqual(field.readings / 2);
+    expect(rows(db, "SELECT COUNT(*) AS n FROM readings WHERE agent_id IS NULL")[0]?.n).toBe(0);
+    const refresh = rows(db, "SELECT refresh_time_seconds AS r FROM slot_state WHERE platform = 'Windows' AND region = 'eu-central-1'");
+    expect(refresh).toEqual([{ r: 180 }]);
+  });
+
+  test("serving the field's file itself (its dbPath kept) is refused before anything is written, pointing at the import", async () => {
+    const result = await runCli(["serve", "--db", field.path, "--port", "3999"], { cmd: [hubBinary] });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `hub: ${field.path} is the field hub's database (the dbPath of its config); this hub keeps its own: run "hub import-field --from ${field.path} --db ${join(dir, "hub.db")}", then start with DB_PATH=${join(dir, "hub.db")}`,
+    );
+    expect(fingerprint(field.path)).toBe(fieldBefore);
+  });
+
+  test("the field's settings are this hub's: API keys on, the MFA policy chosen", async () => {
+    const session = await new Client(hub.url).call("GET", "/api/v1/auth/session");
+    expect(session.body.enableApiKeys).toBe(true);
+    expect(rows(db, "SELECT value FROM settings WHERE key = 'mfaPolicyChosen'")).toEqual([{ value: "true" }]);
+  });
+});
+
+describe("hub import-field, twice and refused", () => {
+  test("a second import copies nothing twice, even after a sign-in replaced a password hash", async () => {
+    const db = join(scratch(), "hub.db");
+    expect((await importInto(db)).exitCode).toBe(0);
+    const sqlite = new Database(db);
+    sqlite.exec("UPDATE users SET password_hash = 'replaced-by-a-sign-in' WHERE username = 'bob'");
+    sqlite.close();
+    const counts = () => rows(db, "SELECT (SELECT COUNT(*) FROM readings) AS r, (SELECT COUNT(*) FROM users) AS u, (SELECT COUNT(*) FROM agents) AS a, (SELECT COUNT(*) FROM passkeys) AS p, (SELECT COUNT(*) FROM api_keys) AS k");
+    const before = counts();
+    const again = await importInto(db);
+    expect(again.exitCode).toBe(0);
+    for (const line of ["readings: 0 copied, 400 already here", "agents: 0 copied, 2 already here", "users: 0 copied, 2 already here", "passkeys: 0 copied, 1 already here", "API keys: 0 copied, 1 already here", "settings: 0 copied, 4 already here"]) {
+      expect(again.stdout).toContain(line);
+    }
+    expect(counts()).toEqual(before);
+  });
+
+  test("an agent the field provisioned from AGENTn_TOKEN alone is provisioned by the same variables here, not duplicated or refused", async () => {
+    const path = join(scratch(), "numbered.db");
+    copyFileSync(field.path, path);
+    const token = fieldToken();
+    const sqlite = new Database(path);
+    sqlite
+      .query("INSERT INTO agents (provision_id, token_hash, region, provider, platform, label, enabled, source, created_at, updated_at) VALUES ('agent-3', ?, 'eu-west-1', 'steam', 'Windows', NULL, 1, 'provisioned', 1, 1)")
+      .run(sha256(token));
+    sqlite.close();
+    const db = join(scratch(), "hub.db");
+    expect((await runCli(["import-field", "--from", path, "--db", db], { cmd: [hubBinary] })).exitCode).toBe(0);
+    // The field's own .env.example ships AGENT1_TOKEN= blank: an agent managed in the admin UI, skipped by both hubs.
+    const env = { AGENT3_TOKEN: token, AGENT3_REGION: "eu-west-1", AGENT3_PROVIDER: "steam", AGENT1_TOKEN: "", AGENT1_REGION: "eu-central-1", AGENT1_PROVIDER: "steam" };
+    const hub = await startHub({ cmd: [hubBinary], args: ["--db", db], env });
+    try {
+      expect((await fetch(`${hub.url}/api/v1/agent/assignment`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      await hub.stop();
+    }
+    expect(rows(db, "SELECT provision_id FROM agents ORDER BY id")).toEqual([{ provision_id: "eu-1" }, { provision_id: null }, { provision_id: "agent3" }]);
+  });
+
+  test("a dry run against an existing database prints what it would copy and changes no byte", async () => {
+    const db = join(scratch(), "hub.db");
+    expect((await runCli(["migrate", "--db", db], { cmd: [hubBinary] })).exitCode).toBe(0);
+    const before = fingerprint(db);
+    const dry = await importInto(db, "--dry-run");
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toContain("agents: 2 to copy, 0 already here");
+    expect(dry.stdout).toContain("dry run: nothing was written");
+    expect(fingerprint(db)).toBe(before);
+  });
+
+  test("large files show progress", async () => {
+    const big = await createFieldDb(join(scratch(), "big.db"), { readings: 120_000, origin: "http://localhost" });
+    const result = await runCli(["import-field", "--from", big.path, "--db", join(scratch(), "hub.db"), "--dry-run"], { cmd: [hubBinary] });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("readings: 50000 of 120000 (41%)");
+    expect(result.stdout).toContain("readings: 120000 of 120000 (100%)");
+  }, 60_000);
+
+  describe("refusals change nothing", () => {
+    let db: string;
+    let before: string;
+
+    beforeAll(async () => {
+      db = join(scratch(), "hub.db");
+      expect((await runCli(["user", "create", "--username", "carol", "--db", db], { cmd: [hubBinary] })).exitCode).toBe(0);
+      before = fingerprint(db);
+    });
+
+    async function refused(from: string, expected: string): Promise<void> {
+      const result = await runCli(["import-field", "--from", from, "--db", db], { cmd: [hubBinary] });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toContain(expected);
+      expect(result.stdout).toBe("");
+      expect(fingerprint(db)).toBe(before);
+    }
+
+    test("a file that is not the field's database", async () => {
+      await refused(db, "is this hub's own database");
+      const ours = join(scratch(), "ours.db");
+      copyFileSync(db, ours);
+      await refused(ours, "is not the database of the field's hub (bloodpoint-incentives): it has no webauthn_credentials table");
+      const text = join(scratch(), "notes.db");
+      await Bun.write(text, "not a database at all, just some text that is long enough to be a header".repeat(20));
+      await refused(text, "is not the database of the field's hub");
+      await refused(join(scratch(), "missing.db"), "does not exist");
+    });
+
+    test("a schema newer than the importer knows", async () => {
+      const path = join(scratch(), "newer.db");
+      const sqlite = createFieldSchema(path);
+      sqlite.exec("PRAGMA user_version = 5");
+      sqlite.close();
+      await refused(path, "has schema version 5 of the field's hub, newer than the 4 this importer knows");
+    });
+
+    test("a username that already exists with other data", async () => {
+      const path = join(scratch(), "carol.db");
+      copyFileSync(field.path, path);
+      const sqlite = new Database(path);
+      sqlite.exec("UPDATE users SET username = 'Carol' WHERE username = 'bob'");
+      sqlite.close();
+      await refused(path, 'the username "Carol" already exists here (user 1) with other data');
+    });
+
+    test("an agent token that already exists with other data", async () => {
+      const token = fieldToken();
+      const provisioned = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"], { cmd: [hubBinary] });
+      expect(provisioned.exitCode).toBe(0);
+      const hash = String(rows(db, "SELECT token_hash FROM agents ORDER BY id DESC LIMIT 1")[0]?.token_hash);
+      before = fingerprint(db);
+      const path = join(scratch(), "agent.db");
+      copyFileSync(field.path, path);
+      const sqlite = new Database(path);
+      sqlite.query("UPDATE agents SET token_hash = ? WHERE provision_id = 'eu-1'").run(hash);
+      sqlite.query("UPDATE agents SET token_hash = ? WHERE provision_id IS NULL").run(sha256(token));
+      sqlite.close();
+      await refused(path, 'the token of the field\'s agent "eu-1" is already used here by agent 1 with other data');
+    });
+
+    test("a hub serving the database", async () => {
+      const serving = await startHub({ cmd: [hubBinary], args: ["--db", db] });
+      try {
+        const result = await runCli(["import-field", "--from", field.path, "--db", db], { cmd: [hubBinary] });
+        expect(result.exitCode).toBe(1);
+        expect(result.stderr.trim()).toBe(`hub: a hub is serving ${db}; stop it first, then run import-field again (nothing was changed)`);
+        expect(rows(db, "SELECT COUNT(*) AS n FROM users")[0]?.n).toBe(1);
+      } finally {
+        await serving.stop();
+      }
+    });
+  });
+});
