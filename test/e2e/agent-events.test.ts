@@ -11,7 +11,7 @@ import { Webhook } from "standardwebhooks";
 import { scratchDirs } from "../helpers.ts";
 import { SseReader } from "../live-helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { freePort, startHub, type RunningHub } from "./harness.ts";
+import { eventually, freePort, signedIn, startHub, type RunningHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 const PASSWORD = "correct horse battery";
@@ -25,27 +25,6 @@ const AGENTS = [
 const FIELD_EXAMPLE = '{"events":[{"key":"BPEVENT_Bloodhunt_NAME","label":"Bloodhunt","multiplier":2,"startsAt":"2026-11-26T15:00:00Z","endsAt":"2026-11-30T15:00:00Z"}]}';
 const DAY = 86_400_000;
 const METRICS_TOKEN = "agent-events-e2e-metrics-token";
-
-async function signIn(url: string) {
-  const login = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "root", password: PASSWORD }) });
-  expect(login.status).toBe(200);
-  const cookie = (login.headers.getSetCookie().find((c) => c.startsWith("hub_session=")) ?? "").split(";")[0] ?? "";
-  const session = (await (await fetch(`${url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
-  const headers = { cookie, "x-csrf-token": session.csrfToken, "content-type": "application/json" };
-  return async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: (text === "" ? null : JSON.parse(text)) as T };
-  };
-}
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(50);
-  }
-}
 
 const report = (hub: RunningHub, token: string, body: string) =>
   fetch(`${hub.url}/api/v1/agent/events`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
@@ -104,7 +83,7 @@ describe("agent event reports through dist/hub", () => {
     const first = await startHub({ cmd: [binary], args: ["--db", db], env });
     let before: Listed[] = [];
     try {
-      const api = await signIn(first.url);
+      const api = await signedIn(first.url, "root", PASSWORD);
       const made = await api<{ secret: string }>("POST", "/api/v1/admin/webhooks", { url: `http://127.0.0.1:${receiverPort}/hook`, format: "json", onEvents: true });
       expect(made.status).toBe(201);
       verifier = new Webhook(made.body.secret);
@@ -149,7 +128,7 @@ describe("agent event reports through dist/hub", () => {
       const metrics = await (await fetch(`${first.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 1');
 
-      await until(() => received.length >= 1);
+      await eventually(() => received.length >= 1);
       await Bun.sleep(500);
       expect(received).toEqual([{ type: "event.started", key: running.key, label: shownLabel, platforms: [...PLATFORMS] }]);
     } finally {

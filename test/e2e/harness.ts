@@ -92,3 +92,28 @@ export async function runCli(args: readonly string[], options: { env?: Record<st
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { exitCode, stdout, stderr };
 }
+
+export type JsonCaller = <T>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+
+/** Signs a user in over HTTP and returns a JSON caller that sends the session's cookie and CSRF token. */
+export async function signedIn(url: string, username: string, password: string): Promise<JsonCaller> {
+  const login = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password }) });
+  if (login.status !== 200) throw new Error(`signing in as ${username} answered ${login.status}`);
+  const cookie = (login.headers.getSetCookie().find((c) => c.startsWith("hub_session=")) ?? "").split(";")[0] ?? "";
+  const session = (await (await fetch(`${url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
+  const headers = { cookie, "x-csrf-token": session.csrfToken, "content-type": "application/json" };
+  return async <T>(method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: (text === "" ? null : JSON.parse(text)) as T };
+  };
+}
+
+/** Waits until `check` holds, and fails once `timeoutMs` has passed without it. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(50);
+  }
+}

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { scratchDirs } from "../helpers.ts";
-import { freePort, startHub } from "./harness.ts";
+import { eventually, freePort, signedIn, startHub, type JsonCaller } from "./harness.ts";
 
 const scratch = scratchDirs();
 const PASSWORD = "correct horse battery";
@@ -22,27 +22,6 @@ interface DeliveryView {
   status: string;
   attempts: number;
   lastError: string | null;
-}
-
-async function admin(url: string) {
-  const login = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "root", password: PASSWORD }) });
-  expect(login.status).toBe(200);
-  const cookie = (login.headers.getSetCookie().find((c) => c.startsWith("hub_session=")) ?? "").split(";")[0] ?? "";
-  const session = (await (await fetch(`${url}/api/v1/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string };
-  const headers = { cookie, "x-csrf-token": session.csrfToken, "content-type": "application/json" };
-  return async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: (text === "" ? null : JSON.parse(text)) as T };
-  };
-}
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(50);
-  }
 }
 
 describe("the webhook outbox", () => {
@@ -59,9 +38,9 @@ describe("the webhook outbox", () => {
     const first = await startHub({ args: ["--db", db], env });
     let secret = "";
     let webhookId = 0;
-    const deliveries = async (api: Awaited<ReturnType<typeof admin>>) => (await api<{ deliveries: DeliveryView[] }>("GET", `/api/v1/admin/webhooks/${webhookId}/deliveries`)).body.deliveries;
+    const deliveries = async (api: JsonCaller) => (await api<{ deliveries: DeliveryView[] }>("GET", `/api/v1/admin/webhooks/${webhookId}/deliveries`)).body.deliveries;
     try {
-      const api = await admin(first.url);
+      const api = await signedIn(first.url, "root", PASSWORD);
       const made = await api<{ webhook: { id: number }; secret: string }>("POST", "/api/v1/admin/webhooks", {
         url: `http://127.0.0.1:${receiverPort}/hook`,
         format: "json",
@@ -81,7 +60,7 @@ describe("the webhook outbox", () => {
       }
       expect((await api("POST", `/api/v1/admin/webhooks/${webhookId}/test`)).status).toBe(202);
       // The receiver is down: the first delivery fails and waits for its retry; the rest wait behind it.
-      await until(async () => ((await deliveries(api)).at(-1)?.attempts ?? 0) >= 1);
+      await eventually(async () => ((await deliveries(api)).at(-1)?.attempts ?? 0) >= 1);
       const before = await deliveries(api);
       expect(before.map((d) => d.status)).toEqual(["pending", "pending", "pending", "pending", "pending"]);
       expect(before.at(-1)?.lastError).toMatch(/^request failed/);
@@ -106,8 +85,8 @@ describe("the webhook outbox", () => {
       const second = await startHub({ args: ["--db", db], env });
       let ids: string[] = [];
       try {
-        const api = await admin(second.url);
-        await until(async () => (await deliveries(api)).every((d) => d.status === "delivered"));
+        const api = await signedIn(second.url, "root", PASSWORD);
+        await eventually(async () => (await deliveries(api)).every((d) => d.status === "delivered"));
         ids = (await deliveries(api)).map((d) => d.messageId).reverse();
         await Bun.sleep(500);
       } finally {
