@@ -96,3 +96,14 @@ function parseBlock(block: string): SseMessage {
   }
   return message;
 }
+
+/** An entry of GET /api/v1/events, as the tests read it. */
+export interface ListedEvent {
+  key: string;
+  label: string;
+  multiplier: number;
+  startsAt: string;
+  endsAt: string;
+  platforms: string[] | null;
+  source: string;
+}

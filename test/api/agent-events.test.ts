@@ -5,7 +5,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import type { Hub } from "../../src/hub.ts";
 import { adminHub } from "../admin-helpers.ts";
 import { call, expectProblem, json, memoryLog, scratchDirs, testHub } from "../helpers.ts";
-import { addAgent, post, reading, SseReader, type TestAgent } from "../live-helpers.ts";
+import { addAgent, post, reading, SseReader, type ListedEvent, type TestAgent } from "../live-helpers.ts";
 
 const HOUR = 3_600_000;
 const START = Date.parse("2026-11-27T12:00:00.000Z");
@@ -38,16 +38,7 @@ function world(options: { path?: string; log?: ReturnType<typeof memoryLog> } = 
 
 const report = (hub: Hub, agent: TestAgent, body: unknown) => call(hub, "POST", "/api/v1/agent/events", { body, headers: { authorization: `Bearer ${agent.token}` } });
 
-interface Listed {
-  key: string;
-  label: string;
-  multiplier: number;
-  startsAt: string;
-  endsAt: string;
-  platforms: string[] | null;
-  source: string;
-}
-const listed = async (hub: Hub) => (await json<{ events: Listed[] }>(await call(hub, "GET", "/api/v1/events"))).events;
+const listed = async (hub: Hub) => (await json<{ events: ListedEvent[] }>(await call(hub, "GET", "/api/v1/events"))).events;
 const active = async (hub: Hub, platform: string) => (await json<{ activeEvent: Record<string, unknown> | null }>(await call(hub, "GET", `/api/v1/platforms/${platform}/incentives`))).activeEvent;
 const stored = (hub: Hub) =>
   hub.ctx.db.sqlite.query<{ id: number; key: string; label: string; updated_at: number }, []>("SELECT id, key, label, updated_at FROM events WHERE source = 'agent' ORDER BY id").all();

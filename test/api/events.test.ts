@@ -2,22 +2,12 @@
 import { describe, expect, test } from "bun:test";
 import { adminHub } from "../admin-helpers.ts";
 import { call, json, testHub } from "../helpers.ts";
-import { addAgent, post, reading } from "../live-helpers.ts";
+import { addAgent, post, reading, type ListedEvent } from "../live-helpers.ts";
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-interface Listed {
-  key: string;
-  label: string;
-  multiplier: number;
-  startsAt: string;
-  endsAt: string;
-  platforms: string[] | null;
-  source: string;
-}
-
-const listed = async (hub: Parameters<typeof call>[0]) => (await json<{ events: Listed[] }>(await call(hub, "GET", "/api/v1/events"))).events;
+const listed = async (hub: Parameters<typeof call>[0]) => (await json<{ events: ListedEvent[] }>(await call(hub, "GET", "/api/v1/events"))).events;
 
 describe("GET /api/v1/events", () => {
   test("in force by end, then upcoming by start within 14 days, admin and agent events alike", async () => {
@@ -36,7 +26,7 @@ describe("GET /api/v1/events", () => {
     const response = await call(hub, "GET", "/api/v1/events");
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("public, max-age=120, stale-while-revalidate=480");
-    const { events } = await json<{ events: Listed[] }>(response);
+    const { events } = await json<{ events: ListedEvent[] }>(response);
     expect(events.map((e) => e.key)).toEqual(["BPEVENT_Bloodhunt_NAME", "running-long", "later"]);
     expect(events[0]).toEqual({ ...seen, startsAt: seen.startsAt, platforms: ["EGS"], source: "agent" });
     expect(events[2]).toMatchObject({ platforms: ["EGS"], source: "admin" });

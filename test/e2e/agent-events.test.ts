@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { scratchDirs } from "../helpers.ts";
-import { SseReader } from "../live-helpers.ts";
+import { SseReader, type ListedEvent } from "../live-helpers.ts";
 import { compiledHub } from "./compiled.ts";
 import { eventually, freePort, signedIn, startHub, type RunningHub } from "./harness.ts";
 
@@ -29,16 +29,7 @@ const METRICS_TOKEN = "agent-events-e2e-metrics-token";
 const report = (hub: RunningHub, token: string, body: string) =>
   fetch(`${hub.url}/api/v1/agent/events`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
 
-interface Listed {
-  key: string;
-  label: string;
-  multiplier: number;
-  startsAt: string;
-  endsAt: string;
-  platforms: string[] | null;
-  source: string;
-}
-const listed = async (hub: RunningHub) => ((await (await fetch(`${hub.url}/api/v1/events`)).json()) as { events: Listed[] }).events;
+const listed = async (hub: RunningHub) => ((await (await fetch(`${hub.url}/api/v1/events`)).json()) as { events: ListedEvent[] }).events;
 const activeEvent = async (hub: RunningHub, platform: string) =>
   ((await (await fetch(`${hub.url}/api/v1/platforms/${platform}/incentives`)).json()) as { activeEvent: { key: string; label: string } | null }).activeEvent;
 
@@ -81,7 +72,7 @@ describe("agent event reports through dist/hub", () => {
     const exampleShown = Date.parse("2026-11-30T15:00:00Z") > now && Date.parse("2026-11-26T15:00:00Z") <= now + 14 * DAY;
 
     const first = await startHub({ cmd: [binary], args: ["--db", db], env });
-    let before: Listed[] = [];
+    let before: ListedEvent[] = [];
     try {
       const api = await signedIn(first.url, "root", PASSWORD);
       const made = await api<{ secret: string }>("POST", "/api/v1/admin/webhooks", { url: `http://127.0.0.1:${receiverPort}/hook`, format: "json", onEvents: true });

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { runCli, startHub } from "./harness.ts";
+import { postReading, runCli, startHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 const TEMPORARY = /^copy\.db\.hub-backup-\d+\.tmp$/;
@@ -30,16 +30,6 @@ function count(path: string, sql: string): number {
   } finally {
     db.close();
   }
-}
-
-async function postReading(url: string, token: string, measuredAt: number): Promise<number> {
-  const response = await fetch(`${url}/api/v1/agent/readings`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor: 0, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date(measuredAt).toISOString() }),
-  });
-  await response.arrayBuffer();
-  return response.status;
 }
 
 describe("hub backup, all or nothing", () => {

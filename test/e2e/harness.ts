@@ -117,3 +117,14 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
     await Bun.sleep(50);
   }
 }
+
+/** Posts a reading for eu-west-1 on Steam as the agent with `token`; resolves to the status. */
+export async function postReading(url: string, token: string, measuredAt: number, fields: Record<string, unknown> = {}): Promise<number> {
+  const response = await fetch(`${url}/api/v1/agent/readings`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor: 0, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date(measuredAt).toISOString(), ...fields }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}

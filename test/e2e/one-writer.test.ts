@@ -9,19 +9,9 @@ import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { runCli, startHub, type CliResult } from "./harness.ts";
+import { postReading, runCli, startHub, type CliResult } from "./harness.ts";
 
 const scratch = scratchDirs();
-
-async function postReading(url: string, token: string, measuredAt: number): Promise<number> {
-  const response = await fetch(`${url}/api/v1/agent/readings`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor: 0, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date(measuredAt).toISOString() }),
-  });
-  await response.arrayBuffer();
-  return response.status;
-}
 
 async function login(url: string, username: string, password: string): Promise<number> {
   const response = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password }) });
