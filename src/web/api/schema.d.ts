@@ -630,13 +630,14 @@ export interface components {
       survivor: number;
       /** @description Killer bonus in percent */
       killer: number;
-      /** @description Killer:survivor queue ratio from the reading; 0 without a reading */
+      /** @description Killer:survivor queue ratio from the reading: killers per survivor waiting in the queue (high: many killers, a survivor bonus is likely; a killer bonus comes with a low ratio); 0 without a reading */
       ratio: number;
       /** @description True once a real reading exists; a fallback is never shown as real */
       isReal: boolean;
       /** @description True without a reading or when it is older than the stale threshold */
       stale: boolean;
       lastUpdated: string | null;
+      since: string | null;
     };
     /** IncentivesPayload */
     IncentivesPayload: {
