@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import type { CorsOrigins } from "../config/options.ts";
 import { answered } from "./client-ip.ts";
+import { compressFinished, isCompressibleType } from "./compress.ts";
 import { HttpProblem } from "./problem.ts";
 import type { Metrics } from "../metrics.ts";
 import { JSON_TYPE } from "./schemas.ts";
@@ -66,11 +67,11 @@ function finisherPlugin(finish: Finish, preflight: (request: Request) => Respons
       else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
       else if (typeof responseValue === "string") response = new Response(responseValue, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
       else return;
-      if (response.status < 400) return finish(response, request, route);
+      if (response.status < 400) finish(response, request, route);
       // Error replies were finished (and counted) by the error handler already; a handler that returned
       // one itself must still give back its request's slot.
-      answered(request);
-      return response;
+      else answered(request);
+      return response.body && isCompressibleType(response.headers.get("content-type")) ? compressFinished(response, request) : response;
     });
 }
 
