@@ -30,7 +30,7 @@ import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
-export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
+export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFoundPage: ((request: Request) => Promise<Response>) | null = null) {
   const { config, log } = ctx;
   const { accounts } = ctx;
   const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
@@ -42,7 +42,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
   const app: AnyElysia = new Elysia({ name: "hub" })
     .use(responses.plugin)
     .use(requestLog(log, config.trustedProxies))
-    .use(errorHandling(log, () => app.routes, responses.finish))
+    .use(errorHandling(log, () => app.routes, responses.finish, notFoundPage))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access, incentives))
     .use(historyRoutes(ctx, access))

@@ -1,5 +1,5 @@
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
-import { webRoutes } from "../http/web.ts";
+import { webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { createLogger } from "../log.ts";
 import { drain, listen } from "../server.ts";
@@ -35,7 +35,7 @@ export const serve: Command = {
       const seeded = seedDemoHistory(db, config.catalogue.regions, Date.now());
       log.info("demo mode: a throw-away database, removed at exit", { db: demo.db, readings: seeded.rows, days: DEMO_DAYS });
     }
-    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer });
+    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, notFoundPage: webNotFoundPage(config.origin.startsWith("https:")) });
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();

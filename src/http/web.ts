@@ -145,6 +145,18 @@ export async function serveFile(file: WebFile, request: Request, headers: Record
   return new Response(await file.compressed(encoding), { headers: { ...base, "content-encoding": encoding } });
 }
 
+/** The app's page with status 404, for an unknown path a browser asked for; the app shows its not-found view. */
+export function webNotFoundPage(https: boolean): (request: Request) => Promise<Response> {
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, "cache-control": "no-cache", "content-security-policy": HTML_CSP };
+  if (https) headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
+  return async (request) => {
+    // Never a 304: a cached copy of the page would be shown with no sign of the 404.
+    const fresh = new Request(request.url, { headers: { "accept-encoding": request.headers.get("accept-encoding") ?? "" } });
+    const page = await serveFile((await webBundle()).html, fresh, headers);
+    return new Response(page.body, { status: 404, headers: page.headers });
+  };
+}
+
 type Handler = { GET: (request: BunRequest<string>) => Promise<Response> };
 
 /** Compresses every file now, off the main thread, so the first visitors already get the small copies. */
