@@ -1,4 +1,6 @@
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
+import { latencyHost } from "../domain/catalogue.ts";
+import { htmlCsp } from "../http/security.ts";
 import { webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { createLogger } from "../log.ts";
@@ -35,11 +37,13 @@ export const serve: Command = {
       const seeded = seedDemoHistory(db, config.catalogue.regions, Date.now());
       log.info("demo mode: a throw-away database, removed at exit", { db: demo.db, readings: seeded.rows, days: DEMO_DAYS });
     }
-    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, notFoundPage: webNotFoundPage(config.origin.startsWith("https:")) });
+    const https = config.origin.startsWith("https:");
+    const csp = htmlCsp(config.latencyProbes ? config.catalogue.regions.map((r) => latencyHost(r.id)) : []);
+    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, notFoundPage: webNotFoundPage(https, csp) });
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
-    const web = webRoutes(config.origin.startsWith("https:"));
+    const web = webRoutes(https, csp);
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });

@@ -56,6 +56,7 @@ export interface Settings {
   discordUrl: string | null;
   matrixUrl: string | null;
   contribute: boolean;
+  latencyProbes: boolean;
   demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
@@ -454,6 +455,10 @@ export const OPTIONS: OptionTable = {
   contribute: {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  latencyProbes: {
+    flag: "--latency-probes", env: "LATENCY_PROBES", help: "Let the board time the game's regional servers from the browser to find the viewer's closest region (the page's CSP allows exactly those hosts)", defaultText: "true",
+    allowed: "true or false", default: true, parse: parseBoolean,
   },
   demo: {
     flag: "--demo", env: "HUB_DEMO", help: "Demo mode: a throw-away database with 14 days of simulated history and simulated agents (ignores --db)", defaultText: "false",

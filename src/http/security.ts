@@ -7,18 +7,26 @@ import { HttpProblem } from "./problem.ts";
 import type { Metrics } from "../metrics.ts";
 import { JSON_TYPE } from "./schemas.ts";
 
-/** For HTML pages: only the hub's own scripts, styles, images and API. */
-export const HTML_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * For HTML pages: only the hub's own scripts, styles, images and API, and,
+ * when latency probes are on, exactly the game's regional hosts the board
+ * times over HTTPS (SPEC §17.1).
+ */
+export function htmlCsp(latencyHosts: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    ["connect-src 'self'", ...latencyHosts.map((host) => `https://${host}`)].join(" "),
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export const HTML_CSP = htmlCsp();
 
 const ALLOWED_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 const ALLOWED_HEADERS = "Content-Type, Authorization, X-API-Key, X-CSRF-Token, Last-Event-ID, If-None-Match";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { call, expectProblem, json, testHub } from "../helpers.ts";
+import { htmlCsp } from "../../src/http/security.ts";
 import { storeReadings } from "../history-helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
@@ -29,7 +30,16 @@ describe("GET /api/v1/meta", () => {
       agentSetupUrl: "http://localhost:3000/docs#/agent",
       contributeEnabled: true,
       pageSize: 12,
+      latencyHosts: hub.ctx.config.catalogue.regions.map((r) => ({ region: r.id, host: `gamelift.${r.id}.amazonaws.com` })),
     });
+  });
+
+  test("latencyHosts is empty with LATENCY_PROBES off, and the page's CSP then allows no other origin", async () => {
+    const { hub } = setup({ LATENCY_PROBES: "false" });
+    expect((await json<{ latencyHosts: unknown[] }>(await call(hub, "GET", "/api/v1/meta"))).latencyHosts).toEqual([]);
+    expect(htmlCsp([])).toContain("connect-src 'self';");
+    const csp = htmlCsp(["gamelift.eu-west-1.amazonaws.com", "gamelift.us-east-1.amazonaws.com"]);
+    expect(csp).toContain("connect-src 'self' https://gamelift.eu-west-1.amazonaws.com https://gamelift.us-east-1.amazonaws.com;");
   });
 });
 

@@ -612,6 +612,12 @@ export interface components {
       agentSetupUrl: string;
       contributeEnabled: boolean;
       pageSize: number;
+      /** @description Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none) */
+      latencyHosts: {
+          region: string;
+          /** @description Host name, timed over HTTPS */
+          host: string;
+        }[];
     };
     /** ActiveEvent */
     ActiveEvent: {
