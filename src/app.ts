@@ -23,6 +23,7 @@ import { agentRoutes } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -45,6 +46,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(errorHandling(log, () => app.routes, responses.finish, notFoundPage))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access, incentives))
+    .use(eventRoutes(ctx, access))
     .use(historyRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))

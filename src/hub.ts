@@ -87,7 +87,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     forecasts.invalidate();
   }, log);
   const auditRetention = new AuditRetention(db, config.auditRetentionDays, now, log);
-  const live = new LiveStore(db, config.catalogue, agents, () => events.all(), config.staleAfter * 1000, now);
+  const live = new LiveStore(db, config.catalogue, agents, events, config.staleAfter * 1000, now);
   const streams = new StreamHub(live, config.maxStreams);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
   const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log }, options.alerts);

@@ -1,14 +1,30 @@
 /**
- * Bloodpoint events: which one is in force for a platform right now. Admins
- * define events; agents also report the event they see. The highest
- * multiplier wins, and an admin-defined event wins a tie.
+ * Bloodpoint events: which one is in force for a platform right now, and
+ * which are coming. Admins define events; agents report the game's schedule
+ * (SPEC §9.1) and the event they see in a reading. The highest multiplier
+ * wins, an admin-defined event wins a tie, then the earliest end.
  */
+import { PLATFORMS } from "./catalogue.ts";
 import type { ReportedEvent } from "./readings.ts";
 
-export interface AdminEvent extends ReportedEvent {
+/** Who put an event on the schedule. */
+export const EVENT_SOURCES = ["admin", "agent"] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
+
+/** An event of the events table: one an admin defined, or one of the schedule agents report. */
+export interface ScheduledEvent extends ReportedEvent {
   readonly id: number;
   /** Null means every platform. */
   readonly platforms: readonly string[] | null;
+  readonly source: EventSource;
+  /** The agent that reported it (agent events whose agent still exists), else null. */
+  readonly agentId: number | null;
+}
+
+/** An event an agent saw in a reading: it holds for the reading's platform only. */
+export interface SeenEvent {
+  readonly platform: string;
+  readonly event: ReportedEvent;
 }
 
 export interface PublicEvent {
@@ -19,40 +35,118 @@ export interface PublicEvent {
   readonly endsAt: string;
 }
 
+/** An entry of GET /api/v1/events. */
+export interface ListedEvent extends PublicEvent {
+  readonly platforms: string[] | null;
+  readonly source: EventSource;
+}
+
+/** An event a viewer may see: hidden ones are already left out. */
+export interface EventCandidate {
+  readonly event: ReportedEvent;
+  readonly platforms: readonly string[] | null;
+  readonly source: EventSource;
+}
+
+/** How far ahead GET /api/v1/events looks. */
+export const UPCOMING_WINDOW_MS = 14 * 24 * 60 * 60_000;
+
+/** Agent events are one event wherever they were reported when key and start agree; hiding one hides it everywhere. */
+export function eventIdentity(event: { readonly key: string; readonly startsAt: number }): string {
+  return `${event.key}\u0000${event.startsAt}`;
+}
+
+/**
+ * What viewers may see: every event of the schedule and every event seen in
+ * readings, less the hidden agent events (matched by key and start).
+ */
+export function visibleEvents(scheduled: readonly ScheduledEvent[], seen: readonly SeenEvent[], hidden: ReadonlySet<string>): EventCandidate[] {
+  const out: EventCandidate[] = [];
+  for (const event of scheduled) {
+    if (event.source === "agent" && hidden.has(eventIdentity(event))) continue;
+    out.push({ event, platforms: event.platforms, source: event.source });
+  }
+  for (const { platform, event } of seen) {
+    if (hidden.has(eventIdentity(event))) continue;
+    out.push({ event, platforms: [platform], source: "agent" });
+  }
+  return out;
+}
+
 function inForce(event: ReportedEvent, now: number): boolean {
   return event.startsAt <= now && now < event.endsAt;
 }
 
-export function selectActiveEvent(platform: string, now: number, admin: readonly AdminEvent[], reported: readonly ReportedEvent[]): PublicEvent | null {
-  const candidates = [
-    ...admin.filter((e) => (e.platforms === null || e.platforms.includes(platform)) && inForce(e, now)).map((event) => ({ event, admin: true })),
-    ...reported.filter((e) => inForce(e, now)).map((event) => ({ event, admin: false })),
-  ];
-  candidates.sort(
-    (a, b) =>
-      b.event.multiplier - a.event.multiplier ||
-      Number(b.admin) - Number(a.admin) ||
-      a.event.startsAt - b.event.startsAt ||
-      a.event.key.localeCompare(b.event.key),
-  );
-  const winner = candidates[0]?.event;
-  if (!winner) return null;
+function appliesTo(candidate: EventCandidate, platform: string): boolean {
+  return candidate.platforms === null || candidate.platforms.includes(platform);
+}
+
+export function toPublicEvent(event: ReportedEvent): PublicEvent {
   return {
-    key: winner.key,
-    label: winner.label,
-    multiplier: winner.multiplier,
-    startsAt: new Date(winner.startsAt).toISOString(),
-    endsAt: new Date(winner.endsAt).toISOString(),
+    key: event.key,
+    label: event.label,
+    multiplier: event.multiplier,
+    startsAt: new Date(event.startsAt).toISOString(),
+    endsAt: new Date(event.endsAt).toISOString(),
   };
 }
 
-/** The next instant after `now` at which any of these events starts or ends, or null. */
-export function nextEventBoundary(now: number, events: readonly ReportedEvent[]): number | null {
+export function selectActiveEvent(platform: string, now: number, candidates: readonly EventCandidate[]): PublicEvent | null {
+  const winner = candidates
+    .filter((c) => appliesTo(c, platform) && inForce(c.event, now))
+    .sort(
+      (a, b) =>
+        b.event.multiplier - a.event.multiplier ||
+        Number(b.source === "admin") - Number(a.source === "admin") ||
+        a.event.endsAt - b.event.endsAt ||
+        a.event.key.localeCompare(b.event.key),
+    )[0];
+  return winner ? toPublicEvent(winner.event) : null;
+}
+
+/** The next instant after `now` at which any of these events that applies to the platform starts or ends, or null. */
+export function nextEventBoundary(platform: string, now: number, candidates: readonly EventCandidate[]): number | null {
   let next: number | null = null;
-  for (const event of events) {
-    for (const at of [event.startsAt, event.endsAt]) {
+  for (const candidate of candidates) {
+    if (!appliesTo(candidate, platform)) continue;
+    for (const at of [candidate.event.startsAt, candidate.event.endsAt]) {
       if (at > now && (next === null || at < next)) next = at;
     }
   }
   return next;
+}
+
+/**
+ * The public schedule: events in force now (by end) and those starting
+ * within UPCOMING_WINDOW_MS (by start). An agent event reported on several
+ * platforms, or both in a reading and in the schedule, is listed once with
+ * the union of its platforms; admin events are listed as they were made.
+ */
+export function listEvents(now: number, candidates: readonly EventCandidate[]): ListedEvent[] {
+  const merged = new Map<string, { event: ReportedEvent; platforms: Set<string> | null; source: EventSource }>();
+  let adminIndex = 0;
+  for (const candidate of candidates) {
+    const { event } = candidate;
+    if (event.endsAt <= now || event.startsAt > now + UPCOMING_WINDOW_MS) continue;
+    const id = candidate.source === "admin" ? `admin\u0000${adminIndex++}` : eventIdentity(event);
+    const entry = merged.get(id);
+    if (!entry) {
+      merged.set(id, { event, platforms: candidate.platforms === null ? null : new Set(candidate.platforms), source: candidate.source });
+      continue;
+    }
+    if (candidate.platforms === null) {
+      // The schedule covers every platform and speaks for the event; a reading's copy adds nothing.
+      merged.set(id, { event, platforms: null, source: candidate.source });
+    } else if (entry.platforms !== null) {
+      for (const platform of candidate.platforms) entry.platforms.add(platform);
+    }
+  }
+  const listed = [...merged.values()];
+  const running = listed.filter((e) => inForce(e.event, now)).sort((a, b) => a.event.endsAt - b.event.endsAt || a.event.key.localeCompare(b.event.key));
+  const upcoming = listed.filter((e) => !inForce(e.event, now)).sort((a, b) => a.event.startsAt - b.event.startsAt || a.event.key.localeCompare(b.event.key));
+  return [...running, ...upcoming].map(({ event, platforms, source }) => ({
+    ...toPublicEvent(event),
+    platforms: platforms === null ? null : PLATFORMS.filter((p) => platforms.has(p)),
+    source,
+  }));
 }

@@ -7,10 +7,11 @@
 import type { HubDb } from "../db/open.ts";
 import { oldestVisibleReading } from "../db/readings.ts";
 import { PLATFORMS, type Catalogue, type Platform } from "../domain/catalogue.ts";
-import { nextEventBoundary, selectActiveEvent, type AdminEvent } from "../domain/events.ts";
+import { nextEventBoundary, selectActiveEvent, visibleEvents, type EventCandidate, type SeenEvent } from "../domain/events.ts";
 import { deriveIncentives, isFresh, type IncentivesContent, type LiveValue } from "../domain/incentives.ts";
 import type { ReportedEvent } from "../domain/readings.ts";
 import type { AgentDirectory } from "./agents.ts";
+import type { EventBook } from "./events.ts";
 
 export interface LiveReading extends LiveValue {
   readonly id: number;
@@ -110,7 +111,7 @@ export class LiveStore {
     private readonly db: HubDb,
     private readonly catalogue: Catalogue,
     private readonly agents: AgentDirectory,
-    private readonly adminEvents: () => readonly AdminEvent[],
+    private readonly book: EventBook,
     private readonly staleAfterMs: number,
     private readonly now: () => number,
   ) {
@@ -244,6 +245,21 @@ export class LiveStore {
     return n;
   }
 
+  /** The events agents saw in the live readings, each for its reading's platform. */
+  seenEvents(platform?: Platform): SeenEvent[] {
+    const seen: SeenEvent[] = [];
+    for (const [p, slots] of this.slots) {
+      if (platform !== undefined && p !== platform) continue;
+      for (const value of slots.values()) if (value.activeEvent) seen.push({ platform: p, event: value.activeEvent });
+    }
+    return seen;
+  }
+
+  /** Every event a viewer of the platform (or of any, without one) may see now. */
+  visibleEvents(platform?: Platform): EventCandidate[] {
+    return visibleEvents(this.book.all(), this.seenEvents(platform), this.book.hidden());
+  }
+
   /** Starts the timer that pushes stale transitions and event boundaries on time. */
   start(): void {
     this.running = true;
@@ -279,9 +295,7 @@ export class LiveStore {
     const state = this.states.get(platform);
     const slots = this.slots.get(platform);
     if (!state || !slots) return;
-    const admin = this.adminEvents();
-    const reported: ReportedEvent[] = [];
-    for (const value of slots.values()) if (value.activeEvent) reported.push(value.activeEvent);
+    const candidates = this.visibleEvents(platform);
     const { content, staleAt } = deriveIncentives({
       platform,
       catalogue: this.catalogue,
@@ -289,9 +303,9 @@ export class LiveStore {
       covered: this.agents.coveredRegions(platform),
       staleAfterMs: this.staleAfterMs,
       now,
-      activeEvent: selectActiveEvent(platform, now, admin, reported),
+      activeEvent: selectActiveEvent(platform, now, candidates),
     });
-    const boundary = nextEventBoundary(now, [...admin.filter((e) => e.platforms === null || e.platforms.includes(platform)), ...reported]);
+    const boundary = nextEventBoundary(platform, now, candidates);
     state.validUntil = Math.min(staleAt ?? Number.POSITIVE_INFINITY, boundary ?? Number.POSITIVE_INFINITY);
     state.dirty = false;
     const contentJson = JSON.stringify(content);

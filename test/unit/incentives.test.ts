@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { Catalogue } from "../../src/domain/catalogue.ts";
-import { selectActiveEvent, nextEventBoundary, type AdminEvent } from "../../src/domain/events.ts";
 import { deriveIncentives, type LiveValue } from "../../src/domain/incentives.ts";
 
 const NOW = Date.parse("2026-11-21T18:00:00.000Z");
@@ -72,48 +71,5 @@ describe("IncentivesPayload content", () => {
     expect(
       deriveIncentives({ platform: "Windows", catalogue, live: new Map([["eu-west-1", value(15)]]), covered: new Set(["eu-west-1"]), staleAfterMs: STALE, now: NOW + 1, activeEvent: null }).content.regions[0]?.stale,
     ).toBe(true);
-  });
-});
-
-describe("active event", () => {
-  const at = (h: number) => NOW + h * 3_600_000;
-  const admin = (id: number, multiplier: number, platforms: string[] | null = null, from = -1, to = 1): AdminEvent => ({
-    id,
-    key: `admin-${id}`,
-    label: `Admin ${id}`,
-    multiplier,
-    startsAt: at(from),
-    endsAt: at(to),
-    platforms,
-  });
-  const reported = (key: string, multiplier: number, from = -1, to = 1) => ({ key, label: key, multiplier, startsAt: at(from), endsAt: at(to) });
-
-  test("none in force: null", () => {
-    expect(selectActiveEvent("Windows", NOW, [admin(1, 2, null, 1, 2)], [reported("r", 2, -3, -2)])).toBeNull();
-  });
-
-  test("the highest multiplier wins, across admin and reported", () => {
-    expect(selectActiveEvent("Windows", NOW, [admin(1, 1.5)], [reported("agent-2x", 2)])?.key).toBe("agent-2x");
-    expect(selectActiveEvent("Windows", NOW, [admin(1, 3)], [reported("agent-2x", 2)])?.key).toBe("admin-1");
-  });
-
-  test("an admin event wins a tie", () => {
-    expect(selectActiveEvent("Windows", NOW, [admin(1, 2)], [reported("agent-2x", 2)])?.key).toBe("admin-1");
-  });
-
-  test("admin events apply to their platforms only", () => {
-    expect(selectActiveEvent("Windows", NOW, [admin(1, 2, ["EGS"])], [])).toBeNull();
-    expect(selectActiveEvent("EGS", NOW, [admin(1, 2, ["EGS"])], [])?.key).toBe("admin-1");
-  });
-
-  test("the window is [startsAt, endsAt) and times are ISO strings", () => {
-    const event = admin(1, 2, null, 0, 1);
-    expect(selectActiveEvent("Windows", NOW, [event], [])).toEqual({ key: "admin-1", label: "Admin 1", multiplier: 2, startsAt: "2026-11-21T18:00:00.000Z", endsAt: "2026-11-21T19:00:00.000Z" });
-    expect(selectActiveEvent("Windows", at(1), [event], [])).toBeNull();
-  });
-
-  test("the next boundary is the earliest future start or end", () => {
-    expect(nextEventBoundary(NOW, [admin(1, 2, null, -1, 3), reported("r", 2, 2, 5)])).toBe(at(2));
-    expect(nextEventBoundary(NOW, [admin(1, 2, null, -2, -1)])).toBeNull();
   });
 });

@@ -42,6 +42,15 @@ export interface paths {
      */
     get: operations["agentCoverage"];
   };
+  "/api/v1/events": {
+    /**
+     * Bloodpoint events
+     * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["bloodpointEvents"];
+  };
   "/api/v1/platforms/{platform}/regions/{region}/history": {
     /**
      * Region history
@@ -683,6 +692,28 @@ export interface components {
           /** @description Of those, agents whose newest reading is younger than the stale threshold */
           freshAgents: number;
         }[];
+    };
+    /** ListedEvent */
+    ListedEvent: {
+      key: string;
+      /** @description Plain text: escape it for the format you show it in */
+      label: string;
+      /** @description Bloodpoint multiplier (2 is double bloodpoints) */
+      multiplier: number;
+      /** Format: date-time */
+      startsAt: string;
+      /** Format: date-time */
+      endsAt: string;
+      platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
+      /**
+       * @description admin: defined by an admin; agent: reported by the agents
+       * @enum {string}
+       */
+      source: "admin" | "agent";
+    };
+    /** EventsPayload */
+    EventsPayload: {
+      events: components["schemas"]["ListedEvent"][];
     };
     /** HistoryRangePayload */
     HistoryRangePayload: {
@@ -1423,6 +1454,46 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Bloodpoint events
+   * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  bloodpointEvents: {
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/json": components["schemas"]["EventsPayload"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
