@@ -10,6 +10,7 @@ import { api, type ActivityPayload, type ForecastBody, type ForecastPoint, type 
 import { stepChart, type ChartData, type StepChart } from "../charts.ts";
 import { ConnectionBadge, Empty, Failed, Loading } from "../components/common.tsx";
 import { RegionCard } from "../components/region-card.tsx";
+import { Flag } from "../components/flag.tsx";
 import { formatBonus, formatDateTime, formatNumber, formatTime, t } from "../i18n/index.ts";
 import { openFeed, type LiveFeed } from "../live.ts";
 import { browserZone, rememberedRegion, viewerRegion } from "../regions.ts";
@@ -310,7 +311,7 @@ export function RegionPage({ platform, region }: { platform: Platform; region: s
       </p>
       <div class="board-head">
         <h1 class="region-title">
-          {current ? `${current.flag} ${current.displayName}` : region} <span class="region-id">{region}</span>
+          <Flag region={region} /> {current ? current.displayName : region} <span class="region-id">{region}</span>
         </h1>
         {feed ? <ConnectionBadge state={feed.connection.value} /> : null}
       </div>
