@@ -130,6 +130,7 @@ function Footer({ meta }: { meta: SiteMeta | null }) {
           </a>
         </li>
       </ul>
+      <p class="honesty">{t("honesty.footer")}</p>
     </footer>
   );
 }

@@ -321,7 +321,7 @@ export function RegionPage({ platform, region }: { platform: Platform; region: s
         ) : payload === null ? (
           <Loading />
         ) : current ? (
-          <RegionCard platform={platform} region={current} yours={current.region === yours} />
+          <RegionCard platform={platform} region={current} yours={current.region === yours} eventMultiplier={payload.activeEvent?.multiplier ?? null} />
         ) : (
           <Empty>{t("region.unknown")}</Empty>
         )}
