@@ -125,6 +125,7 @@ describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
     await textIs(yours.locator(".headline-role"), "Killer bonus");
     await expectClean(guarded, page, "board-wide");
 
+    await page.getByRole("button", { name: "Filters" }).click();
     await page.getByLabel("Show").selectOption("killer");
     await urlMatches(page, /show=killer/);
     await page.getByLabel("Search regions").fill("ireland");
