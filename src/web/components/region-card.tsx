@@ -28,7 +28,10 @@ export function EventTotal({ id, bonus, eventMultiplier }: { id: string; bonus: 
   return (
     <span class={`event-total${open.value ? " event-total-open" : ""}`}>
       <button type="button" class="event-total-button" aria-expanded={open.value} aria-describedby={tipId} onClick={() => (open.value = !open.value)}>
-        {t("event.total", { value: total })}
+        <span class="total-long">{t("event.total", { value: total })}</span>
+        <span class="total-short" aria-hidden="true">
+          ×{total}
+        </span>
       </button>
       <span role="tooltip" id={tipId} class="breakdown">
         <span>
