@@ -197,6 +197,32 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     await guarded.context.close();
   }, 60_000);
 
+  test("the region page: titled charts, When to play in local time, live values, and one not-found state", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows/eu-west-1`);
+    await textIs(page.locator("#history-title"), "Queue bonus history");
+    await textIs(page.locator("#forecast-title"), "Queue bonus forecast");
+    await textIs(page.locator("#patterns-title"), "When to play");
+    await until(() => page.locator(".patterns-cell").count(), (n) => n === 2 * 168, "two week × hour grids");
+    await textMatches(page.locator(".patterns-killer figcaption"), /Killer (Best hours for a Killer bonus: \w+ \d|Not enough readings)/);
+    await until(() => page.locator(".chart canvas").count(), (n) => n >= 2, "charts drawn");
+    await post(hub, tokens.get("eu-west-1") ?? "", "eu-west-1", { survivor: 0, killer: 125, ratio: 0.2 });
+    await textIs(page.locator(".now .headline-value"), "+125%");
+    await expectClean(guarded, page, "region-1280");
+    await page.setViewportSize({ width: 360, height: 780 });
+    await expectClean(guarded, page, "region-360");
+    const requests = guarded.requested.length;
+    await page.goto(`${hub.url}/Windows/xx-nowhere-9`);
+    await textIs(page.locator("#not-found-title"), "Page not found");
+    expect(await page.locator(".state-error, [role=alert]").count()).toBe(0);
+    expect(guarded.requested.slice(requests).filter((u) => /\/(history|forecast|activity|patterns)\b/.test(u))).toEqual([]);
+    await page.getByRole("link", { name: "← All regions" }).click();
+    await urlIs(page, `${hub.url}/Windows`);
+    await expectClean(guarded, page, "region-not-found-360");
+    await guarded.context.close();
+  }, 60_000);
+
   test("keyboard: the skip link moves focus into the content, and the first region is within five Tab presses of the board's top", async () => {
     const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;
