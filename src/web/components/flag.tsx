@@ -4,7 +4,7 @@
  * 3:2 field, a few hundred bytes; a region the catalogue was given by the
  * operator, with no flag here, gets a neutral globe.
  */
-import type { JSX } from "preact";
+import { Component, type JSX } from "preact";
 
 type Shapes = () => JSX.Element;
 
@@ -24,7 +24,7 @@ const stripesH = (a: string, b: string, c: string) => () => (
   </>
 );
 
-const unionJack = (
+const unionJack = () => (
   <>
     <rect width="30" height="20" fill="#012169" />
     <path d="M0 0L30 20M30 0L0 20" stroke="#fff" stroke-width="4" />
@@ -34,7 +34,7 @@ const unionJack = (
   </>
 );
 
-const usStripes = Array.from({ length: 7 }, (_, i) => <rect key={i} y={(i * 2 * 20) / 13} width="30" height={20 / 13} fill="#B22234" />);
+const usStripes = () => Array.from({ length: 7 }, (_, i) => <rect key={i} y={(i * 2 * 20) / 13} width="30" height={20 / 13} fill="#B22234" />);
 
 const FLAGS: Readonly<Record<string, Shapes>> = {
   IE: stripesV("#169B62", "#fff", "#FF883E"),
@@ -45,11 +45,11 @@ const FLAGS: Readonly<Record<string, Shapes>> = {
       <circle cx="15" cy="10" r="2.6" fill="none" stroke="#000080" stroke-width="0.8" />
     </>
   ),
-  GB: () => unionJack,
+  GB: unionJack,
   US: () => (
     <>
       <rect width="30" height="20" fill="#fff" />
-      {usStripes}
+      {usStripes()}
       <rect width="12" height={(7 * 20) / 13} fill="#3C3B6E" />
     </>
   ),
@@ -80,7 +80,7 @@ const FLAGS: Readonly<Record<string, Shapes>> = {
     <>
       <rect width="30" height="20" fill="#012169" />
       <svg width="15" height="10" viewBox="0 0 30 20">
-        {unionJack}
+        {unionJack()}
       </svg>
       <circle cx="7.5" cy="15" r="1.6" fill="#fff" />
       <circle cx="23" cy="5" r="0.9" fill="#fff" />
@@ -145,13 +145,20 @@ export function hasFlag(region: string): boolean {
   return country !== undefined && FLAGS[country] !== undefined;
 }
 
-/** A region's flag; decorative, since the region's name is always written beside it. */
-export function Flag({ region }: { region: string }) {
-  const country = COUNTRY[region];
-  const shapes = (country ? FLAGS[country] : undefined) ?? globe;
-  return (
-    <svg class="flag" viewBox="0 0 30 20" width="24" height="16" aria-hidden="true" focusable="false" data-flag={country ?? "none"}>
-      {shapes()}
-    </svg>
-  );
+/** A region's flag; decorative, since the region's name is always written beside it. A stream message never redraws it. */
+export class Flag extends Component<{ region: string }> {
+  override shouldComponentUpdate(next: { region: string }): boolean {
+    return next.region !== this.props.region;
+  }
+
+  override render() {
+    const { region } = this.props;
+    const country = COUNTRY[region];
+    const shapes = (country ? FLAGS[country] : undefined) ?? globe;
+    return (
+      <svg class="flag" viewBox="0 0 30 20" width="24" height="16" aria-hidden="true" focusable="false" data-flag={country ?? "none"}>
+        {shapes()}
+      </svg>
+    );
+  }
 }

@@ -397,10 +397,15 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
       </div>
       <StatusBanner payload={payload} />
       <EventBanner payload={payload} next={next} />
+      {/* Built only once opened: the first paint and every stream message skip what a viewer rarely opens. */}
       <div id="board-filters" class="toolbar" hidden={!filtersOpen.value}>
-        <Filters query={query.value} apply={apply} />
-        {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} yours={yours} choice={choice.value} choose={choose} /> : null}
-        {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={names} /> : null}
+        {filtersOpen.value ? (
+          <>
+            <Filters query={query.value} apply={apply} />
+            {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} yours={yours} choice={choice.value} choose={choose} /> : null}
+            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={names} /> : null}
+          </>
+        ) : null}
       </div>
       {items.length === 0 ? (
         <p class="state">{t("filter.none")}</p>
