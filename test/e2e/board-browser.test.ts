@@ -169,6 +169,27 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     await guarded.context.close();
   }, 60_000);
 
+  test("with no event running, the next scheduled one is counted down", async () => {
+    const dir = scratch();
+    const nextDb = join(dir, "hub.db");
+    const token = await agentToken(binary, nextDb, "eu-west-1");
+    const nextHub = await startHub({ cmd: [binary], args: ["--db", nextDb] });
+    try {
+      const now = Date.now();
+      const event = { key: "bhvr-next", label: "Bloodpoint Bonanza", multiplier: 2, startsAt: new Date(now + 26 * 3_600_000).toISOString(), endsAt: new Date(now + 50 * 3_600_000).toISOString() };
+      await post(nextHub, token, "eu-west-1", { survivor: 25, killer: 0, ratio: 1.8, event });
+      const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
+      const { page } = guarded;
+      await page.goto(`${nextHub.url}/Windows`);
+      await textMatches(page.locator(".banner-next"), /Next event: Bloodpoint Bonanza ×2, starts tomorrow|in 1 day/);
+      expect(await page.locator(".event-total-button").count()).toBe(0);
+      await expectClean(guarded, page, "board-next-event-360");
+      await guarded.context.close();
+    } finally {
+      await nextHub.stop();
+    }
+  }, 60_000);
+
   test("addresses people type redirect to the platform; unknown pages get the app's 404 page, the API its JSON", async () => {
     for (const alias of ["/steam", "/STEAM", "/windows", "/epic", "/egs", "/xbox", "/Microsoft", "/grdk"]) {
       const response = await fetch(`${hub.url}${alias}`, { redirect: "manual", headers: { accept: "text/html" } });
