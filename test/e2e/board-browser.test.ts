@@ -102,6 +102,8 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     expect(heights.length).toBeGreaterThan(2);
     expect(Math.max(...heights)).toBeLessThanOrEqual(64);
     expect(await page.locator("svg.flag").count()).toBeGreaterThan(2);
+    // The page's preload of the site meta is the request the app uses: one request, started before the code ran.
+    expect(guarded.requested.filter((u) => u.endsWith("/api/v1/meta"))).toHaveLength(1);
     expect(await page.evaluate(() => /[\u{1F1E6}-\u{1F1FF}]/u.test(document.body.innerText))).toBe(false);
     await page.getByRole("button", { name: "Filters" }).click();
     await page.getByLabel("Search regions").waitFor();
