@@ -64,6 +64,8 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     const history = await runCli(["simulate", "--db", db, "--backfill-days", "2"], { cmd: [binary] });
     if (history.exitCode !== 0) throw new Error(history.stderr);
     for (const region of ["eu-west-1", "eu-west-2", "us-east-1"]) tokens.set(region, await agentToken(binary, db, region));
+    // A second agent for Ireland: one agent's readings are spaced by minutes, and two tests post there.
+    tokens.set("eu-west-1 again", await agentToken(binary, db, "eu-west-1"));
     hub = await startHub({ cmd: [binary], args: ["--db", db] });
   }, 180_000);
 
@@ -94,6 +96,7 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
   }, 180_000);
 
   test("rows on a phone are at most 64 px; wide screens keep cards; no emoji flag anywhere", async () => {
+    await post(hub, tokens.get("eu-west-1 again") ?? "", "eu-west-1", { survivor: 0, killer: 75, ratio: 0.4 });
     const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;
     await page.goto(`${hub.url}/Windows`);
@@ -111,6 +114,11 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     await page.setViewportSize({ width: 1280, height: 900 });
     const wide = await page.locator("article.card").first().boundingBox();
     expect(wide?.height ?? 0).toBeGreaterThan(64);
+    // The balance reads ratio as killers per survivor: a killer bonus (few killers, ratio 0.4) is a short red part, said in words.
+    const yours = page.locator("article.card-yours");
+    expect(await yours.locator(".balance").getAttribute("aria-label")).toBe("Queue ratio: 0.4 killers per survivor");
+    expect(await yours.locator(".balance-killer").evaluate((e) => (e as HTMLElement).style.width)).toBe("29%");
+    expect(await yours.locator(".balance-ends").textContent()).toBe("KillerSurvivor");
     await expectClean(guarded, page, "board-1280");
     await guarded.context.close();
   }, 60_000);
