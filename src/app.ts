@@ -33,7 +33,7 @@ import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
-export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
+export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFoundPage: ((request: Request) => Promise<Response>) | null = null) {
   const { config, log } = ctx;
   const { accounts } = ctx;
   const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
@@ -45,7 +45,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
   const app: AnyElysia = new Elysia({ name: "hub" })
     .use(responses.plugin)
     .use(requestLog(log, config.trustedProxies))
-    .use(errorHandling(log, () => app.routes, responses.finish, (error) => ctx.storage.refusalFor(error)))
+    .use(errorHandling(log, () => app.routes, responses.finish, (error) => ctx.storage.refusalFor(error), notFoundPage))
     .use(hostCheck(config, responses.finish))
     .use(storageGate(ctx.storage, new Set([READINGS_ROUTE])))
     .use(healthRoutes(ctx, access))

@@ -47,6 +47,8 @@ export interface Hub {
 }
 
 export interface HubOptions {
+  /** The app's HTML page, answered with 404 to a browser asking for an unknown page (the serve command's web bundle). */
+  readonly notFoundPage?: (request: Request) => Promise<Response>;
   readonly db?: HubDb;
   /** Where the checkpoint worker script is (the default suits running from source). */
   readonly checkpointer?: URL;
@@ -115,7 +117,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   let housekeeping: ReturnType<typeof setInterval> | null = null;
 
   const replies = new IncentivesReplies(ctx);
-  const app = createApp(ctx, replies);
+  const app = createApp(ctx, replies, options.notFoundPage ?? null);
   return {
     ctx,
     app,

@@ -1,9 +1,11 @@
 import { dirname, join } from "node:path";
 import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
-import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
-import { webRoutes } from "../http/web.ts";
+import { latencyHost } from "../domain/catalogue.ts";
 import { unixSocketPath } from "../domain/net.ts";
+import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
+import { htmlCsp } from "../http/security.ts";
+import { webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
@@ -67,13 +69,14 @@ export const serve: Command = {
       const seeded = seedDemoHistory(db, config.catalogue.regions, Date.now());
       log.info("demo mode: a throw-away database, removed at exit", { db: demo.db, readings: seeded.rows, days: DEMO_DAYS });
     }
-    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer });
+    const https = config.origin.startsWith("https:");
+    const csp = htmlCsp(config.latencyProbes ? config.catalogue.regions.map((r) => latencyHost(r.id)) : []);
+    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, notFoundPage: webNotFoundPage(https, csp) });
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
-    const https = config.origin.startsWith("https:");
     const web =
-      publicRoot === null ? webRoutes(https) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
+      publicRoot === null ? webRoutes(https, csp) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });

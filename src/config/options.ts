@@ -65,6 +65,7 @@ export interface Settings {
   tz: string | null;
   publicDir: string | null;
   publicDirCsp: CspAdditions;
+  latencyProbes: boolean;
   demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
@@ -524,6 +525,10 @@ export const OPTIONS: OptionTable = {
   publicDirCsp: {
     flag: "--public-dir-csp", env: "PUBLIC_DIR_CSP", arg: "SOURCES", help: "Sources the PUBLIC_DIR app adds to the hub's Content-Security-Policy, as 'script-src https://cdn.example.org; img-src https:'", defaultText: "none",
     allowed: `directives (${CSP_WIDENABLE.join(", ")}) each with sources, separated by ";"`, default: {}, parse: parseCspAdditions,
+  },
+  latencyProbes: {
+    flag: "--latency-probes", env: "LATENCY_PROBES", help: "Let the board time the game's regional servers from the browser to find the viewer's closest region (the page's CSP allows exactly those hosts)", defaultText: "true",
+    allowed: "true or false", default: true, parse: parseBoolean,
   },
   demo: {
     flag: "--demo", env: "HUB_DEMO", help: "Demo mode: a throw-away database with 14 days of simulated history and simulated agents (ignores --db)", defaultText: "false",

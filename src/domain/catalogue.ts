@@ -92,6 +92,14 @@ export function regionProblem(region: Region, existing: readonly Region[]): stri
 }
 
 /** The ordered catalogue: built-in regions first, then the operator's, with a lookup by id. */
+/**
+ * The host the game's matchmaking times for a region (SPEC §17.1): its AWS
+ * GameLift endpoint, which every region id of the catalogue's form names.
+ */
+export function latencyHost(regionId: string): string {
+  return `gamelift.${regionId}.amazonaws.com`;
+}
+
 export class Catalogue {
   readonly regions: readonly Region[];
   private readonly byId: ReadonlyMap<string, Region>;

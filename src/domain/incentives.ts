@@ -9,7 +9,10 @@ import type { PublicEvent } from "./events.ts";
 import type { AcceptedReading } from "./readings.ts";
 
 /** What a region's live value keeps of the reading that set it. */
-export type LiveValue = Pick<AcceptedReading, "survivor" | "killer" | "ratio" | "measuredAt" | "version" | "category">;
+export type LiveValue = Pick<AcceptedReading, "survivor" | "killer" | "ratio" | "measuredAt" | "version" | "category"> & {
+  /** When the stored readings first showed the current survivor and killer values without a change since (epoch ms). */
+  readonly since: number;
+};
 
 export interface RegionIncentive {
   readonly region: string;
@@ -21,6 +24,7 @@ export interface RegionIncentive {
   readonly isReal: boolean;
   readonly stale: boolean;
   readonly lastUpdated: string | null;
+  readonly since: string | null;
 }
 
 export type PlatformStatus = "error" | "initializing" | "ok" | "degraded";
@@ -74,7 +78,7 @@ export function deriveIncentives(input: IncentivesInput): DerivedIncentives {
     const value = live.get(region.id);
     if (!value && !covered.has(region.id)) continue;
     if (!value) {
-      regions.push({ region: region.id, displayName: region.name, flag: region.flag, survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null });
+      regions.push({ region: region.id, displayName: region.name, flag: region.flag, survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null, since: null });
       continue;
     }
     const fresh = isFresh(value.measuredAt, now, staleAfterMs);
@@ -94,6 +98,7 @@ export function deriveIncentives(input: IncentivesInput): DerivedIncentives {
       isReal: true,
       stale: !fresh,
       lastUpdated: new Date(value.measuredAt).toISOString(),
+      since: new Date(value.since).toISOString(),
     });
   }
   let status: PlatformStatus;

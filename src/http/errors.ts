@@ -6,6 +6,7 @@
  * client). Refusals at a limit and refused access are logged as such, with
  * the client's address and the reason, never with a stack.
  */
+import { platformRedirect, wantsHtmlPage } from "./addresses.ts";
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
 import { viewerKey } from "../auth/presence.ts";
 import { OPTIONS } from "../config/options.ts";
@@ -209,6 +210,7 @@ export function errorHandling(
   routes: () => readonly RouteShape[],
   finish: (response: Response, request: Request, route: string | undefined) => Response,
   storageRefusal: StorageRefusals,
+  notFoundPage: ((request: Request) => Promise<Response>) | null = null,
 ) {
   let table: RouteTable | null = null;
   const routeTable = () => (table ??= new RouteTable(routes()));
@@ -242,6 +244,16 @@ export function errorHandling(
         problem = error.cause instanceof HttpProblem ? error.cause : new HttpProblem(400, "The request body could not be parsed as JSON.");
       }
       else if (error instanceof NotFoundError) {
+        const url = new URL(request.url);
+        const redirect = request.method === "GET" || request.method === "HEAD" ? platformRedirect(url) : null;
+        if (redirect !== null) {
+          set.status = 301;
+          return finish(new Response(null, { status: 301, headers: { location: redirect, "cache-control": "public, max-age=86400" } }), request, undefined);
+        }
+        if (notFoundPage && wantsHtmlPage(request, path)) {
+          set.status = 404;
+          return notFoundPage(request).then((page) => finish(page, request, undefined));
+        }
         const allowed = routeTable().allowedMethods(path);
         problem =
           allowed.length > 0 && !allowed.includes(request.method)

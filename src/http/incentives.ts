@@ -10,32 +10,65 @@ import { isPlatform, type Platform } from "../domain/catalogue.ts";
 import type { Published } from "../live/store.ts";
 import type { BunRequest, Server } from "bun";
 import { clientIp } from "./client-ip.ts";
+import { acceptedEncoding, compress, MIN_COMPRESS_BYTES, type Encoding } from "./compress.ts";
 import { etagMatches, JSON_TYPE, readCacheControl } from "./schemas.ts";
 import { SECURITY_HEADERS } from "./security.ts";
 
 export const INCENTIVES_ROUTE = "/api/v1/platforms/:platform/incentives";
 
+type Variant = "identity" | Encoding;
+
+/** What one published payload is answered with: its body in each encoding and the headers for each (body, cache mode). */
+class PreparedReply {
+  private readonly bodies = new Map<Variant, Uint8Array<ArrayBuffer>>();
+  private readonly headers = new Map<string, Headers>();
+  readonly compressible: boolean;
+
+  constructor(private readonly published: Published) {
+    const identity = new TextEncoder().encode(published.json);
+    this.bodies.set("identity", identity);
+    this.compressible = identity.byteLength > MIN_COMPRESS_BYTES;
+  }
+
+  /** Compressed on first demand and kept with the payload: once per revision, never per request. */
+  body(variant: Variant): Uint8Array<ArrayBuffer> {
+    let bytes = this.bodies.get(variant);
+    if (!bytes) {
+      bytes = compress(this.body("identity"), variant === "identity" ? "gzip" : variant);
+      this.bodies.set(variant, bytes);
+    }
+    return bytes;
+  }
+
+  headersFor(variant: Variant, requireAuth: boolean): Headers {
+    const key = `${variant}:${requireAuth}`;
+    let headers = this.headers.get(key);
+    if (!headers) {
+      headers = new Headers({ ...SECURITY_HEADERS, "content-type": JSON_TYPE, etag: this.published.etag, vary: "Accept-Encoding", "cache-control": readCacheControl(requireAuth, 15) });
+      if (variant !== "identity") headers.set("content-encoding", variant);
+      this.headers.set(key, headers);
+    }
+    return headers;
+  }
+}
+
 export class IncentivesReplies {
-  /** Each published payload gets its response headers built once, for both cache modes (copying a Headers is cheap). */
-  private readonly prepared = new WeakMap<Published, { open: Headers; gated: Headers }>();
+  /** Each published payload gets its bodies and headers built once (copying a Headers is cheap). */
+  private readonly prepared = new WeakMap<Published, PreparedReply>();
 
   constructor(private readonly ctx: HubContext) {}
 
-  private headersFor(published: Published, requireAuth: boolean): Headers {
-    let pair = this.prepared.get(published);
-    if (!pair) {
-      const base = { ...SECURITY_HEADERS, "content-type": JSON_TYPE, etag: published.etag };
-      pair = { open: new Headers({ ...base, "cache-control": readCacheControl(false, 15) }), gated: new Headers({ ...base, "cache-control": readCacheControl(true, 15) }) };
-      this.prepared.set(published, pair);
-    }
-    return requireAuth ? pair.gated : pair.open;
-  }
-
   reply(platform: Platform, request: Request): Response {
     const published = this.ctx.live.current(platform);
-    const headers = this.headersFor(published, this.ctx.settings.get().requireAuth);
-    if (etagMatches(request.headers.get("if-none-match"), published.etag)) return new Response(null, { status: 304, headers });
-    return new Response(published.json, { headers });
+    let prepared = this.prepared.get(published);
+    if (!prepared) {
+      prepared = new PreparedReply(published);
+      this.prepared.set(published, prepared);
+    }
+    const requireAuth = this.ctx.settings.get().requireAuth;
+    if (etagMatches(request.headers.get("if-none-match"), published.etag)) return new Response(null, { status: 304, headers: prepared.headersFor("identity", requireAuth) });
+    const variant: Variant = (prepared.compressible ? acceptedEncoding(request.headers.get("accept-encoding")) : null) ?? "identity";
+    return new Response(prepared.body(variant), { headers: prepared.headersFor(variant, requireAuth) });
   }
 }
 

@@ -86,10 +86,14 @@ export const RegionIncentiveSchema = t.Object(
     flag: t.String({ description: "Flag emoji" }),
     survivor: t.Integer({ description: "Survivor bonus in percent (75 means +75 %)" }),
     killer: t.Integer({ description: "Killer bonus in percent" }),
-    ratio: t.Number({ description: "Killer:survivor queue ratio from the reading; 0 without a reading" }),
+    ratio: t.Number({
+      description:
+        "Killer:survivor queue ratio from the reading: killers per survivor waiting in the queue (high: many killers, a survivor bonus is likely; a killer bonus comes with a low ratio); 0 without a reading",
+    }),
     isReal: t.Boolean({ description: "True once a real reading exists; a fallback is never shown as real" }),
     stale: t.Boolean({ description: "True without a reading or when it is older than the stale threshold" }),
     lastUpdated: nullable(isoTime("Time of the live reading")),
+    since: nullable(isoTime("From when the region's current survivor and killer values have held without change, from the stored readings; null without a reading")),
   },
   { title: "RegionIncentive" },
 );
@@ -122,7 +126,7 @@ export const IncentivesPayloadSchema = t.Object(
         category: "default",
         activeEvent: null,
         regions: [
-          { region: "eu-west-1", displayName: "EU West (Ireland)", flag: "🇮🇪", survivor: 0, killer: 75, ratio: 2.4, isReal: true, stale: false, lastUpdated: EXAMPLE_TIME },
+          { region: "eu-west-1", displayName: "EU West (Ireland)", flag: "🇮🇪", survivor: 0, killer: 75, ratio: 2.4, isReal: true, stale: false, lastUpdated: EXAMPLE_TIME, since: "2026-11-21T17:31:00.000Z" },
         ],
         generatedAt: EXAMPLE_TIME,
       },

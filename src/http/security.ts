@@ -2,22 +2,31 @@
 import { Elysia } from "elysia";
 import type { CorsOrigins } from "../config/options.ts";
 import { answered } from "./client-ip.ts";
+import { compressFinished, isCompressibleType } from "./compress.ts";
 import { HttpProblem } from "./problem.ts";
 import type { Metrics } from "../metrics.ts";
 import { JSON_TYPE } from "./schemas.ts";
 
-/** For HTML pages: only the hub's own scripts, styles, images and API. */
-export const HTML_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * For HTML pages: only the hub's own scripts, styles, images and API, and,
+ * when latency probes are on, exactly the game's regional hosts the board
+ * times over HTTPS (SPEC §17.1).
+ */
+export function htmlCsp(latencyHosts: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    ["connect-src 'self'", ...latencyHosts.map((host) => `https://${host}`)].join(" "),
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export const HTML_CSP = htmlCsp();
 
 const ALLOWED_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 const ALLOWED_HEADERS = "Content-Type, Authorization, X-API-Key, X-CSRF-Token, Last-Event-ID, If-None-Match";
@@ -66,11 +75,11 @@ function finisherPlugin(finish: Finish, preflight: (request: Request) => Respons
       else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
       else if (typeof responseValue === "string") response = new Response(responseValue, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
       else return;
-      if (response.status < 400) return finish(response, request, route);
+      if (response.status < 400) finish(response, request, route);
       // Error replies were finished (and counted) by the error handler already; a handler that returned
       // one itself must still give back its request's slot.
-      answered(request);
-      return response;
+      else answered(request);
+      return response.body && isCompressibleType(response.headers.get("content-type")) ? compressFinished(response, request) : response;
     });
 }
 

@@ -15,7 +15,7 @@ import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import page from "../web/index.html";
 import { fieldAddressRoutes } from "./field-addresses.ts";
 import { etagMatches } from "./schemas.ts";
-import { HTML_CSP, SECURITY_HEADERS } from "./security.ts";
+import { SECURITY_HEADERS } from "./security.ts";
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
@@ -146,6 +146,18 @@ export async function serveFile(file: WebFile, request: Request, headers: Record
   return new Response(await file.compressed(encoding), { headers: { ...base, "content-encoding": encoding } });
 }
 
+/** The app's page with status 404, for an unknown path a browser asked for; the app shows its not-found view. */
+export function webNotFoundPage(https: boolean, csp: string): (request: Request) => Promise<Response> {
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, "cache-control": "no-cache", "content-security-policy": csp };
+  if (https) headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
+  return async (request) => {
+    // Never a 304: a cached copy of the page would be shown with no sign of the 404.
+    const fresh = new Request(request.url, { headers: { "accept-encoding": request.headers.get("accept-encoding") ?? "" } });
+    const page = await serveFile((await webBundle()).html, fresh, headers);
+    return new Response(page.body, { status: 404, headers: page.headers });
+  };
+}
+
 type Handler = { GET: (request: BunRequest<string>) => Response | Promise<Response> };
 
 /** Compresses every file now, off the main thread, so the first visitors already get the small copies. */
@@ -160,10 +172,10 @@ async function warm(): Promise<void> {
  * import; a from-source build serves everything under /assets/), and the files
  * are read or built on first use, so the web app never delays start-up.
  */
-export function webRoutes(https: boolean): Record<string, Handler> {
+export function webRoutes(https: boolean, csp: string): Record<string, Handler> {
   const security: Record<string, string> = { ...SECURITY_HEADERS };
   if (https) security["strict-transport-security"] = "max-age=31536000; includeSubDomains";
-  const pageHeaders = { ...security, "cache-control": "no-cache", "content-security-policy": HTML_CSP };
+  const pageHeaders = { ...security, "cache-control": "no-cache", "content-security-policy": csp };
   const assetHeaders = { ...security, "cache-control": IMMUTABLE };
   const notFound = () => new Response("Not found", { status: 404, headers: { ...security, "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
   const asset = async (request: BunRequest<string>) => {

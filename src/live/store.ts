@@ -76,8 +76,9 @@ export function storedEvent(json: string | null): ReportedEvent | null {
   return { key, label, multiplier, startsAt, endsAt };
 }
 
-function toLive(row: ReadingRow): LiveReading {
+function toLive(row: ReadingRow, since: number): LiveReading {
   return {
+    since,
     id: row.id,
     survivor: row.survivor,
     killer: row.killer,
@@ -96,6 +97,8 @@ export class LiveStore {
   private readonly newestByAgent = new Map<number, number>();
   private readonly listeners = new Set<ChangeListener>();
   private readonly newestQuery;
+  private readonly lastDifferentQuery;
+  private readonly firstAfterQuery;
   private readonly recentByAgentQuery;
   private readonly saveFloor;
   private revisionFloor: number;
@@ -116,6 +119,13 @@ export class LiveStore {
     this.newestQuery = db.sqlite.query<ReadingRow, [string, string, number, number]>(
       "SELECT id, survivor, killer, ratio, measured_at, version, category, agent_id, active_event FROM readings " +
         "WHERE platform = ? AND region = ? AND measured_at >= ? AND measured_at <= ? ORDER BY measured_at DESC, id ASC LIMIT 1",
+    );
+    this.lastDifferentQuery = db.sqlite.query<{ measured_at: number }, [string, string, number, number, number]>(
+      "SELECT measured_at FROM readings WHERE platform = ? AND region = ? AND measured_at >= ? AND (survivor != ? OR killer != ?) " +
+        "ORDER BY measured_at DESC LIMIT 1",
+    );
+    this.firstAfterQuery = db.sqlite.query<{ first: number | null }, [string, string, number]>(
+      "SELECT MIN(measured_at) AS first FROM readings WHERE platform = ? AND region = ? AND measured_at > ?",
     );
     this.recentByAgentQuery = db.sqlite.query<{ agent_id: number; newest: number }, [number]>(
       "SELECT agent_id, MAX(measured_at) AS newest FROM readings WHERE measured_at > ? AND agent_id IS NOT NULL GROUP BY agent_id",
@@ -148,24 +158,37 @@ export class LiveStore {
 
   /** Re-reads the newest stored reading of one slot (after deletions). */
   rebuildSlot(platform: Platform, region: string): void {
-    const row = this.newestQuery.get(platform, region, oldestVisibleReading(this.db), this.now() + MAX_FUTURE_MS);
+    const oldest = oldestVisibleReading(this.db);
+    const row = this.newestQuery.get(platform, region, oldest, this.now() + MAX_FUTURE_MS);
     const slots = this.slots.get(platform);
     if (!slots) return;
-    if (row) slots.set(region, toLive(row));
+    if (row) slots.set(region, toLive(row, this.sinceOf(platform, region, row, oldest)));
     else slots.delete(region);
     this.invalidate(platform);
   }
 
+  /**
+   * The start of the newest unbroken run of the live values: two indexed
+   * look-ups, made only when a slot is rebuilt (start-up, deletions); an
+   * accepted reading carries it forward in offer().
+   */
+  private sinceOf(platform: Platform, region: string, row: ReadingRow, oldest: number): number {
+    const different = this.lastDifferentQuery.get(platform, region, oldest, row.survivor, row.killer);
+    return this.firstAfterQuery.get(platform, region, different ? different.measured_at : oldest - 1)?.first ?? row.measured_at;
+  }
+
   /** Offers an accepted reading; it becomes live only if newer than the current live value. */
-  offer(platform: Platform, region: string, reading: LiveReading): boolean {
-    if (reading.agentId !== null) {
-      const newest = this.newestByAgent.get(reading.agentId);
-      if (newest === undefined || reading.measuredAt > newest) this.newestByAgent.set(reading.agentId, reading.measuredAt);
+  offer(platform: Platform, region: string, accepted: Omit<LiveReading, "since">): boolean {
+    if (accepted.agentId !== null) {
+      const newest = this.newestByAgent.get(accepted.agentId);
+      if (newest === undefined || accepted.measuredAt > newest) this.newestByAgent.set(accepted.agentId, accepted.measuredAt);
     }
     const slots = this.slots.get(platform);
     if (!slots) return false;
     const current = slots.get(region);
-    if (current && reading.measuredAt <= current.measuredAt && !this.inFuture(current, this.now())) return false;
+    if (current && accepted.measuredAt <= current.measuredAt && !this.inFuture(current, this.now())) return false;
+    const unchanged = current !== undefined && current.survivor === accepted.survivor && current.killer === accepted.killer;
+    const reading: LiveReading = { ...accepted, since: unchanged ? current.since : accepted.measuredAt };
     slots.set(region, reading);
     this.invalidate(platform);
     return true;

@@ -2,10 +2,11 @@
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import { bucketWidthFor, MAX_HISTORY_POINTS, resolveHistoryWindow } from "../domain/history.ts";
+import { PATTERN_WEEKS, patternWeeks, WEEK_MS, weekHourPatterns } from "../domain/patterns.ts";
 import { DAY_MS } from "../domain/timezone.ts";
 import type { Access } from "../http/access.ts";
 import { HttpProblem } from "../http/problem.ts";
-import { integerQuery, PlatformRegionParams, problems, readCacheControl, requirePlatform, requireRegion } from "../http/schemas.ts";
+import { integerQuery, PlatformRegionParams, problems, queryInteger, readCacheControl, requirePlatform, requireRegion } from "../http/schemas.ts";
 
 export const ACTIVITY_LIMITS = { min: 1, max: 50, default: 10 } as const;
 
@@ -140,6 +141,53 @@ const ForecastSchema = t.Object(
   },
 );
 
+const share = (role: string) => t.Number({ minimum: 0, maximum: 1, description: `Fraction of the hour's readings with a ${role} bonus above 0` });
+const median = (role: string) => t.Nullable(t.Integer({ description: `Median ${role} bonus in percent among those readings (an observed level); null when none` }));
+
+const PatternsSchema = t.Object(
+  {
+    platform: t.String(),
+    region: t.String(),
+    weeks: t.Integer({ minimum: PATTERN_WEEKS.min, maximum: PATTERN_WEEKS.max, description: "The weeks the cells summarise (after clamping)" }),
+    timeZone: t.Literal("UTC", { description: "The cells' time zone; clients shift them to the viewer's" }),
+    cells: t.Array(
+      t.Object({
+        day: t.Integer({ minimum: 0, maximum: 6, description: "Weekday, 0 = Monday (UTC)" }),
+        hour: t.Integer({ minimum: 0, maximum: 23, description: "Hour of the day (UTC)" }),
+        readings: t.Integer({ minimum: 0, description: "Readings in this weekday-hour over the window" }),
+        survivorShare: share("survivor"),
+        killerShare: share("killer"),
+        survivorMedian: median("survivor"),
+        killerMedian: median("killer"),
+      }),
+      { minItems: 168, maxItems: 168, description: "168 cells, Monday 00:00 UTC first, then hour by hour" },
+    ),
+  },
+  {
+    title: "PatternsPayload",
+    examples: [
+      {
+        platform: "Windows",
+        region: "eu-west-1",
+        weeks: 4,
+        timeZone: "UTC",
+        cells: [{ day: 0, hour: 0, readings: 240, survivorShare: 0.1, killerShare: 0.75, survivorMedian: 25, killerMedian: 75 }],
+      },
+    ],
+  },
+);
+
+const PatternsQuery = t.Object({
+  weeks: t.Optional(
+    integerQuery({
+      description: `Weeks to summarise, an integer from ${PATTERN_WEEKS.min} to ${PATTERN_WEEKS.max}. Default: min(${PATTERN_WEEKS.default}, the whole weeks DATA_RETENTION_DAYS holds); larger values are clamped to those.`,
+      minimum: PATTERN_WEEKS.min,
+      maximum: PATTERN_WEEKS.max,
+      examples: [8],
+    }),
+  ),
+});
+
 function activityLimit(raw: string | undefined): number {
   if (raw === undefined) return ACTIVITY_LIMITS.default;
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -214,6 +262,30 @@ export function historyRoutes(ctx: HubContext, access: Access) {
           description:
             "The newest readings of one region, and the newest changes: readings, over everything stored for the region inside the retention window, whose survivor or " +
             "killer differs from the reading before them (the first reading counts). Both newest first; equal times are in order of arrival.",
+        },
+      },
+    )
+    .get(
+      "/patterns",
+      ({ params, query, set }) => {
+        const { platform, region } = slot(params);
+        const weeks = patternWeeks(queryInteger(query.weeks, "weeks", { minimum: PATTERN_WEEKS.min, maximum: PATTERN_WEEKS.max }), config.retentionDays);
+        const now = ctx.now();
+        set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 3600);
+        return { platform, region, weeks, timeZone: "UTC" as const, cells: weekHourPatterns(readings.series(platform, region, now - weeks * WEEK_MS, now)) };
+      },
+      {
+        access: "public-read",
+        params: PlatformRegionParams,
+        query: PatternsQuery,
+        response: { 200: PatternsSchema, ...problems(400, 401, 404) },
+        detail: {
+          tags: ["incentives"],
+          summary: "Region patterns (when to play)",
+          description:
+            "For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks: how many readings there were, the fraction with a " +
+            "survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). " +
+            "Clients shift the cells to the viewer's time zone. Cacheable for an hour.",
         },
       },
     )

@@ -1,7 +1,7 @@
 /** Public reads of the live data: site meta, incentives and coverage (under the read gate). */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
-import { PLATFORMS } from "../domain/catalogue.ts";
+import { latencyHost, PLATFORMS } from "../domain/catalogue.ts";
 import type { Access } from "../http/access.ts";
 import type { IncentivesReplies } from "../http/incentives.ts";
 import { IncentivesPayloadSchema, PlatformParams, problems, readCacheControl, requirePlatform } from "../http/schemas.ts";
@@ -15,11 +15,18 @@ const SiteMetaSchema = t.Object(
     agentSetupUrl: t.String(),
     contributeEnabled: t.Boolean(),
     pageSize: t.Integer(),
+    latencyHosts: t.Array(
+      t.Object({ region: t.String(), host: t.String({ description: "Host name, timed over HTTPS" }) }),
+      {
+        description:
+          "Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none)",
+      },
+    ),
   },
   {
     title: "SiteMeta",
     examples: [
-      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/docs#/agent", contributeEnabled: false, pageSize: 20 },
+      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/docs#/agent", contributeEnabled: false, pageSize: 20, latencyHosts: [{ region: "eu-west-1", host: "gamelift.eu-west-1.amazonaws.com" }] },
     ],
   },
 );
@@ -56,6 +63,7 @@ export function publicRoutes(ctx: HubContext, access: Access, incentives: Incent
           agentSetupUrl: config.agentSetupUrl,
           contributeEnabled: config.contribute,
           pageSize: config.pageSize,
+          latencyHosts: config.latencyProbes ? config.catalogue.regions.map((r) => ({ region: r.id, host: latencyHost(r.id) })) : [],
         };
       },
       {

@@ -110,7 +110,8 @@ export function readingAt(model: SlotModel, at: number, clock: ZoneClock): SimRe
   return {
     survivor: levelFor(-pressure),
     killer: levelFor(pressure),
-    ratio: Math.max(0.01, Math.round(Math.exp(pressure) * 100) / 100),
+    // Killers per survivor in the queue (SPEC §7): the pressure that earns killers a bonus is a shortage of killers.
+    ratio: Math.max(0.01, Math.round(Math.exp(-pressure) * 100) / 100),
   };
 }
 

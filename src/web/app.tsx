@@ -130,6 +130,7 @@ function Footer({ meta }: { meta: SiteMeta | null }) {
           </a>
         </li>
       </ul>
+      <p class="honesty">{t("honesty.footer")}</p>
     </footer>
   );
 }
@@ -205,7 +206,15 @@ export function App() {
   }, [meta.error, accountPage]);
   return (
     <>
-      <a class="skip" href="#main">
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          // Following the fragment would leave focus on the link in some browsers; moving it is what the link promises.
+          event.preventDefault();
+          document.getElementById("main")?.focus();
+        }}
+      >
         {t("app.skip")}
       </a>
       <header class="site-head">

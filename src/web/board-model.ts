@@ -47,6 +47,25 @@ export function bestBonus(region: RegionIncentive): number {
   return region.isReal ? Math.max(region.survivor, region.killer) : 0;
 }
 
+/** 0: a fresh reading, 1: a stale one, 2: none yet. A region without a reading is never called stale. */
+export function freshnessRank(region: RegionIncentive): 0 | 1 | 2 {
+  if (!region.isReal) return 2;
+  return region.stale ? 1 : 0;
+}
+
+export function isStaleReading(region: RegionIncentive): boolean {
+  return freshnessRank(region) === 1;
+}
+
+/**
+ * What a queue bonus pays during a bloodpoint event (SPEC §17.1): the event
+ * adds its own share on top, 1 + bonus/100 + (multiplier − 1), so +75 % in a
+ * ×2 event pays ×2.75.
+ */
+export function totalMultiplier(bonus: number, eventMultiplier: number | null): number {
+  return 1 + bonus / 100 + (eventMultiplier === null ? 0 : eventMultiplier - 1);
+}
+
 function matches(region: RegionIncentive, query: BoardQuery): boolean {
   const needle = query.q.trim().toLowerCase();
   if (needle !== "" && !region.displayName.toLowerCase().includes(needle) && !region.region.toLowerCase().includes(needle)) return false;
@@ -71,10 +90,12 @@ export interface BoardView {
 
 export function boardView(regions: readonly RegionIncentive[], query: BoardQuery, pageSize: number): BoardView {
   const kept = regions.filter((r) => matches(r, query));
+  // Freshness ranks first under every sort: an old big bonus must not outrank a current smaller one.
+  const byName = (a: RegionIncentive, b: RegionIncentive) => a.displayName.localeCompare(b.displayName);
   const sorted =
     query.sort === "bonus"
-      ? [...kept].sort((a, b) => bestBonus(b) - bestBonus(a) || a.displayName.localeCompare(b.displayName))
-      : [...kept].sort((a, b) => a.displayName.localeCompare(b.displayName));
+      ? [...kept].sort((a, b) => freshnessRank(a) - freshnessRank(b) || bestBonus(b) - bestBonus(a) || byName(a, b))
+      : [...kept].sort((a, b) => freshnessRank(a) - freshnessRank(b) || byName(a, b));
   const size = Math.max(1, pageSize);
   const pages = Math.max(1, Math.ceil(sorted.length / size));
   const page = Math.min(query.page, pages);

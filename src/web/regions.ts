@@ -44,11 +44,75 @@ const ZONES: Readonly<Record<string, string>> = {
   "Asia/Dhaka": "ap-south-1",
 };
 
+/**
+ * Other names browsers report for the same places: Chromium's ICU keeps the
+ * old IANA links (America/Buenos_Aires, Asia/Calcutta, Asia/Saigon…), and
+ * some systems still give the legacy US/ and Canada/ names. Each maps like
+ * its canonical zone.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+  "America/Cordoba": "America/Argentina/Cordoba",
+  "America/Catamarca": "America/Argentina/Catamarca",
+  "America/Jujuy": "America/Argentina/Jujuy",
+  "America/Mendoza": "America/Argentina/Mendoza",
+  "America/Rosario": "America/Argentina/Cordoba",
+  "America/Indianapolis": "America/Indiana/Indianapolis",
+  "America/Fort_Wayne": "America/Indiana/Indianapolis",
+  "America/Louisville": "America/Kentucky/Louisville",
+  "America/Montreal": "America/Toronto",
+  "Asia/Calcutta": "Asia/Kolkata",
+  "Asia/Saigon": "Asia/Ho_Chi_Minh",
+  "Asia/Katmandu": "Asia/Kathmandu",
+  "Asia/Rangoon": "Asia/Yangon",
+  "Asia/Macao": "Asia/Macau",
+  "Asia/Chongqing": "Asia/Shanghai",
+  "Asia/Harbin": "Asia/Shanghai",
+  "Asia/Dacca": "Asia/Dhaka",
+  "Asia/Ujung_Pandang": "Asia/Makassar",
+  "Europe/Kiev": "Europe/Kyiv",
+  "Europe/Belfast": "Europe/London",
+  "GB": "Europe/London",
+  "Eire": "Europe/Dublin",
+  "Japan": "Asia/Tokyo",
+  "ROK": "Asia/Seoul",
+  "Singapore": "Asia/Singapore",
+  "Hongkong": "Asia/Hong_Kong",
+  "PRC": "Asia/Shanghai",
+  "ROC": "Asia/Taipei",
+  "US/Eastern": "America/New_York",
+  "US/Michigan": "America/Detroit",
+  "US/East-Indiana": "America/Indiana/Indianapolis",
+  "US/Central": "America/Chicago",
+  "US/Mountain": "America/Denver",
+  "US/Arizona": "America/Phoenix",
+  "US/Pacific": "America/Los_Angeles",
+  "US/Alaska": "America/Anchorage",
+  "US/Hawaii": "Pacific/Honolulu",
+  "Canada/Eastern": "America/Toronto",
+  "Canada/Atlantic": "America/Halifax",
+  "Canada/Central": "America/Winnipeg",
+  "Canada/Mountain": "America/Edmonton",
+  "Canada/Pacific": "America/Vancouver",
+  "Brazil/East": "America/Sao_Paulo",
+  "Australia/ACT": "Australia/Sydney",
+  "Australia/Canberra": "Australia/Sydney",
+  "Australia/NSW": "Australia/Sydney",
+  "Australia/Victoria": "Australia/Melbourne",
+  "Australia/Queensland": "Australia/Brisbane",
+  "Australia/West": "Australia/Perth",
+  "NZ": "Pacific/Auckland",
+};
+
 /** Where a zone not in the table most likely plays, by its area. */
 const AREAS: readonly [prefix: string, region: string][] = [
   ["Europe/", "eu-central-1"],
   ["Africa/", "eu-central-1"],
   ["America/Argentina/", "sa-east-1"],
+  ...[
+    "Santiago", "Montevideo", "Asuncion", "Lima", "Bogota", "Caracas", "La_Paz", "Guayaquil", "Fortaleza", "Recife", "Bahia", "Belem", "Manaus",
+    "Cuiaba", "Campo_Grande", "Porto_Velho", "Araguaina", "Maceio", "Noronha", "Punta_Arenas", "Cayenne", "Paramaribo", "Guyana",
+  ].map((city): [string, string] => [`America/${city}`, "sa-east-1"]),
   ["America/", "us-east-1"],
   ["Australia/", "ap-southeast-2"],
   ["Pacific/", "ap-southeast-2"],
@@ -56,7 +120,8 @@ const AREAS: readonly [prefix: string, region: string][] = [
 ];
 
 /** The catalogue region for an IANA time zone, or null. */
-export function regionForZone(zone: string): string | null {
+export function regionForZone(reported: string): string | null {
+  const zone = ALIASES[reported] ?? reported;
   const exact = ZONES[zone];
   if (exact) return exact;
   return AREAS.find(([prefix]) => zone.startsWith(prefix))?.[1] ?? null;
@@ -81,9 +146,13 @@ export function rememberRegion(region: string | null): void {
   }
 }
 
-/** The viewer's region among those shown: the remembered one, else the time zone's, else none. */
-export function viewerRegion(available: readonly string[], remembered: string | null, zone: string): string | null {
+/**
+ * The viewer's region among those shown: their own choice always wins, then
+ * the closest region measured by latency, then the time zone's guess.
+ */
+export function viewerRegion(available: readonly string[], remembered: string | null, zone: string, closest: string | null = null): string | null {
   if (remembered && available.includes(remembered)) return remembered;
+  if (closest && available.includes(closest)) return closest;
   const guess = regionForZone(zone);
   return guess && available.includes(guess) ? guess : null;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { call, expectProblem, json, testHub } from "../helpers.ts";
+import { htmlCsp } from "../../src/http/security.ts";
+import { storeReadings } from "../history-helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
 const T0 = Date.parse("2026-11-21T18:00:00.000Z");
@@ -28,7 +30,16 @@ describe("GET /api/v1/meta", () => {
       agentSetupUrl: "http://localhost:3000/docs#/agent",
       contributeEnabled: true,
       pageSize: 12,
+      latencyHosts: hub.ctx.config.catalogue.regions.map((r) => ({ region: r.id, host: `gamelift.${r.id}.amazonaws.com` })),
     });
+  });
+
+  test("latencyHosts is empty with LATENCY_PROBES off, and the page's CSP then allows no other origin", async () => {
+    const { hub } = setup({ LATENCY_PROBES: "false" });
+    expect((await json<{ latencyHosts: unknown[] }>(await call(hub, "GET", "/api/v1/meta"))).latencyHosts).toEqual([]);
+    expect(htmlCsp([])).toContain("connect-src 'self';");
+    const csp = htmlCsp(["gamelift.eu-west-1.amazonaws.com", "gamelift.us-east-1.amazonaws.com"]);
+    expect(csp).toContain("connect-src 'self' https://gamelift.eu-west-1.amazonaws.com https://gamelift.us-east-1.amazonaws.com;");
   });
 });
 
@@ -147,5 +158,52 @@ describe("the Bun-native incentives route", () => {
       "http://hub.invalid/api/v1/platforms/Windows/incentives",
     ]);
     expect(forElysia(new Request("http://example.org:3000/x")).url).toBe("http://example.org:3000/x");
+  });
+});
+
+describe("since (SPEC §7): from when the current values have held", () => {
+  type Since = { regions: { region: string; since: string | null; lastUpdated: string | null }[] };
+  const iso = (t: number) => new Date(t).toISOString();
+
+  test("null without a reading; carried by unchanged readings, reset by a change", async () => {
+    const { hub, now, advance } = setup();
+    const agent = addAgent(hub, "eu-west-1", "steam", { pollMin: "60", pollMax: "600" });
+    addAgent(hub, "us-east-1");
+    const get = async () => (await json<Since>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions;
+    expect((await get()).map((r) => r.since)).toEqual([null, null]);
+    const first = now();
+    await post(hub, agent, reading("Windows", "eu-west-1", first, { killer: 50 }));
+    advance(600_000);
+    await post(hub, agent, reading("Windows", "eu-west-1", now(), { killer: 50 }));
+    expect((await get())[0]).toMatchObject({ since: iso(first), lastUpdated: iso(now()) });
+    advance(600_000);
+    const changed = now();
+    await post(hub, agent, reading("Windows", "eu-west-1", changed, { killer: 75 }));
+    advance(600_000);
+    await post(hub, agent, reading("Windows", "eu-west-1", now(), { killer: 75 }));
+    expect((await get())[0]).toMatchObject({ since: iso(changed), lastUpdated: iso(now()) });
+    expect((await get())[1]?.since).toBeNull();
+  });
+
+  test("rebuilt from the stored readings at start-up", async () => {
+    const { hub, now } = setup();
+    addAgent(hub, "eu-west-1");
+    const t = now();
+    storeReadings(hub.ctx.db, [
+      { t: t - 50 * 60_000, killer: 50 },
+      { t: t - 40 * 60_000, killer: 75 },
+      { t: t - 30 * 60_000, survivor: 25, killer: 0 },
+      { t: t - 20 * 60_000, survivor: 25, killer: 0 },
+      { t: t - 10 * 60_000, survivor: 25, killer: 0 },
+    ]);
+    hub.ctx.live.rebuildAll();
+    const region = (await json<Since>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions[0];
+    expect(region).toMatchObject({ since: iso(t - 30 * 60_000), lastUpdated: iso(t - 10 * 60_000) });
+    storeReadings(hub.ctx.db, [{ t: t - 5 * 60_000, platform: "Windows", region: "eu-west-1", survivor: 25, killer: 0 }]);
+    storeReadings(hub.ctx.db, [{ t: t - 60 * 60_000, platform: "Windows", region: "us-east-1", killer: 10 }]);
+    hub.ctx.live.rebuildAll();
+    const again = (await json<Since>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).regions;
+    expect(again.find((r) => r.region === "us-east-1")?.since).toBe(iso(t - 60 * 60_000));
+    expect(again.find((r) => r.region === "eu-west-1")?.since).toBe(iso(t - 30 * 60_000));
   });
 });

@@ -114,6 +114,9 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
   test("first run: /setup creates the admin, the policy asks admins for a second step, TOTP is enrolled, the board opens signed in", async () => {
     const { page } = admin;
     await page.goto(`${base}/setup`);
+    // Each step of setup and sign-in puts focus on its first field (SPEC §17.1 keyboard).
+    const focusedIn = (selector: string) => until(() => page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector), (yes) => yes, `focus on ${selector}`);
+    await focusedIn("input[name=username]");
     await page.getByLabel("Username").fill(ADMIN);
     await page.getByLabel("Password", { exact: true }).fill(FIRST_PASSWORD);
     await page.getByLabel("Name (optional)").fill("Hub Admin");
@@ -122,10 +125,12 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
 
     await page.getByRole("heading", { name: "Who must use a second step?" }).waitFor();
     expect(await page.getByLabel("Admins only (recommended)").isChecked()).toBe(true);
+    await focusedIn("section[aria-labelledby=setup-policy] input");
     await checkPage(admin, "setup-policy");
     await page.getByRole("button", { name: "Continue" }).click();
 
     await page.getByRole("heading", { name: "Set up your second step" }).waitFor();
+    await focusedIn("section[aria-labelledby=setup-factor] button");
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     const secret = await text(page.getByLabel("Setup key"))();
     expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
@@ -155,6 +160,8 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
     await checkPage(admin, "login");
     await signIn(page, ADMIN, FIRST_PASSWORD);
     await page.getByRole("heading", { name: "Confirm it's you" }).waitFor();
+    // After a correct password the second step has the focus, not the page's body.
+    await until(() => page.evaluate(() => document.activeElement?.getAttribute("name") ?? ""), (name) => name === "code", "focus on the code field");
     await checkPage(admin, "login-mfa");
     await page.getByLabel("Remember this device for 30 days").check();
     await page.getByLabel("Code from your authenticator app").fill(await nextCode());

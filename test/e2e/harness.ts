@@ -40,7 +40,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   const cmd = [...(options.cmd ?? SOURCE_CMD), "serve", "--port", String(port), "--host", "127.0.0.1", ...(options.args ?? [])];
   const proc = Bun.spawn(cmd, {
     cwd: options.cwd ?? ROOT,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env },
+    // The board's latency probes would reach the game's servers on the internet; tests that want them map those hosts to loopback.
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LATENCY_PROBES: "false", ...options.env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -10,6 +10,7 @@ const value = (minutesAgo: number, extra: Partial<LiveValue> = {}): LiveValue =>
   killer: 50,
   ratio: 1.8,
   measuredAt: NOW - minutesAgo * 60_000,
+  since: NOW - minutesAgo * 60_000,
   version: null,
   category: null,
   ...extra,
@@ -31,8 +32,8 @@ describe("IncentivesPayload content", () => {
     expect(content.statusReason).toBeNull();
     expect(content.updatedAt).toBeNull();
     expect(content.regions).toEqual([
-      { region: "eu-west-2", displayName: "EU West (London)", flag: "🇬🇧", survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null },
-      { region: "eu-central-1", displayName: "EU Central (Frankfurt)", flag: "🇩🇪", survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null },
+      { region: "eu-west-2", displayName: "EU West (London)", flag: "🇬🇧", survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null, since: null },
+      { region: "eu-central-1", displayName: "EU Central (Frankfurt)", flag: "🇩🇪", survivor: 0, killer: 0, ratio: 0, isReal: false, stale: true, lastUpdated: null, since: null },
     ]);
     expect(staleAt).toBeNull();
   });

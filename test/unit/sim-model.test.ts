@@ -42,6 +42,9 @@ describe("the generator model", () => {
       expect((LEVELS as readonly number[]).includes(r.survivor) && (LEVELS as readonly number[]).includes(r.killer)).toBe(true);
       expect(r.survivor === 0 || r.killer === 0).toBe(true);
       expect(r.ratio > 0 && Number.isFinite(r.ratio)).toBe(true);
+      // ratio is killers per survivor: a killer bonus means few killers, a survivor bonus many.
+      if (r.killer > 0) expect(r.ratio).toBeLessThan(1);
+      if (r.survivor > 0) expect(r.ratio).toBeGreaterThan(1);
       seen.add(r.killer - r.survivor);
     });
     expect(seen.size).toBeGreaterThan(5);

@@ -69,6 +69,15 @@ export interface paths {
      */
     get: operations["regionActivity"];
   };
+  "/api/v1/platforms/{platform}/regions/{region}/patterns": {
+    /**
+     * Region patterns (when to play)
+     * @description For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks: how many readings there were, the fraction with a survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). Clients shift the cells to the viewer's time zone. Cacheable for an hour.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["regionPatternsWhenToPlay"];
+  };
   "/api/v1/platforms/{platform}/regions/{region}/forecast": {
     /**
      * Region forecast
@@ -627,6 +636,12 @@ export interface components {
       agentSetupUrl: string;
       contributeEnabled: boolean;
       pageSize: number;
+      /** @description Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none) */
+      latencyHosts: {
+          region: string;
+          /** @description Host name, timed over HTTPS */
+          host: string;
+        }[];
     };
     /** ActiveEvent */
     ActiveEvent: {
@@ -654,13 +669,14 @@ export interface components {
       survivor: number;
       /** @description Killer bonus in percent */
       killer: number;
-      /** @description Killer:survivor queue ratio from the reading; 0 without a reading */
+      /** @description Killer:survivor queue ratio from the reading: killers per survivor waiting in the queue (high: many killers, a survivor bonus is likely; a killer bonus comes with a low ratio); 0 without a reading */
       ratio: number;
       /** @description True once a real reading exists; a fallback is never shown as real */
       isReal: boolean;
       /** @description True without a reading or when it is older than the stale threshold */
       stale: boolean;
       lastUpdated: string | null;
+      since: string | null;
     };
     /** IncentivesPayload */
     IncentivesPayload: {
@@ -760,6 +776,33 @@ export interface components {
           /** @description Killer:survivor queue ratio, rounded to 2 decimals */
           ratio: number;
         }[];
+    };
+    /** PatternsPayload */
+    PatternsPayload: {
+      platform: string;
+      region: string;
+      /** @description The weeks the cells summarise (after clamping) */
+      weeks: number;
+      /**
+       * @description The cells' time zone; clients shift them to the viewer's
+       * @constant
+       */
+      timeZone: "UTC";
+      /** @description 168 cells, Monday 00:00 UTC first, then hour by hour */
+      cells: ({
+          /** @description Weekday, 0 = Monday (UTC) */
+          day: number;
+          /** @description Hour of the day (UTC) */
+          hour: number;
+          /** @description Readings in this weekday-hour over the window */
+          readings: number;
+          /** @description Fraction of the hour's readings with a survivor bonus above 0 */
+          survivorShare: number;
+          /** @description Fraction of the hour's readings with a killer bonus above 0 */
+          killerShare: number;
+          survivorMedian: number | null;
+          killerMedian: number | null;
+        })[];
     };
     /** ForecastPoint */
     ForecastPoint: {
@@ -1629,6 +1672,70 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ActivityPayload"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Region patterns (when to play)
+   * @description For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks: how many readings there were, the fraction with a survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). Clients shift the cells to the viewer's time zone. Cacheable for an hour.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  regionPatternsWhenToPlay: {
+    parameters: {
+      query?: {
+        /** @description Weeks to summarise, an integer from 1 to 52. Default: min(8, the whole weeks DATA_RETENTION_DAYS holds); larger values are clamped to those. */
+        weeks?: number;
+      };
+      path: {
+        /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
+        platform: "Windows" | "EGS" | "GRDK";
+        /** @description A region id from the catalogue, such as eu-west-1 */
+        region: string;
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/json": components["schemas"]["PatternsPayload"];
         };
       };
       /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */

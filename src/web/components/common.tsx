@@ -41,12 +41,12 @@ export function ConnectionBadge({ state }: { state: Connection }) {
 }
 
 /** The regions of a payload as <option>s, flag and name. */
-export function RegionOptions({ regions }: { regions: readonly { region: string; flag: string; displayName: string }[] }) {
+export function RegionOptions({ regions }: { regions: readonly { region: string; displayName: string }[] }) {
   return (
     <>
       {regions.map((r) => (
         <option key={r.region} value={r.region}>
-          {r.flag} {r.displayName}
+          {r.displayName}
         </option>
       ))}
     </>

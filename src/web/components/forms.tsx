@@ -5,7 +5,8 @@
  * actions, and a copy button for tokens shown once.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import type { Ref } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api/client.ts";
 import { t } from "../i18n/index.ts";
 
@@ -30,8 +31,25 @@ export interface FieldProps {
   readonly autoFocus?: boolean;
 }
 
+/**
+ * Focuses the first field or control inside the element once it appears: a
+ * step of sign-in or setup replaces the one before without a page load, and
+ * the autofocus attribute only works on a page's first load.
+ */
+export function useFocusFirst<T extends HTMLElement>(): Ref<T> {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>("input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled), button:not(:disabled)")?.focus();
+  }, []);
+  return ref;
+}
+
 export function Field({ label, name, value, onInput, error, hint, type = "text", ...input }: FieldProps) {
   const [id] = useState(() => `field-${++fieldIds}`);
+  const focused = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (input.autoFocus) focused.current?.focus();
+  }, []);
   const message = error?.fieldMessage(name) ?? null;
   const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter((x) => x !== "").join(" ");
   return (
@@ -44,6 +62,7 @@ export function Field({ label, name, value, onInput, error, hint, type = "text",
         onInput: (e: { currentTarget: HTMLInputElement }) => onInput(e.currentTarget.value),
         "aria-invalid": message ? "true" : undefined,
         "aria-describedby": described || undefined,
+        ref: focused,
         ...input,
       })}
       {hint ? (
@@ -65,6 +84,7 @@ type InputProps = Omit<FieldProps, "label" | "error" | "hint" | "type" | "onInpu
   readonly onInput: (e: { currentTarget: HTMLInputElement }) => void;
   readonly "aria-invalid": "true" | undefined;
   readonly "aria-describedby": string | undefined;
+  readonly ref: Ref<HTMLInputElement>;
 };
 
 /** Preact types each input `type` apart, so each kind is written out. */

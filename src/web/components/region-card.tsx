@@ -1,20 +1,59 @@
 /**
- * One region on the board: the bigger bonus as the headline in both forms
- * (+75 % and ×1.75) in its role's colour, both roles, the queue ratio as a
- * balance bar, freshness that ticks, and a stale badge. A region without a real
- * reading says so and never shows a number as if it were one.
+ * One region on the board: a card on wide screens and a compact row on phones
+ * (the same markup; the stylesheet lays it out). The bigger bonus is the
+ * headline in both forms (+75 % and ×1.75) in its role's colour, with the
+ * total during a bloodpoint event; both roles; the queue balance; freshness
+ * that ticks. A stale value is greyed and says how old it is beside the
+ * number; a region without a reading says so and is never called stale.
  */
+import { useSignal } from "@preact/signals";
 import type { Platform, RegionIncentive } from "../api/client.ts";
-import { headlineRole } from "../board-model.ts";
+import { headlineRole, isStaleReading, totalMultiplier } from "../board-model.ts";
 import { now } from "../clock.ts";
-import { formatBonus, formatNumber, formatRelative, t } from "../i18n/index.ts";
+import { formatBonus, formatNumber, formatRelative, formatTime, t } from "../i18n/index.ts";
+import { Flag } from "./flag.tsx";
 
-function multiplier(bonus: number): string {
+export function multiplier(bonus: number): string {
   return formatNumber(1 + bonus / 100, 2);
 }
 
+/**
+ * The total during an event, with its breakdown (base ×1, queue bonus,
+ * event, total) shown on hover, on keyboard focus and on tap.
+ */
+export function EventTotal({ id, bonus, eventMultiplier }: { id: string; bonus: number; eventMultiplier: number }) {
+  const open = useSignal(false);
+  const total = formatNumber(totalMultiplier(bonus, eventMultiplier), 2);
+  const tipId = `total-${id}`;
+  return (
+    <span class={`event-total${open.value ? " event-total-open" : ""}`}>
+      <button type="button" class="event-total-button" aria-expanded={open.value} aria-describedby={tipId} onClick={() => (open.value = !open.value)}>
+        <span class="total-long">{t("event.total", { value: total })}</span>
+        <span class="total-short" aria-hidden="true">
+          ×{total}
+        </span>
+      </button>
+      <span role="tooltip" id={tipId} class="breakdown">
+        <span>
+          {t("event.base")} ×1
+        </span>
+        <span>
+          {t("event.queue")} {formatBonus(bonus)}
+        </span>
+        <span>
+          {t("event.event")} {formatBonus(Math.round((eventMultiplier - 1) * 100))}
+        </span>
+        <strong>
+          {t("event.totalLabel")} ×{total}
+        </strong>
+      </span>
+    </span>
+  );
+}
+
 function Balance({ ratio }: { ratio: number }) {
-  // The ratio is killers per survivor in the queue; the bar shows the killers' share.
+  // ratio is killers per survivor in the queue (SPEC §7): the bar's red part is the killers' share, so few
+  // killers (a killer bonus) show as a short red part.
   const share = ratio > 0 ? ratio / (1 + ratio) : 0.5;
   const label = `${t("card.ratio")}: ${t("card.ratioValue", { value: formatNumber(ratio, 2) })}`;
   return (
@@ -23,6 +62,10 @@ function Balance({ ratio }: { ratio: number }) {
         <span class="balance-killer" style={{ width: `${Math.round(share * 100)}%` }} />
         <span class="balance-survivor" />
       </div>
+      <p class="balance-ends" aria-hidden="true">
+        <span>{t("role.killer")}</span>
+        <span>{t("role.survivor")}</span>
+      </p>
       <p class="balance-text" aria-hidden="true">
         {t("card.ratioValue", { value: formatNumber(ratio, 2) })}
       </p>
@@ -30,19 +73,22 @@ function Balance({ ratio }: { ratio: number }) {
   );
 }
 
-export function RegionCard({ platform, region, yours }: { platform: Platform; region: RegionIncentive; yours: boolean }) {
+function age(region: RegionIncentive): string {
+  return region.lastUpdated ? formatRelative(Date.parse(region.lastUpdated), now.value) : "";
+}
+
+export function RegionCard({ platform, region, yours, eventMultiplier }: { platform: Platform; region: RegionIncentive; yours: boolean; eventMultiplier: number | null }) {
   const role = headlineRole(region);
   const headingId = `card-${region.region}`;
   const bonus = role === null ? 0 : region[role];
+  const stale = isStaleReading(region);
   return (
     <article
-      class={`card${role ? ` card-${role}` : ""}${yours ? " card-yours" : ""}${region.isReal ? "" : " card-unreal"}${region.stale && region.isReal ? " card-stale" : ""}`}
+      class={`card${role ? ` card-${role}` : ""}${yours ? " card-yours" : ""}${region.isReal ? "" : " card-unreal"}${stale ? " card-stale" : ""}`}
       aria-labelledby={headingId}
     >
       <header class="card-head">
-        <span class="flag" aria-hidden="true">
-          {region.flag}
-        </span>
+        <Flag region={region.region} />
         <h3 id={headingId}>
           <a href={`/${platform}/${encodeURIComponent(region.region)}`} aria-label={t("card.details", { region: region.displayName })}>
             {region.displayName}
@@ -60,6 +106,7 @@ export function RegionCard({ platform, region, yours }: { platform: Platform; re
           <span class="headline-role">{t("card.bonusFor", { role: t(`role.${role}`) })}</span>
           <span class="headline-value">{formatBonus(bonus)}</span>
           <span class="headline-multiplier">{t("card.multiplier", { value: multiplier(bonus) })}</span>
+          {stale ? <span class="stale-age">{t("card.staleAge", { time: age(region) })}</span> : null}
         </p>
       )}
       {region.isReal ? (
@@ -74,16 +121,18 @@ export function RegionCard({ platform, region, yours }: { platform: Platform; re
               <dd>{formatBonus(region.killer)}</dd>
             </div>
           </dl>
+          {eventMultiplier !== null ? <EventTotal id={region.region} bonus={bonus} eventMultiplier={eventMultiplier} /> : null}
           <Balance ratio={region.ratio} />
         </>
       ) : null}
       <footer class="card-foot">
         {region.lastUpdated ? (
-          <time dateTime={region.lastUpdated}>{t("card.updated", { time: formatRelative(Date.parse(region.lastUpdated), now.value) })}</time>
+          <time dateTime={region.lastUpdated}>{stale ? t("card.staleAge", { time: age(region) }) : t("card.updated", { time: age(region) })}</time>
         ) : (
           <span />
         )}
-        {region.stale ? <span class="badge badge-stale">{t("card.stale")}</span> : null}
+        {stale ? <span class="badge badge-stale">{t("card.stale")}</span> : null}
+        {region.since && !stale ? <span class="since">{t("answer.since", { time: formatTime(Date.parse(region.since)) })}</span> : null}
       </footer>
     </article>
   );

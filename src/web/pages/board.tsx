@@ -1,17 +1,31 @@
 /**
- * The board (SPEC §17): one card per region of the platform's payload, live
- * through the stream, with the status banner, the active event, search,
- * filters, sort and pages kept in the URL, and the viewer's region first.
+ * The board (SPEC §17, §17.1): the answer for the viewer's region first, then
+ * one card per region of the platform's payload (a compact row on phones),
+ * live through the stream, with the status banner, the event in force or the
+ * next one, filters behind one control, sort and pages kept in the URL, and
+ * the viewer's region pinned first.
  */
 import { useComputed, useSignal } from "@preact/signals";
 import { useEffect, useMemo } from "preact/hooks";
-import { PLATFORM_LABELS, PLATFORMS, type IncentivesPayload, type Platform, type SessionBody, type SiteMeta } from "../api/client.ts";
+import {
+  api,
+  PLATFORM_LABELS,
+  PLATFORMS,
+  type CoveragePayload,
+  type IncentivesPayload,
+  type ListedEvent,
+  type Platform,
+  type SessionBody,
+  type SiteMeta,
+} from "../api/client.ts";
 import { boardSearch, boardView, parseBoardQuery, SHOW, SORTS, type BoardQuery } from "../board-model.ts";
 import { now } from "../clock.ts";
 import { AlertsPanel } from "../components/alerts.tsx";
-import { ConnectionBadge, Failed, Loading, RegionOptions } from "../components/common.tsx";
+import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
+import { AnswerLine, HonestyBanner } from "../components/answer.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
+import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
 import { openFeed, type LiveFeed } from "../live.ts";
 import { browserZone, rememberedRegion, rememberRegion, viewerRegion } from "../regions.ts";
 import { location, navigate } from "../router.ts";
@@ -29,16 +43,44 @@ function StatusBanner({ payload }: { payload: IncentivesPayload }) {
   );
 }
 
-function EventBanner({ payload }: { payload: IncentivesPayload }) {
+function EventBanner({ payload, next }: { payload: IncentivesPayload; next: ListedEvent | null }) {
   const event = payload.activeEvent;
-  if (!event) return null;
+  if (event) {
+    return (
+      <p class="banner banner-event">
+        <strong>{t("event.active", { label: event.label, multiplier: formatNumber(event.multiplier, 2) })}</strong>
+        {" · "}
+        {t("event.stacks")}
+        {" · "}
+        <time dateTime={event.endsAt}>{t("event.endsIn", { time: formatRelative(Date.parse(event.endsAt), now.value) })}</time>
+      </p>
+    );
+  }
+  if (!next) return null;
   return (
-    <p class="banner banner-event">
-      <strong>{t("event.active", { label: event.label, multiplier: formatNumber(event.multiplier, 2) })}</strong>
-      {" · "}
-      <time dateTime={event.endsAt}>{t("event.endsIn", { time: formatRelative(Date.parse(event.endsAt), now.value) })}</time>
+    <p class="banner banner-next">
+      {t("event.next", { label: next.label, multiplier: formatNumber(next.multiplier, 2), time: formatRelative(Date.parse(next.startsAt), now.value) })}
     </p>
   );
+}
+
+/** The next scheduled event on this platform, when none is running (read once per board). */
+function useNextEvent(platform: Platform, running: boolean): ListedEvent | null {
+  const next = useSignal<ListedEvent | null>(null);
+  useEffect(() => {
+    if (running) return;
+    const controller = new AbortController();
+    api.events(controller.signal).then(
+      ({ events }) => {
+        const at = Date.now();
+        next.value = events.find((e) => Date.parse(e.startsAt) > at && (e.platforms === null || e.platforms.includes(platform))) ?? null;
+      },
+      // The countdown is a nicety: without it the board is whole.
+      () => undefined,
+    );
+    return () => controller.abort();
+  }, [platform, running]);
+  return next.value;
 }
 
 export function PlatformTabs({ meta, current, hrefOf }: { meta: SiteMeta; current: Platform | null; hrefOf: (p: Platform) => string }) {
@@ -109,18 +151,55 @@ function Pagination({ page, pages, hrefOf }: { page: number; pages: number; href
   );
 }
 
-function YourRegion({ payload, yours, choose }: { payload: IncentivesPayload; yours: string | null; choose: (region: string | null) => void }) {
+/** Every catalogue region, those this hub does not cover on the platform marked (from /coverage, read when the panel opens). */
+function YourRegion({ platform, payload, yours, choice, choose }: { platform: Platform; payload: IncentivesPayload; yours: string | null; choice: string | null; choose: (region: string | null) => void }) {
+  const coverage = useSignal<CoveragePayload | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    api.coverage(platform, controller.signal).then(
+      (body) => (coverage.value = body),
+      () => undefined,
+    );
+    return () => controller.abort();
+  }, [platform]);
+  const shown = new Set(payload.regions.map((r) => r.region));
+  const all = coverage.value?.regions ?? payload.regions;
+  const autoName = payload.regions.find((r) => r.region === yours)?.displayName ?? yours;
   return (
     <label class="field field-yours">
       <span>{t("yours.label")}</span>
-      <select value={rememberedRegion() ?? ""} onChange={(e) => choose(e.currentTarget.value === "" ? null : e.currentTarget.value)}>
+      <select value={choice ?? ""} onChange={(e) => choose(e.currentTarget.value === "" ? null : e.currentTarget.value)}>
         <option value="">
           {t("yours.auto")}
-          {yours && !rememberedRegion() ? ` (${yours})` : ""}
+          {autoName && !choice ? ` (${autoName})` : ""}
         </option>
-        <RegionOptions regions={payload.regions} />
+        {all.map((r) => (
+          <option key={r.region} value={r.region}>
+            {shown.has(r.region) ? r.displayName : t("yours.notCovered", { region: r.displayName })}
+          </option>
+        ))}
       </select>
     </label>
+  );
+}
+
+type Measuring = "idle" | "measuring" | "failed";
+
+/** "Find my closest region": times the game's regional hosts now (SPEC §17.1). */
+function ClosestButton({ measure, state, closest, names }: { measure: () => void; state: Measuring; closest: Closest | null; names: ReadonlyMap<string, string> }) {
+  return (
+    <div class="closest">
+      <button type="button" class="button" onClick={measure} disabled={state === "measuring"}>
+        {state === "measuring" ? t("latency.measuring") : t("latency.find")}
+      </button>
+      <p class="closest-result" role="status">
+        {state === "failed"
+          ? t("latency.failed")
+          : closest && state === "idle"
+            ? t("latency.found", { region: names.get(closest.region) ?? closest.region, ms: formatNumber(Math.round(closest.ms), 0) })
+            : ""}
+      </p>
+    </div>
   );
 }
 
@@ -146,6 +225,29 @@ export function FirstRun({ meta, session }: { meta: SiteMeta; session: SessionBo
   );
 }
 
+/** The closest region by latency: remembered, measured again once a day or when asked (only with LATENCY_PROBES on). */
+function useClosest(meta: SiteMeta) {
+  const closest = useSignal<Closest | null>(rememberedClosest());
+  const state = useSignal<Measuring>("idle");
+  const measure = () => {
+    if (meta.latencyHosts.length === 0 || state.value === "measuring") return;
+    state.value = "measuring";
+    void measureAll(meta.latencyHosts).then((results) => {
+      const chosen = chooseClosest(results, closest.value, Date.now());
+      const measured = [...results.values()].some((ms) => ms !== null);
+      if (chosen && measured) {
+        rememberClosest(chosen);
+        closest.value = chosen;
+      }
+      state.value = measured ? "idle" : "failed";
+    });
+  };
+  useEffect(() => {
+    if (meta.latencyHosts.length > 0 && measurementDue(closest.value, Date.now())) measure();
+  }, []);
+  return { closest: closest.value, state: state.value, measure, enabled: meta.latencyHosts.length > 0 };
+}
+
 export function Board({ platform, meta, session }: { platform: Platform; meta: SiteMeta; session: SessionBody | null }) {
   const feed = useSignal<LiveFeed | null>(null);
   useEffect(() => {
@@ -155,10 +257,13 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   }, [platform]);
   const query = useComputed(() => parseBoardQuery(location.value.search));
   const choice = useSignal(rememberedRegion());
+  const filtersOpen = useSignal(false);
   const zone = useMemo(browserZone, []);
+  const latency = useClosest(meta);
 
   const payload = feed.value?.payload.value ?? null;
   const error = feed.value?.error.value ?? null;
+  const next = useNextEvent(platform, payload?.activeEvent != null);
   const apply = (next: Partial<BoardQuery>, replace: boolean) => navigate(`/${platform}${boardSearch({ ...query.value, ...next })}`, { replace });
   const choose = (region: string | null) => {
     rememberRegion(region);
@@ -172,36 +277,57 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
     payload.regions.map((r) => r.region),
     choice.value,
     zone,
+    latency.closest?.region ?? null,
   );
+  const eventMultiplier = payload.activeEvent?.multiplier ?? null;
   const view = boardView(payload.regions, query.value, meta.pageSize);
   const matching = boardView(payload.regions, { ...query.value, page: 1 }, Number.MAX_SAFE_INTEGER).items;
   const pinned = view.page === 1 ? matching.find((r) => r.region === yours) : undefined;
   const items = pinned ? [pinned, ...view.items.filter((r) => r.region !== pinned.region)] : view.items;
+  const names = new Map(payload.regions.map((r) => [r.region, r.displayName]));
+  const filtering = query.value.q !== "" || query.value.show !== "all" || query.value.sort !== "name";
   return (
     <>
+      {payload.regions.length > 0 ? <AnswerLine region={payload.regions.find((r) => r.region === yours) ?? null} eventMultiplier={eventMultiplier} /> : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
         <ConnectionBadge state={feed.value?.connection.value ?? "connecting"} />
+        <button
+          type="button"
+          class={`button filters-toggle${filtering ? " filters-active" : ""}`}
+          aria-expanded={filtersOpen.value}
+          aria-controls="board-filters"
+          onClick={() => (filtersOpen.value = !filtersOpen.value)}
+        >
+          {t("filter.button")}
+        </button>
       </div>
       <StatusBanner payload={payload} />
-      <EventBanner payload={payload} />
-      <div class="toolbar">
-        <Filters query={query.value} apply={apply} />
-        {payload.regions.length > 0 ? <YourRegion payload={payload} yours={yours} choose={choose} /> : null}
+      <EventBanner payload={payload} next={next} />
+      {/* Built only once opened: the first paint and every stream message skip what a viewer rarely opens. */}
+      <div id="board-filters" class="toolbar" hidden={!filtersOpen.value}>
+        {filtersOpen.value ? (
+          <>
+            <Filters query={query.value} apply={apply} />
+            {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} yours={yours} choice={choice.value} choose={choose} /> : null}
+            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={names} /> : null}
+          </>
+        ) : null}
       </div>
-      {payload.regions.length > 0 ? <AlertsPanel payload={payload} /> : null}
       {items.length === 0 ? (
         <p class="state">{t("filter.none")}</p>
       ) : (
         <ul class="grid" aria-live="off">
           {items.map((region) => (
             <li key={region.region}>
-              <RegionCard platform={platform} region={region} yours={region.region === yours} />
+              <RegionCard platform={platform} region={region} yours={region.region === yours} eventMultiplier={eventMultiplier} />
             </li>
           ))}
         </ul>
       )}
       <Pagination page={view.page} pages={view.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query.value, page })}`} />
+      {payload.regions.length > 0 ? <AlertsPanel payload={payload} /> : null}
+      <HonestyBanner />
     </>
   );
 }

@@ -1,6 +1,7 @@
 /** /contribute (when the hub enables it): which regions need agents on each platform, and how to run one. */
 import { api, PLATFORM_LABELS, PLATFORMS, type SiteMeta } from "../api/client.ts";
 import { Failed, Loading } from "../components/common.tsx";
+import { Flag } from "../components/flag.tsx";
 import { t } from "../i18n/index.ts";
 import { useLoad } from "../use-load.ts";
 
@@ -36,7 +37,7 @@ export function Contribute({ meta }: { meta: SiteMeta }) {
                   {platform.regions.map((region) => (
                     <tr key={region.region} class={region.freshAgents === 0 ? "needs-agent" : undefined}>
                       <th scope="row">
-                        <span aria-hidden="true">{region.flag}</span> {region.displayName}
+                        <Flag region={region.region} /> {region.displayName}
                       </th>
                       <td>{region.agents}</td>
                       <td>{region.freshAgents === 0 ? <span class="badge badge-stale">{t("contribute.needed")}</span> : region.freshAgents}</td>

@@ -9,7 +9,7 @@ import { useState } from "preact/hooks";
 import { send, type SessionBody } from "../api/client.ts";
 import type { components } from "../api/schema";
 import { Failed, Loading } from "../components/common.tsx";
-import { Field, FormError } from "../components/forms.tsx";
+import { Field, FormError, useFocusFirst } from "../components/forms.tsx";
 import { t } from "../i18n/index.ts";
 import { location, navigate } from "../router.ts";
 import { nextPath, refreshSession } from "../session.ts";
@@ -158,8 +158,9 @@ function VerifyStep({ methods, target }: { methods: readonly Method[]; target: s
 
 function EnrolStep({ target }: { target: string }) {
   const action = useAction();
+  const first = useFocusFirst<HTMLDivElement>();
   return (
-    <div class="auth-page">
+    <div class="auth-page" ref={first}>
       <h1>{t("login.enrol.title")}</h1>
       <p class="lead">{t("login.enrol.lead")}</p>
       <EnrolFactor onDone={() => finishSignIn(target)} />

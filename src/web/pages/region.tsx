@@ -6,14 +6,17 @@
  * and coverage. Every part has its own loading, empty and error state.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type ActivityPayload, type ForecastBody, type ForecastPoint, type HistoryRangePayload, type Platform } from "../api/client.ts";
+import { api, type ActivityPayload, type ForecastBody, type ForecastPoint, type HistoryRangePayload, type Platform, type RegionIncentive } from "../api/client.ts";
 import { stepChart, type ChartData, type StepChart } from "../charts.ts";
 import { ConnectionBadge, Empty, Failed, Loading } from "../components/common.tsx";
 import { RegionCard } from "../components/region-card.tsx";
+import { Flag } from "../components/flag.tsx";
 import { formatBonus, formatDateTime, formatNumber, formatTime, t } from "../i18n/index.ts";
 import { openFeed, type LiveFeed } from "../live.ts";
 import { browserZone, rememberedRegion, viewerRegion } from "../regions.ts";
 import { useLoad } from "../use-load.ts";
+import { withLive } from "../region-model.ts";
+import { WhenToPlay } from "./patterns.tsx";
 
 const HOUR = 3_600_000;
 const RANGES = { hour: HOUR, day: 24 * HOUR, week: 7 * 24 * HOUR, month: 30 * 24 * HOUR, year: 365 * 24 * HOUR } as const;
@@ -52,7 +55,7 @@ function historyChart(body: HistoryRangePayload): ChartData {
   };
 }
 
-function History({ platform, region }: { platform: Platform; region: string }) {
+function History({ platform, region, live }: { platform: Platform; region: string; live: RegionIncentive | null }) {
   const [range, setRange] = useState<RangeName>("day");
   const [zoom, setZoom] = useState<{ from: number; to: number } | null>(null);
   /** Moves the window by half its width, never past now; the hub picks the resolution again for the new window. */
@@ -114,7 +117,7 @@ function History({ platform, region }: { platform: Platform; region: string }) {
         <Empty>{t("region.noHistory")}</Empty>
       ) : (
         <>
-          <Chart data={historyChart(history.data)} onZoom={(from, to) => setZoom({ from, to })} label={t("region.history")} />
+          <Chart data={historyChart(zoom === null ? withLive(history.data, live) : history.data)} onZoom={(from, to) => setZoom({ from, to })} label={t("region.history")} />
           <p class="hint">
             {history.data.resolution === "raw" ? t("region.resolutionRaw") : t("region.resolution", { width: widthLabel(history.data.bucketMs) })}
             {" · "}
@@ -295,11 +298,27 @@ function Coverage({ platform, region }: { platform: Platform; region: string }) 
 
 export function RegionPage({ platform, region }: { platform: Platform; region: string }) {
   const [feed, setFeed] = useState<LiveFeed | null>(null);
+  // Coverage lists every catalogue region: a region not in it is unknown, shown once as not found instead of a failure per part.
+  const known = useLoad((signal) => api.coverage(platform, signal), [platform]);
+  const unknown = known.data !== null && !known.data.regions.some((r) => r.region === region);
   useEffect(() => {
+    if (unknown) return;
     const opened = openFeed(platform);
     setFeed(opened);
     return () => opened.close();
-  }, [platform]);
+  }, [platform, unknown]);
+  if (unknown || known.error?.status === 404) {
+    return (
+      <section class="not-found" aria-labelledby="not-found-title">
+        <h1 id="not-found-title">{t("notFound.title")}</h1>
+        <p>{t("region.notFound")}</p>
+        <p>
+          <a href={`/${platform}`}>← {t("region.back")}</a>
+        </p>
+      </section>
+    );
+  }
+  if (known.data === null) return known.error ? <Failed error={known.error} retry={known.retry} /> : <Loading />;
   const payload = feed?.payload.value ?? null;
   const current = payload?.regions.find((r) => r.region === region) ?? null;
   const yours = payload ? viewerRegion(payload.regions.map((r) => r.region), rememberedRegion(), browserZone()) : null;
@@ -310,7 +329,7 @@ export function RegionPage({ platform, region }: { platform: Platform; region: s
       </p>
       <div class="board-head">
         <h1 class="region-title">
-          {current ? `${current.flag} ${current.displayName}` : region} <span class="region-id">{region}</span>
+          <Flag region={region} /> {current ? current.displayName : region} <span class="region-id">{region}</span>
         </h1>
         {feed ? <ConnectionBadge state={feed.connection.value} /> : null}
       </div>
@@ -320,13 +339,14 @@ export function RegionPage({ platform, region }: { platform: Platform; region: s
         ) : payload === null ? (
           <Loading />
         ) : current ? (
-          <RegionCard platform={platform} region={current} yours={current.region === yours} />
+          <RegionCard platform={platform} region={current} yours={current.region === yours} eventMultiplier={payload.activeEvent?.multiplier ?? null} />
         ) : (
           <Empty>{t("region.unknown")}</Empty>
         )}
       </section>
-      <History platform={platform} region={region} />
+      <History platform={platform} region={region} live={current} />
       <Forecast platform={platform} region={region} />
+      <WhenToPlay platform={platform} region={region} />
       <Activity platform={platform} region={region} />
       <Coverage platform={platform} region={region} />
     </>

@@ -7,7 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { send, type SessionBody } from "../api/client.ts";
 import { Failed, Loading } from "../components/common.tsx";
-import { Field, FormError } from "../components/forms.tsx";
+import { Field, FormError, useFocusFirst } from "../components/forms.tsx";
 import { t, type MessageKey } from "../i18n/index.ts";
 import { refreshSession } from "../session.ts";
 import { EnrolFactor } from "./account/enrol.tsx";
@@ -86,8 +86,9 @@ const POLICIES: readonly { readonly id: string; readonly roles: readonly ("admin
 function ChoosePolicy() {
   const [chosen, setChosen] = useState("admins");
   const action = useAction();
+  const first = useFocusFirst<HTMLElement>();
   return (
-    <section aria-labelledby="setup-policy">
+    <section aria-labelledby="setup-policy" ref={first}>
       <h2 id="setup-policy">{t("setup.policy.title")}</h2>
       <p class="lead">{t("setup.policy.lead")}</p>
       <form
@@ -135,8 +136,9 @@ function ChoosePolicy() {
 }
 
 function SetupFactor() {
+  const first = useFocusFirst<HTMLElement>();
   return (
-    <section aria-labelledby="setup-factor">
+    <section aria-labelledby="setup-factor" ref={first}>
       <h2 id="setup-factor">{t("setup.factor.title")}</h2>
       <p class="lead">{t("setup.factor.lead")}</p>
       <EnrolFactor

@@ -153,7 +153,7 @@ export function WebhookFields({
             {regions.map((r) => (
               <CheckField
                 key={r.region}
-                label={`${r.flag} ${r.displayName} (${r.region})`}
+                label={`${r.displayName} (${r.region})`}
                 name="regions"
                 checked={form.regions.includes(r.region)}
                 onChange={(on) => setForm((f) => ({ ...f, regions: toggled(regionIds, f.regions, r.region, on) }))}

@@ -307,13 +307,13 @@ export function useRegions(): Load<readonly CatalogueRegion[]> {
 }
 
 export function regionOptions(regions: readonly CatalogueRegion[]): Option[] {
-  return regions.map((r) => ({ value: r.region, label: `${r.flag} ${r.displayName} (${r.region})` }));
+  return regions.map((r) => ({ value: r.region, label: `${r.displayName} (${r.region})` }));
 }
 
 /** A region id with its flag and name when the catalogue has it. */
 export function regionName(regions: readonly CatalogueRegion[] | null, id: string): string {
   const found = regions?.find((r) => r.region === id);
-  return found ? `${found.flag} ${found.displayName}` : id;
+  return found ? found.displayName : id;
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");

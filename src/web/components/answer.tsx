@@ -1,0 +1,100 @@
+/** The board's first and last words (SPEC §17.1): the answer for the viewer's region, and the honesty note. */
+import { useSignal } from "@preact/signals";
+import type { RegionIncentive } from "../api/client.ts";
+import { headlineRole, isStaleReading } from "../board-model.ts";
+import { now } from "../clock.ts";
+import { formatBonus, formatNumber, formatRelative, formatTime, t } from "../i18n/index.ts";
+import { Flag } from "./flag.tsx";
+import { EventTotal } from "./region-card.tsx";
+
+/**
+ * The answer first (SPEC §17.1): for the viewer's region, the role to queue,
+ * the bonus in both forms, how fresh, since when, and the total during an
+ * event. Kept short so it sits in the first screen of a phone in every language.
+ */
+export function AnswerLine({ region, eventMultiplier }: { region: RegionIncentive | null; eventMultiplier: number | null }) {
+  if (!region) {
+    return (
+      <section class="answer" aria-label={t("answer.label")}>
+        <p class="answer-main">{t("answer.choose")}</p>
+      </section>
+    );
+  }
+  const role = headlineRole(region);
+  const stale = isStaleReading(region);
+  const bonus = role === null ? 0 : region[role];
+  const age = region.lastUpdated ? formatRelative(Date.parse(region.lastUpdated), now.value) : null;
+  return (
+    <section class={`answer${role ? ` answer-${role}` : ""}${stale ? " answer-stale" : ""}`} aria-label={t("answer.label")} data-region={region.region}>
+      <p class="answer-region">
+        <Flag region={region.region} /> {region.displayName}
+      </p>
+      {!region.isReal ? (
+        <p class="answer-main">{t("answer.noReading")}</p>
+      ) : (
+        <p class="answer-main">
+          {role === null ? (
+            <strong>{t("answer.noBonus")}</strong>
+          ) : (
+            <>
+              <strong class="answer-role">{t("answer.queueAs", { role: t(`role.${role}`) })}</strong>{" "}
+              <span class="answer-value">{formatBonus(bonus)}</span> <span class="answer-multiplier">×{formatNumber(1 + bonus / 100, 2)}</span>
+            </>
+          )}
+          {eventMultiplier !== null ? (
+            <>
+              {" "}
+              <EventTotal id="answer" bonus={bonus} eventMultiplier={eventMultiplier} />
+            </>
+          ) : null}
+        </p>
+      )}
+      {region.isReal ? (
+        <p class="answer-meta">
+          {stale ? <span class="badge badge-stale">{t("card.stale")}</span> : null}
+          {age ? <time dateTime={region.lastUpdated ?? undefined}>{stale ? t("card.staleAge", { time: age }) : t("card.updated", { time: age })}</time> : null}
+          {region.since && !stale ? <span>· {t("answer.since", { time: formatTime(Date.parse(region.since)) })}</span> : null}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** The honesty note (SPEC §17.1), dismissible and remembered; the footer says the same on every page. */
+export function HonestyBanner() {
+  const dismissed = useSignal(remembered(HONESTY_KEY) === "1");
+  if (dismissed.value) return null;
+  return (
+    <aside class="banner banner-honesty" aria-label={t("honesty.dismiss")}>
+      <p>{t("honesty.banner")}</p>
+      <button
+        type="button"
+        class="button"
+        onClick={() => {
+          remember(HONESTY_KEY, "1");
+          dismissed.value = true;
+        }}
+      >
+        {t("honesty.dismiss")}
+      </button>
+    </aside>
+  );
+}
+
+const HONESTY_KEY = "hub.honesty";
+
+function remembered(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function remember(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Without storage the choice lasts for this page.
+  }
+}

@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import type { RegionIncentive } from "../../src/web/api/client.ts";
+import { boardView, freshnessRank, isStaleReading, parseBoardQuery, totalMultiplier } from "../../src/web/board-model.ts";
+
+const T = "2026-11-25T18:00:00.000Z";
+function region(id: string, values: Partial<RegionIncentive>): RegionIncentive {
+  return { region: id, displayName: id, flag: "", survivor: 0, killer: 0, ratio: 1, isReal: true, stale: false, lastUpdated: T, since: T, ...values };
+}
+
+const regions = [
+  region("a-old-big", { killer: 75, stale: true }),
+  region("b-none", { isReal: false, stale: true, lastUpdated: null, since: null }),
+  region("c-fresh-small", { killer: 50 }),
+  region("d-fresh-zero", {}),
+  region("e-old-small", { survivor: 25, stale: true }),
+];
+
+describe("the board's order (SPEC §17.1 freshness ranks)", () => {
+  test("by bonus: fresh first, then stale, then no reading, each by bonus", () => {
+    const view = boardView(regions, parseBoardQuery("?sort=bonus"), 50);
+    expect(view.items.map((r) => r.region)).toEqual(["c-fresh-small", "d-fresh-zero", "a-old-big", "e-old-small", "b-none"]);
+  });
+
+  test("by name: the same ranks, each by name", () => {
+    const view = boardView(regions, parseBoardQuery(""), 50);
+    expect(view.items.map((r) => r.region)).toEqual(["c-fresh-small", "d-fresh-zero", "a-old-big", "e-old-small", "b-none"]);
+  });
+
+  test("no reading yet is never stale", () => {
+    const none = regions[1];
+    if (!none) throw new Error("missing");
+    expect(freshnessRank(none)).toBe(2);
+    expect(isStaleReading(none)).toBe(false);
+    expect(regions.filter(isStaleReading).map((r) => r.region)).toEqual(["a-old-big", "e-old-small"]);
+  });
+});
+
+describe("the total during an event", () => {
+  test("1 + bonus/100 + (multiplier − 1)", () => {
+    expect(totalMultiplier(75, 2)).toBe(2.75);
+    expect(totalMultiplier(0, 2)).toBe(2);
+    expect(totalMultiplier(100, 1.5)).toBe(2.5);
+    expect(totalMultiplier(75, null)).toBe(1.75);
+  });
+});
