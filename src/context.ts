@@ -5,6 +5,7 @@ import type { Config } from "./config/load.ts";
 import type { HubDb } from "./db/open.ts";
 import type { ReadingQueries } from "./db/readings.ts";
 import type { AgentDirectory } from "./live/agents.ts";
+import type { GripFanout } from "./fanout/grip.ts";
 import type { EventBook } from "./live/events.ts";
 import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
@@ -28,6 +29,8 @@ export interface HubContext {
   readonly events: EventBook;
   readonly live: LiveStore;
   readonly streams: StreamHub;
+  /** Streams held by GRIP proxies (SPEC §20); null unless GRIP_URL is set. */
+  readonly fanout: GripFanout | null;
   readonly ingest: Ingest;
   readonly accounts: Accounts;
   readonly metrics: Metrics;

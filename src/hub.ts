@@ -13,6 +13,7 @@ import { provisionAgents, ProvisionError } from "./db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "./db/open.ts";
 import { ReadingQueries } from "./db/readings.ts";
 import { AgentDirectory } from "./live/agents.ts";
+import { GripFanout } from "./fanout/grip.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
@@ -92,7 +93,9 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const ingest = new Ingest(db, agents, live, now, log, alerts);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   ingest.onAccepted((platform, region) => forecasts.invalidate(platform, region));
-  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts };
+  const metrics = new Metrics();
+  const fanout = config.gripUrl.length > 0 && config.gripKey !== null ? new GripFanout(config.gripUrl, config.gripKey, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
+  const ctx: HubContext = { config, db, log, now, startedAt, settings, agents, events, live, streams, fanout, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -133,6 +136,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       watcher.stop();
       live.stop();
       streams.closeAll();
+      fanout?.stop();
       await checkpoints.stop();
     },
   };
