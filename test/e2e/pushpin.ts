@@ -34,6 +34,8 @@ function sessionMembers(sid: number): number[] {
 }
 
 export interface RunningPushpin {
+  /** Every process of this instance (runner, condure, zurl, proxy, handler), for measuring them. */
+  pids(): number[];
   /** Where clients connect. */
   readonly url: string;
   /** The publish endpoint, as GRIP_URL names it. */
@@ -125,6 +127,10 @@ async function startPushpin(dir: string, hubUrl: string, key: string, ports: Por
 
   await launch();
   return {
+    pids: () => {
+      const running = proc as Bun.Subprocess<"ignore", "pipe", "pipe"> | null;
+      return running ? sessionMembers(running.pid) : [];
+    },
     url,
     publishUrl,
     output: () => chunks.join(""),
