@@ -14,7 +14,7 @@ import { fmt, percentile, printBenchRows, rssBytes, scratch, startHubProcess, ty
 import { REGION_AGENTS, REGION_TOKENS, seedLiveHub } from "./seed.ts";
 
 const TARGET = Number(process.env.BENCH_GRIP_STREAMS ?? 50_000);
-const STEPS = [1_000, 5_000, 10_000, 20_000, 30_000, 40_000, 50_000].filter((n) => n <= TARGET);
+const STEPS = [1_000, 5_000, 10_000, 20_000, 35_000, 50_000].filter((n) => n <= TARGET);
 const DIRECT_MAX = 10_000;
 const ROUNDS = 3;
 const KEY = "bench-grip-key-0123456789abcdef";
@@ -118,6 +118,7 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
   const onEntry = entries.map(() => 0);
   const results: Step[] = [];
   let open = 0;
+  let unopened = 0;
   let limit: string | null = null;
   try {
     for (const target of steps) {
@@ -134,12 +135,15 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
         const connected = Number(line.split(" ")[1]);
         onEntry[entry] = (onEntry[entry] ?? 0) + count;
         open += connected;
-        if (connected < count) {
+        unopened += count - connected;
+        // A few refused under a burst are Pushpin's (see README); most refused means the machine is at its end.
+        if (connected < count * 0.9) {
           limit = `only ${connected} of ${count} streams of one client process opened`;
           break;
         }
       }
       if (open === (results.at(-1)?.streams ?? 0)) break;
+      if (unopened > 0) console.error(`grip bench: ${unopened} streams refused on the way to ${target}`);
       await Bun.sleep(1000);
       const pids = [hub.pid];
       const cpuBefore = cpuTicks(pids);
@@ -151,7 +155,7 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
         const before = await currentRevision(hub);
         const answered = await change(hub);
         const revision = await nextRevision(hub, before);
-        const deadline = Date.now() + 30_000;
+        const deadline = Date.now() + 8_000;
         let arrivals: (number | null)[] = [];
         for (;;) {
           arrivals = [];
