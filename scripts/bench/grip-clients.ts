@@ -25,7 +25,8 @@ for await (const chunk of Bun.stdin.stream()) {
     pending = pending.slice(end + 1);
     end = pending.indexOf("\n");
     const [command, argument] = line.split(" ");
-    if (command === "report") console.log(JSON.stringify(clients.arrivals(Number(argument))));
+    // Streams refused while opening never had a message; they are reported as refused, not as missed pushes.
+    if (command === "report") console.log(JSON.stringify(clients.arrivals(Number(argument)).filter((_, i) => (clients.latestIds[i] ?? 0) > 0)));
     if (command === "close") {
       clients.close();
       process.exit(0);
