@@ -8,6 +8,7 @@ import type { ReadingQueries } from "./db/readings.ts";
 import type { Storage } from "./db/storage.ts";
 import type { AgentDirectory } from "./live/agents.ts";
 import type { ClockCheck } from "./live/clock.ts";
+import type { GripFanout } from "./fanout/grip.ts";
 import type { EventBook } from "./live/events.ts";
 import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
@@ -34,6 +35,8 @@ export interface HubContext {
   readonly eventReports: AgentEventReports;
   readonly live: LiveStore;
   readonly streams: StreamHub;
+  /** Streams held by GRIP proxies (SPEC §20); null unless GRIP_URL is set. */
+  readonly fanout: GripFanout | null;
   readonly ingest: Ingest;
   readonly accounts: Accounts;
   readonly metrics: Metrics;

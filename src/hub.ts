@@ -16,6 +16,7 @@ import { Storage, StorageRefusal } from "./db/storage.ts";
 import { AgentDirectory } from "./live/agents.ts";
 import { ClockCheck } from "./live/clock.ts";
 import { AgentEventReports } from "./events/reports.ts";
+import { GripFanout } from "./fanout/grip.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
@@ -102,7 +103,9 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     forecasts.invalidate(platform, region);
     if (reading.activeEvent) eventReports.noteSeen(platform, reading.activeEvent, agentId);
   });
-  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, ingest, accounts, metrics: new Metrics(), readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
+  const metrics = new Metrics();
+  const fanout = config.gripUrl.length > 0 && config.gripKey !== null ? new GripFanout(config.gripUrl, config.gripKey, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
+  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -154,6 +157,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       watcher.stop();
       live.stop();
       streams.closeAll();
+      fanout?.stop();
       storage.stop();
       ctx.clock.stop();
       if (storage.state === "file-missing") checkpoints.halt();

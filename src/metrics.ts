@@ -27,6 +27,13 @@ function label(value: string): string {
 
 export type TimedOperation = "ingest" | "history";
 
+export interface GripProxyCounters {
+  /** host:port of the publish endpoint, never its credentials. */
+  readonly proxy: string;
+  readonly published: number;
+  readonly failures: number;
+}
+
 export interface Gauges {
   readonly streamsOpen: number;
   readonly streamsDropped: number;
@@ -42,6 +49,9 @@ export interface Gauges {
   readonly storage: string;
   /** How far the clock is behind the newest stored reading; 0 when it is not. */
   readonly clockBehindSeconds: number;
+  /** Per GRIP proxy, when streams go through proxies (SPEC §20). */
+  readonly grip: readonly GripProxyCounters[] | null;
+  readonly gripHolds: number;
 }
 
 export class Metrics {
@@ -49,6 +59,7 @@ export class Metrics {
   private readonly requests = new Map<string, Map<string, number>>();
   private readonly ingest = new Histogram();
   private readonly history = new Histogram();
+  private readonly gripLag = new Histogram();
 
   count(method: string, route: string, status: number): void {
     let byRoute = this.requests.get(route);
@@ -80,6 +91,11 @@ export class Metrics {
     }
   }
 
+  /** Seconds from a content change to a proxy taking its publish. */
+  observeGripLag(seconds: number): void {
+    this.gripLag.observe(seconds);
+  }
+
   render(gauges: Gauges): string {
     const lines = ["# HELP hub_http_requests_total HTTP requests by route template, method and status.", "# TYPE hub_http_requests_total counter"];
     for (const [route, byRoute] of [...this.requests].sort(([a], [b]) => a.localeCompare(b))) {
@@ -90,7 +106,7 @@ export class Metrics {
       }
     }
     const gauge = (name: string, type: "gauge" | "counter", help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
-    gauge("hub_streams_open", "gauge", "Open event streams.", gauges.streamsOpen);
+    gauge("hub_streams_open", "gauge", "Event streams the hub serves itself (streams held by a GRIP proxy are the proxy's).", gauges.streamsOpen);
     gauge("hub_streams_dropped_total", "counter", "Event streams closed because the client stopped reading (socket not drained for STREAM_STALL_MS, or over 1 MiB unsent).", gauges.streamsDropped);
     gauge("hub_readings_accepted_total", "counter", "Readings accepted from agents since start.", gauges.readingsAccepted);
     lines.push("# HELP hub_readings_rejected_total Readings refused since start, by the rule broken (or storage).", "# TYPE hub_readings_rejected_total counter");
@@ -107,6 +123,17 @@ export class Metrics {
     lines.push("# HELP hub_storage_ok 1 when a write can succeed, else 0; the reason says why not.", "# TYPE hub_storage_ok gauge");
     lines.push(`hub_storage_ok{reason="${label(gauges.storage)}"} ${gauges.storage === "ok" ? 1 : 0}`);
     gauge("hub_clock_behind_seconds", "gauge", "Seconds the clock is behind the newest stored reading (0 when it is not).", gauges.clockBehindSeconds);
+    const grip = gauges.grip;
+    if (grip) {
+      gauge("hub_grip_holds_total", "counter", "Stream requests from a GRIP proxy answered with hold instructions.", gauges.gripHolds);
+      const perProxy = (name: string, help: string, value: (proxy: GripProxyCounters) => number) => {
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
+        for (const proxy of grip) lines.push(`${name}{proxy="${label(proxy.proxy)}"} ${value(proxy)}`);
+      };
+      perProxy("hub_grip_published_total", "Changes a GRIP proxy took, by proxy.", (proxy) => proxy.published);
+      perProxy("hub_grip_publish_failures_total", "Publish attempts a GRIP proxy refused or did not answer (each retried for 60 s), by proxy.", (proxy) => proxy.failures);
+      lines.push(...this.gripLag.render("hub_grip_publish_lag_seconds", "Time from a content change to a GRIP proxy taking its publish."));
+    }
     return `${lines.join("\n")}\n`;
   }
 }

@@ -12,12 +12,16 @@ export interface StreamClients {
    */
   delays(revision: number, timeoutMs: number, trigger: () => Promise<number>): Promise<number[]>;
   readonly latestIds: number[];
+  /** Epoch ms at which each client got its newest message, if that is at least `revision` (for comparing across processes). */
+  arrivals(revision: number): (number | null)[];
   close(): void;
 }
 
-export async function openStreams(host: string, port: number, path: string, count: number): Promise<StreamClients> {
+/** `batch` connections are opened between pauses of `pauseMs`. */
+export async function openStreams(host: string, port: number, path: string, count: number, batch = 500, pauseMs = 1): Promise<StreamClients> {
   const latestIds = new Array<number>(count).fill(0);
   const arrivedAt = new Array<number>(count).fill(0);
+  const latestAt = new Array<number>(count).fill(0);
   const sockets: Socket<number>[] = [];
   let watching = Number.POSITIVE_INFINITY;
   let connected = 0;
@@ -40,6 +44,7 @@ export async function openStreams(host: string, port: number, path: string, coun
             const id = Number(text.slice(at + 5, end === -1 ? undefined : end));
             if (id > (latestIds[s.data] ?? 0)) {
               latestIds[s.data] = id;
+              latestAt[s.data] = performance.timeOrigin + performance.now();
               if (id >= watching && (arrivedAt[s.data] ?? 0) === 0) arrivedAt[s.data] = performance.now();
             }
             at = text.indexOf("\nid: ", at + 5);
@@ -49,7 +54,7 @@ export async function openStreams(host: string, port: number, path: string, coun
     });
     sockets.push(socket);
     connected++;
-    if (connected % 500 === 0) await Bun.sleep(1);
+    if (connected % batch === 0) await Bun.sleep(pauseMs);
   }
   return {
     latestIds,
@@ -61,6 +66,9 @@ export async function openStreams(host: string, port: number, path: string, coun
       while (arrivedAt.some((t) => t === 0) && performance.now() < deadline) await Bun.sleep(1);
       watching = Number.POSITIVE_INFINITY;
       return arrivedAt.map((t) => (t === 0 ? Number.POSITIVE_INFINITY : t - answered));
+    },
+    arrivals(revision) {
+      return latestIds.map((id, i) => (id >= revision ? (latestAt[i] ?? null) : null));
     },
     close() {
       for (const socket of sockets) socket.end();

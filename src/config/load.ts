@@ -451,6 +451,10 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
   if (provisioned.size > 0) explicit.add("provision");
 
   const settings = values as Omit<Settings, "provision">;
+  // Without a key any client could claim to be the proxy and have the hub answer with hold instructions.
+  if (settings.gripUrl.length > 0 && settings.gripKey === null) {
+    throw new ConfigError("GRIP_URL is set but GRIP_KEY (or GRIP_KEY_FILE) is not: give the key your GRIP proxy signs Grip-Sig with (Pushpin's sig_key)");
+  }
   const origin = settings.origin ?? `http://localhost:${settings.port}`;
   // Only a proxy can reach a hub on a Unix socket (the socket's mode decides which), and its peer has no address:
   // the client is who the proxy says, one hop, unless TRUSTED_PROXIES says otherwise.

@@ -76,6 +76,8 @@ export interface Settings {
   logLevel: LogLevel;
   metricsToken: string | null;
   webhookAllowPrivate: boolean;
+  gripUrl: readonly string[];
+  gripKey: string | null;
 }
 
 /** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
@@ -580,6 +582,20 @@ export const OPTIONS: OptionTable = {
   webhookAllowPrivate: {
     flag: "--webhook-allow-private", env: "WEBHOOK_ALLOW_PRIVATE", help: "Allow webhooks to loopback, private and link-local addresses", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  gripUrl: {
+    flag: "--grip-url", env: "GRIP_URL", arg: "URLS", help: "Publish endpoints of GRIP proxies (Pushpin, Fastly Fanout) that hold the streams; needs GRIP_KEY", defaultText: "none (the hub serves every stream itself)",
+    allowed: "a comma list of http(s) URLs such as http://127.0.0.1:5561", default: [], parse: (value) => list(value).map((raw) => httpUrl(raw).toString()),
+  },
+  gripKey: {
+    flag: "--grip-key", env: "GRIP_KEY", arg: "KEY", help: "Key the GRIP proxies sign Grip-Sig with (Pushpin's sig_key) and the hub signs its publishes with", defaultText: "none",
+    allowed: "16 to 512 visible ASCII characters (base64:… for binary keys)", secret: true, default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!TOKEN.test(raw)) throw new InvalidValue();
+      return raw;
+    },
   },
 };
 

@@ -163,6 +163,11 @@ class StreamClient {
   }
 }
 
+/** What a stream starts with: the current payload, unless the client already has this revision. */
+export function firstBytes(current: Published, lastEventId: string | null): Uint8Array {
+  return lastEventId !== null && lastEventId.trim() === String(current.revision) ? HELLO : current.frame;
+}
+
 /** Who asks for a stream, and what it may hold. */
 export interface StreamRequest {
   readonly lastEventId: string | null;
@@ -230,8 +235,7 @@ export class StreamHub {
         { headers: { "retry-after": "30" } },
       );
     }
-    const current = this.live.current(platform);
-    const first = lastEventId !== null && lastEventId.trim() === String(current.revision) ? HELLO : current.frame;
+    const first = firstBytes(this.live.current(platform), lastEventId);
     const set = this.clients.get(platform);
     if (!set) throw new HttpProblem(404, `Unknown platform ${platform}.`);
     const client = new StreamClient(viewer, first, this.now, (closed, dropped) => {

@@ -24,6 +24,8 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         uptimeSeconds: Math.floor((ctx.now() - ctx.startedAt) / 1000),
         storage: ctx.storage.state,
         clockBehindSeconds: ctx.clock.check(),
+        grip: ctx.fanout?.counters() ?? null,
+        gripHolds: ctx.fanout?.holds ?? 0,
       });
       return new Response(text, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
     },

@@ -8,13 +8,17 @@ import { PlatformParams, problems, requirePlatform } from "../http/schemas.ts";
 export function streamRoutes(ctx: HubContext, access: Access) {
   return new Elysia({ name: "routes/stream", prefix: "/api/v1" }).use(access.plugin).get(
     "/platforms/:platform/incentives/stream",
-    ({ params, request, server }) =>
-      ctx.streams.connect(requirePlatform(params.platform), {
+    async ({ params, request, server }) => {
+      const platform = requirePlatform(params.platform);
+      // Caps and presence of held streams are the proxy's: it keeps the connections.
+      if (ctx.fanout && (await ctx.fanout.isProxied(request))) return ctx.fanout.hold(platform, request, `/api/v1/platforms/${platform}/incentives/stream`);
+      return ctx.streams.connect(platform, {
         lastEventId: request.headers.get("last-event-id"),
         viewer: clientIp(request, ctx.config.trustedProxies, server),
         maxPerClient: ctx.config.maxStreamsPerClient,
         signal: request.signal,
-      }),
+      });
+    },
     {
       access: "public-read",
       params: PlatformParams,
@@ -32,7 +36,7 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         summary: "Live incentives stream",
         description:
           "Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, " +
-          "even across restarts. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.",
+          "even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.",
         "x-media-type": "text/event-stream",
         "x-response-headers": { 200: ["Cache-Control"] },
       },

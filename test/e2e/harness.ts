@@ -26,6 +26,8 @@ export interface StartOptions {
   readonly env?: Record<string, string>;
   readonly cwd?: string;
   readonly timeoutMs?: number;
+  /** A fixed port, to start a hub again where a proxy expects it. */
+  readonly port?: number;
 }
 
 function collect(stream: ReadableStream<Uint8Array>, sink: string[]): void {
@@ -36,7 +38,7 @@ function collect(stream: ReadableStream<Uint8Array>, sink: string[]): void {
 }
 
 export async function startHub(options: StartOptions = {}): Promise<RunningHub> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const cmd = [...(options.cmd ?? SOURCE_CMD), "serve", "--port", String(port), "--host", "127.0.0.1", ...(options.args ?? [])];
   const proc = Bun.spawn(cmd, {
     cwd: options.cwd ?? ROOT,

@@ -90,7 +90,7 @@ export interface paths {
   "/api/v1/platforms/{platform}/incentives/stream": {
     /**
      * Live incentives stream
-     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.
+     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -1835,7 +1835,7 @@ export interface operations {
   };
   /**
    * Live incentives stream
-   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.
+   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */

@@ -1,0 +1,202 @@
+/**
+ * GRIP (SPEC §20): streams held by realtime proxies such as Pushpin or
+ * Fastly Fanout. A stream request signed by a proxy is answered with hold
+ * instructions and the catch-up bytes a direct client would get; every
+ * content change is then published once to each proxy, which fans it out.
+ * The live store and the direct streams know nothing of this.
+ */
+import { Publisher } from "@fanoutio/grip";
+import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
+import type { LiveStore, Published } from "../live/store.ts";
+import { firstBytes, PING_INTERVAL_MS, STREAM_HEADERS } from "../live/streams.ts";
+import type { Logger } from "../log.ts";
+import type { GripProxyCounters } from "../metrics.ts";
+
+/** How long a change is retried against a proxy that does not take it. */
+export const PUBLISH_RETRY_MS = 60_000;
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 8_000;
+const PUBLISH_TIMEOUT_MS = 10_000;
+/** Changes queued per proxy; beyond it the oldest goes, and the proxy recovers it through the next link (prev-id). */
+const MAX_QUEUED = 256;
+/** The `: ping` comment of a direct stream, as a cstring escape, sent after as many seconds of silence. */
+const KEEP_ALIVE = `: ping\\n\\n; format=cstring; timeout=${PING_INTERVAL_MS / 1000}`;
+const NOTHING = new Uint8Array(0);
+const decoder = new TextDecoder();
+
+export function gripChannel(platform: Platform): string {
+  return `incentives.${platform}`;
+}
+
+/** The last id a proxy already holds for the channel, from `Grip-Last: incentives.X; last-id=N[, …]`. */
+export function gripLastId(header: string | null, channel: string): string | null {
+  if (header === null) return null;
+  for (const entry of header.split(",")) {
+    const [name, ...params] = entry.split(";").map((part) => part.trim());
+    if (name !== channel) continue;
+    for (const param of params) {
+      const eq = param.indexOf("=");
+      if (eq !== -1 && param.slice(0, eq).trim() === "last-id") return param.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+    }
+  }
+  return null;
+}
+
+interface Pending {
+  readonly channel: string;
+  readonly id: string;
+  readonly prevId: string;
+  readonly content: string;
+  /** performance.now() when the change happened. */
+  readonly changedAt: number;
+}
+
+/** One proxy's publishes, in order, each retried with backoff until it is PUBLISH_RETRY_MS old. */
+class ProxyLink {
+  readonly proxy: string;
+  published = 0;
+  failures = 0;
+  private readonly publisher: Publisher;
+  private readonly queue: Pending[] = [];
+  private draining = false;
+  private stopped = false;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    url: string,
+    key: string,
+    private readonly log: Logger,
+    private readonly observeLag: (seconds: number) => void,
+  ) {
+    this.proxy = new URL(url).host;
+    this.publisher = new Publisher(
+      { control_uri: url, control_iss: "hub", key },
+      { fetch: Object.assign((input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS) }), { preconnect: fetch.preconnect }) },
+    );
+  }
+
+  enqueue(item: Pending): void {
+    if (this.stopped) return;
+    this.queue.push(item);
+    if (this.queue.length > MAX_QUEUED) this.queue.shift();
+    void this.drain();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.queue.length = 0;
+    this.wake?.();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    let backoff = FIRST_BACKOFF_MS;
+    while (!this.stopped) {
+      const item = this.queue[0];
+      if (!item) break;
+      try {
+        await this.publisher.publishHttpStream(item.channel, item.content, item.id, item.prevId);
+        this.published++;
+        this.observeLag((performance.now() - item.changedAt) / 1000);
+        if (this.queue[0] === item) this.queue.shift();
+        backoff = FIRST_BACKOFF_MS;
+      } catch (error) {
+        this.failures++;
+        if (performance.now() - item.changedAt >= PUBLISH_RETRY_MS) {
+          if (this.queue[0] === item) this.queue.shift();
+          this.log.warn("GRIP publish given up", { proxy: this.proxy, channel: item.channel, id: item.id, error: error instanceof Error ? error.message : String(error) });
+        } else {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, backoff);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wake = null;
+          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        }
+      }
+    }
+    this.draining = false;
+  }
+}
+
+export class GripFanout {
+  private readonly verifier: Publisher;
+  private readonly links: ProxyLink[];
+  private readonly lastRevision = new Map<Platform, number>();
+  private readonly unsubscribe: () => void;
+  private holdsAnswered = 0;
+
+  constructor(
+    urls: readonly string[],
+    key: string,
+    private readonly live: LiveStore,
+    log: Logger,
+    observeLag: (seconds: number) => void,
+  ) {
+    // The library checks signatures through a client's verify key; the first endpoint carries it for all.
+    this.verifier = new Publisher(urls.slice(0, 1).map((url) => ({ control_uri: url, verify_key: key })));
+    this.links = urls.map((url) => new ProxyLink(url, key, log, observeLag));
+    for (const platform of PLATFORMS) this.lastRevision.set(platform, live.current(platform).revision);
+    this.unsubscribe = live.onChange((published) => this.publish(published));
+  }
+
+  /** Whether the request came through a proxy that holds the key: a valid, unexpired Grip-Sig. */
+  async isProxied(request: Request): Promise<boolean> {
+    const signature = request.headers.get("grip-sig");
+    if (signature === null) return false;
+    return (await this.verifier.validateGripSig(signature)).isSigned;
+  }
+
+  /**
+   * Hold instructions for the platform's channel, with the bytes a direct
+   * stream would start with; a proxy recovering missed items (Grip-Last) gets
+   * only what came after the id it holds.
+   */
+  hold(platform: Platform, request: Request, path: string): Response {
+    const channel = gripChannel(platform);
+    const current = this.live.current(platform);
+    const lastId = gripLastId(request.headers.get("grip-last"), channel);
+    const body = lastId !== null ? (lastId === String(current.revision) ? NOTHING : current.frame) : firstBytes(current, request.headers.get("last-event-id"));
+    this.holdsAnswered++;
+    // Every frame comes from a TextEncoder, so its buffer is a plain ArrayBuffer.
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      headers: {
+        ...STREAM_HEADERS,
+        "grip-hold": "stream",
+        "grip-channel": `${channel}; prev-id=${current.revision}`,
+        "grip-link": `<${path}>; rel=next`,
+        "grip-keep-alive": KEEP_ALIVE,
+      },
+    });
+  }
+
+  get holds(): number {
+    return this.holdsAnswered;
+  }
+
+  counters(): GripProxyCounters[] {
+    return this.links.map(({ proxy, published, failures }) => ({ proxy, published, failures }));
+  }
+
+  stop(): void {
+    this.unsubscribe();
+    for (const link of this.links) link.stop();
+  }
+
+  private publish(published: Published): void {
+    const previous = this.lastRevision.get(published.platform);
+    this.lastRevision.set(published.platform, published.revision);
+    const item: Pending = {
+      channel: gripChannel(published.platform),
+      id: String(published.revision),
+      prevId: String(previous ?? published.revision - 1),
+      content: decoder.decode(published.frame),
+      changedAt: performance.now(),
+    };
+    for (const link of this.links) link.enqueue(item);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * GRIP in-process (SPEC §20): hold answers and what the hub publishes, seen
+ * by a stand-in for a proxy's publish endpoint on loopback.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { memoryLog, testHub } from "../helpers.ts";
+import { addAgent, post, reading } from "../live-helpers.ts";
+
+const KEY = "grip-api-test-key-0123456789";
+const STREAM = "/api/v1/platforms/Windows/incentives/stream";
+
+interface PublishedItem {
+  channel: string;
+  id: string;
+  "prev-id": string;
+  formats: { "http-stream": { content: string } };
+}
+
+function signature(key = KEY, expiresIn = 3600): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ iss: "pushpin", exp: Math.floor(Date.now() / 1000) + expiresIn })}`;
+  return `${unsigned}.${createHmac("sha256", key).update(unsigned).digest("base64url")}`;
+}
+
+/** A publish endpoint that refuses the first `failFirst` requests. */
+function fakeProxy(failFirst = 0) {
+  const items: PublishedItem[] = [];
+  const auth: string[] = [];
+  let refused = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      if (new URL(request.url).pathname !== "/publish/") return new Response("not found", { status: 404 });
+      if (refused < failFirst) {
+        refused++;
+        return new Response("busy", { status: 503 });
+      }
+      auth.push(request.headers.get("authorization") ?? "");
+      items.push(...((await request.json()) as { items: PublishedItem[] }).items);
+      return new Response("Published\n");
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, items, auth, stop: () => server.stop(true) };
+}
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function until(predicate: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(10);
+  }
+}
+
+function gripHub(urls: string[]) {
+  const { log, lines } = memoryLog("debug");
+  const hub = testHub({ env: { GRIP_URL: urls.join(","), GRIP_KEY: KEY, POLL_MIN_SECONDS: "1" }, log });
+  cleanups.push(() => hub.stop());
+  return { hub, lines };
+}
+
+describe("GRIP publishing and holds", () => {
+  test("each change is published once to every proxy: id the revision, prev-id the one before, the direct stream's exact message", async () => {
+    const proxies = [fakeProxy(), fakeProxy()];
+    for (const proxy of proxies) cleanups.push(proxy.stop);
+    const { hub, lines } = gripHub(proxies.map((p) => p.url));
+    const before = hub.ctx.live.current("Windows").revision;
+    const agents = [addAgent(hub, "eu-west-1"), addAgent(hub, "us-east-1")];
+    const frames: string[] = [];
+    for (const [i, agent] of agents.entries()) {
+      expect((await post(hub, agent, reading("Windows", i === 0 ? "eu-west-1" : "us-east-1", Date.now(), { killer: 75 + i }))).status).toBe(201);
+      frames.push(new TextDecoder().decode(hub.ctx.live.current("Windows").frame));
+    }
+    const revisions = frames.map((frame) => Number(/^id: (\d+)$/m.exec(frame)?.[1]));
+    for (const proxy of proxies) {
+      await until(() => proxy.items.filter((item) => item.formats["http-stream"].content.includes('"killer":7')).length === 2);
+      const mine = proxy.items.filter((item) => revisions.includes(Number(item.id)));
+      expect(mine.map((item) => item.channel)).toEqual(["incentives.Windows", "incentives.Windows"]);
+      expect(mine.map((item) => item.formats["http-stream"].content)).toEqual(frames);
+      // Every item chains to the one before it, from the revision a hold answered before any change.
+      const chain = proxy.items.filter((item) => item.channel === "incentives.Windows");
+      expect(chain[0]?.["prev-id"]).toBe(String(before));
+      for (let i = 1; i < chain.length; i++) expect(chain[i]?.["prev-id"]).toBe(chain[i - 1]?.id);
+      // Publishes are signed with the key, which never travels in the clear.
+      expect(proxy.auth.every((header) => header.startsWith("Bearer ey") && !header.includes(KEY))).toBe(true);
+    }
+    expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+
+  test("a proxy that refuses is retried with backoff until it takes the change; failures and lag are counted", async () => {
+    const proxy = fakeProxy(3);
+    cleanups.push(proxy.stop);
+    const { hub } = gripHub([proxy.url]);
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", Date.now(), { killer: 125 }))).status).toBe(201);
+    const started = performance.now();
+    await until(() => proxy.items.some((item) => item.formats["http-stream"].content.includes('"killer":125')), 5000);
+    // 0.25 + 0.5 + 1 s of backoff before the fourth attempt.
+    expect(performance.now() - started).toBeGreaterThan(1500);
+    const counters = hub.ctx.fanout?.counters() ?? [];
+    expect(counters[0]?.failures).toBe(3);
+    expect(counters[0]?.published).toBeGreaterThanOrEqual(1);
+    const text = hub.ctx.metrics.render({ streamsOpen: 0, readingsAccepted: 0, readingsRejected: new Map(), databaseBytes: 0, walBytes: 0, agentsEnabled: 0, regionsReporting: 0, uptimeSeconds: 0, streamsDropped: 0, eventEntriesSkipped: new Map(), storage: "ok", clockBehindSeconds: 0, grip: counters, gripHolds: 0 });
+    expect(text).toContain(`hub_grip_publish_failures_total{proxy="${new URL(proxy.url).host}"} 3`);
+    expect(text).toMatch(/hub_grip_publish_lag_seconds_count [1-9]/);
+  });
+
+  test("a valid signature gets a hold; none, a forged or an expired one the direct stream", async () => {
+    const proxy = fakeProxy();
+    cleanups.push(proxy.stop);
+    const { hub } = gripHub([proxy.url]);
+    const held = await hub.app.handle(new Request(`http://localhost${STREAM}`, { headers: { "grip-sig": signature() } }));
+    expect(held.headers.get("grip-hold")).toBe("stream");
+    expect(held.headers.get("grip-channel")).toBe(`incentives.Windows; prev-id=${hub.ctx.live.current("Windows").revision}`);
+    expect(await held.text()).toBe(new TextDecoder().decode(hub.ctx.live.current("Windows").frame));
+    expect(hub.ctx.streams.openCount).toBe(0);
+    const variants: Record<string, string>[] = [{}, { "grip-sig": signature("some-other-key-0123456789") }, { "grip-sig": signature(KEY, -60) }];
+    for (const headers of variants) {
+      const controller = new AbortController();
+      const direct = await hub.app.handle(new Request(`http://localhost${STREAM}`, { headers, signal: controller.signal }));
+      expect(direct.headers.get("grip-hold")).toBeNull();
+      expect(hub.ctx.streams.openCount).toBe(1);
+      controller.abort();
+      await until(() => hub.ctx.streams.openCount === 0);
+    }
+    expect(hub.ctx.fanout?.holds).toBe(1);
+  });
+
+  test("without GRIP_URL a signed request is served directly", async () => {
+    const hub = testHub();
+    cleanups.push(() => hub.stop());
+    const controller = new AbortController();
+    const response = await hub.app.handle(new Request(`http://localhost${STREAM}`, { headers: { "grip-sig": signature() }, signal: controller.signal }));
+    expect(response.headers.get("grip-hold")).toBeNull();
+    expect(hub.ctx.fanout).toBeNull();
+    controller.abort();
+  });
+});

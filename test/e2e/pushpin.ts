@@ -1,0 +1,156 @@
+/**
+ * Debian's Pushpin for end-to-end tests: each instance gets its own
+ * directory (runner, ZeroMQ sockets, logs) and free loopback ports, built
+ * from the deploy recipe's configuration so the recipe itself is tested.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort, ROOT } from "./harness.ts";
+
+export const PUSHPIN = Bun.which("pushpin");
+
+/** Skips loudly without Pushpin, but fails in CI, where .ci/run installs it. */
+export function pushpinAvailable(): boolean {
+  if (PUSHPIN) return true;
+  if (process.env.CI) throw new Error("pushpin is not installed, and CI must run the GRIP tests (.ci/run installs it: apt-get install pushpin)");
+  console.warn("\n################################################################\n# pushpin is not installed: the GRIP tests are SKIPPED.\n# apt-get install pushpin to run them.\n################################################################\n");
+  return false;
+}
+
+/** Processes of a session, from /proc (field 6 of stat is the session id). */
+function sessionMembers(sid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[3]) === sid) members.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return members;
+}
+
+export interface RunningPushpin {
+  /** Every process of this instance (runner, condure, zurl, proxy, handler), for measuring them. */
+  pids(): number[];
+  /** Where clients connect. */
+  readonly url: string;
+  /** The publish endpoint, as GRIP_URL names it. */
+  readonly publishUrl: string;
+  readonly output: () => string;
+  /** Starts it again on the same ports, after kill(). */
+  restart(): Promise<void>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+interface Ports {
+  readonly http: number;
+  readonly publish: number;
+  readonly pull: number;
+  readonly sub: number;
+  readonly command: number;
+}
+
+/** The recipe's pushpin.conf with this instance's directory, ports and key. */
+function configFor(dir: string, ports: Ports, key: string): string {
+  const recipe = readFileSync(join(ROOT, "deploy", "pushpin", "pushpin.conf"), "utf8");
+  return recipe
+    .replace(/^rundir=.*$/m, `rundir=${join(dir, "run")}`)
+    .replace(/^logdir=.*$/m, `logdir=${join(dir, "log")}`)
+    .replace(/^routesfile=.*$/m, `routesfile=${join(dir, "routes")}`)
+    .replace(/^http_port=.*$/m, `http_port=${ports.http}`)
+    .replace(/^sig_key=.*$/m, `sig_key=${key}`)
+    .replace(/^push_in_spec=.*$/m, `push_in_spec=tcp://127.0.0.1:${ports.pull}`)
+    .replace(/^push_in_sub_specs=.*$/m, `push_in_sub_specs=tcp://127.0.0.1:${ports.sub}`)
+    .replace(/^push_in_http_port=.*$/m, `push_in_http_port=${ports.publish}`)
+    .replace(/^command_spec=tcp.*$/m, `command_spec=tcp://127.0.0.1:${ports.command}`);
+}
+
+export interface PreparedPushpin {
+  /** The publish endpoint, as GRIP_URL names it, known before the hub starts. */
+  readonly publishUrl: string;
+  start(hubUrl: string): Promise<RunningPushpin>;
+}
+
+/** Picks the ports first, so that the hub can be told the publish endpoint before either runs. */
+export async function preparePushpin(dir: string, key: string): Promise<PreparedPushpin> {
+  const ports = { http: await freePort(), publish: await freePort(), pull: await freePort(), sub: await freePort(), command: await freePort() };
+  return { publishUrl: `http://127.0.0.1:${ports.publish}`, start: (hubUrl) => startPushpin(dir, hubUrl, key, ports) };
+}
+
+async function startPushpin(dir: string, hubUrl: string, key: string, ports: Ports): Promise<RunningPushpin> {
+  mkdirSync(join(dir, "run"), { recursive: true });
+  mkdirSync(join(dir, "log"), { recursive: true });
+  const hub = new URL(hubUrl);
+  const routes = readFileSync(join(ROOT, "deploy", "pushpin", "routes"), "utf8").replace(/^\*\s+\S+/m, `* ${hub.hostname}:${hub.port}`);
+  writeFileSync(join(dir, "routes"), routes);
+  writeFileSync(join(dir, "pushpin.conf"), configFor(dir, ports, key));
+  const chunks: string[] = [];
+  let proc: Bun.Subprocess<"ignore", "pipe", "pipe"> | null = null;
+  const url = `http://127.0.0.1:${ports.http}`;
+  const publishUrl = `http://127.0.0.1:${ports.publish}`;
+
+  const launch = async (): Promise<void> => {
+    const started = Bun.spawn([PUSHPIN ?? "pushpin", "--config", join(dir, "pushpin.conf"), "--port", `127.0.0.1:${ports.http}`, "--merge-output"], {
+      cwd: dir,
+      // Its own session, so that a kill can find condure, zurl, the proxy and the handler that the runner starts.
+      detached: true,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    proc = started;
+    const decoder = new TextDecoder();
+    for (const stream of [started.stdout, started.stderr]) {
+      void (async () => {
+        for await (const chunk of stream) chunks.push(decoder.decode(chunk, { stream: true }));
+      })();
+    }
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      if (started.exitCode !== null) throw new Error(`pushpin exited with ${started.exitCode}:\n${chunks.join("")}`);
+      // Ready once both the proxy side and the publish endpoint answer.
+      const answers = (input: string, init: RequestInit = {}) =>
+        fetch(input, { ...init, signal: AbortSignal.timeout(1000) }).then(async (r) => (await r.arrayBuffer(), r.status === 200), () => false);
+      const ready = await Promise.all([answers(`${url}/healthz`), answers(`${publishUrl}/publish/`, { method: "POST", body: '{"items":[]}', headers: { "content-type": "application/json" } })]);
+      if (ready.every(Boolean)) return;
+      if (Date.now() > deadline) {
+        started.kill("SIGKILL");
+        throw new Error(`pushpin did not start in time:\n${chunks.join("")}`);
+      }
+      await Bun.sleep(50);
+    }
+  };
+
+  await launch();
+  return {
+    pids: () => {
+      const running = proc as Bun.Subprocess<"ignore", "pipe", "pipe"> | null;
+      return running ? sessionMembers(running.pid) : [];
+    },
+    url,
+    publishUrl,
+    output: () => chunks.join(""),
+    restart: launch,
+    async kill(signal = "SIGKILL") {
+      const running = proc;
+      proc = null;
+      if (!running) return;
+      // The runner puts each of its services in a process group of its own, but all stay in its session.
+      for (const pid of [running.pid, ...sessionMembers(running.pid)]) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // already gone
+        }
+      }
+      await running.exited;
+      // Its subprocesses (condure, zurl, proxy, handler) go with the group; wait until the port is free again.
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))) await Bun.sleep(50);
+    },
+  };
+}
