@@ -220,8 +220,14 @@ export class Storage {
     }
   }
 
-  /** Waits (asynchronously, at most WRITE_WAIT_MS) until the write lock is free; a refusal when it stays taken or writing is impossible. */
+  /**
+   * Waits (asynchronously, at most WRITE_WAIT_MS) until the write lock is
+   * free; a refusal when it stays taken or writing is impossible. The files
+   * are looked at first (two stats): a change written into a removed log
+   * would only live on through the rescue, so it is refused instead.
+   */
   async writable(): Promise<void> {
+    if (this.filesGone()) throw this.refuse("file-missing");
     await this.write(() => this.lockProbe());
   }
 
