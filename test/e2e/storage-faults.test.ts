@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
 import { SseReader } from "../live-helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { startHub, type RunningHub } from "./harness.ts";
+import { runCli, startHub, type RunningHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 const METRICS_TOKEN = "storage-fault-metrics-token-0123456789";
@@ -264,6 +264,73 @@ describe("storage faults against the compiled hub", () => {
     expect(await hub.stop()).toBe(0);
     expectJsonLines(shutdownLines(hub));
     expect(missingFrom(db, acknowledged)).toEqual([]);
+  }, 60_000);
+
+  test("a database file damaged under a running hub: the next write finds it, health says corrupt, writes stay refused, reads are served, and the backup holds every acknowledged reading", async () => {
+    const bin = await compiledHub();
+    const db = join(scratch(), "hub.db");
+    const backup = join(scratch(), "before.db");
+    const list = agents(30, "bad");
+    const hub = await startHub({ cmd: [bin], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), METRICS_TOKEN } });
+    const acknowledged: { agent: Agent; measuredAt: number }[] = [];
+    let next = 0;
+    const postNext = async (): Promise<Posted> => {
+      const agent = list[next++];
+      if (!agent) throw new Error("not enough agents");
+      const measuredAt = Date.now() - 1000;
+      const result = await post(hub.url, agent, measuredAt);
+      if (result.status === 201) acknowledged.push({ agent, measuredAt });
+      return result;
+    };
+    for (let i = 0; i < 20; i++) expect((await postNext()).status).toBe(201);
+    expect((await runCli(["backup", backup, "--db", db], { cmd: [bin] })).exitCode).toBe(0);
+
+    // Everything into the main file, then garbage over the readings table's root page, where the next reading must go.
+    const outside = new Database(db);
+    outside.exec("PRAGMA busy_timeout = 5000");
+    expect(outside.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy).toBe(0);
+    const pageSize = outside.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 0;
+    const root = outside.query<{ rootpage: number }, []>("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'readings'").get()?.rootpage ?? 0;
+    expect(root).toBeGreaterThan(1);
+    const fd = openSync(db, "r+");
+    writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (root - 1) * pageSize);
+    closeSync(fd);
+    // A commit from outside changes the log's header, so the hub drops the pages it holds in memory and reads the file again.
+    const version = outside.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+    outside.exec(`PRAGMA user_version = ${version}`);
+    outside.close();
+
+    const refused = await postNext();
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).not.toBeNull();
+    expect(String(refused.body.detail)).toContain("corruption");
+    const degraded = await health(hub.url);
+    expect(degraded).toMatchObject({ httpStatus: 503, status: "degraded", storage: "corrupt" });
+    const metrics = await (await fetch(`${hub.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    expect(metrics).toContain('hub_storage_ok{reason="corrupt"} 0');
+    expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
+    const cli = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"], { cmd: [bin] });
+    expect(cli.exitCode).not.toBe(0);
+    expect(cli.stderr).toBe("hub: The hub's database reports corruption, so nothing was changed; the operator should restore it from a backup.\n");
+    // The periodic check does not take it back: the damage is still there.
+    await Bun.sleep(2500);
+    expect((await health(hub.url)).storage).toBe("corrupt");
+    expect((await postNext()).status).toBe(503);
+    const lines = logLines(hub);
+    const errors = lines.filter((line) => line.level === "error");
+    expect(errors.length).toBe(1);
+    expect(String(errors[0]?.msg)).toContain("damaged");
+    expect(errors[0]?.reason).toBe("corrupt");
+    expect(hub.output()).not.toContain("    at ");
+    expect(await hub.stop()).toBe(0);
+    expectJsonLines(shutdownLines(hub));
+
+    const damaged = new Database(db, { readonly: true });
+    expect(damaged.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).not.toBe("ok");
+    damaged.close();
+    // Recovery is the backup: every reading acknowledged before the damage is in it, and it checks out.
+    expect(acknowledged.length).toBe(20);
+    expect(missingFrom(backup, acknowledged)).toEqual([]);
   }, 60_000);
 
   test("a disk that fills up while agents post: 503 with Retry-After, health says full within 2 s, few log lines, recovery by itself, a clean exit on the full disk", async () => {
