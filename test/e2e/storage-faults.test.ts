@@ -392,6 +392,83 @@ describe("storage faults against the compiled hub", () => {
     }
   }, 120_000);
 
+  test("background writers on a full disk: pruning, audit pruning, sessions and the revision floor report refusals in the one line a minute, without stacks; they catch up once there is room", async () => {
+    if (!available("root (to mount a tmpfs)", isRoot)) return;
+    const mountPoint = join(scratch(), "small");
+    mkdirSync(mountPoint);
+    run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
+    try {
+      const bin = await compiledHub();
+      const db = join(mountPoint, "hub.db");
+      const filler = join(mountPoint, "filler");
+      const list = agents(20, "bg");
+      const first = await startHub({ cmd: [bin], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), MIN_FREE_MB: "1" } });
+      const acknowledged: { agent: Agent; measuredAt: number }[] = [];
+      for (const agent of list) {
+        const measuredAt = Date.now() - 1000;
+        expect((await post(first.url, agent, measuredAt, { version: "v".repeat(64), category: "c".repeat(64) })).status).toBe(201);
+        acknowledged.push({ agent, measuredAt });
+      }
+      for (let i = 0; i < 3; i++) expect((await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"], { cmd: [bin] })).exitCode).toBe(0);
+
+      // Rows past both retention windows, enough that deleting them needs room the disk will not have.
+      const ago = 400 * 86_400_000;
+      const outside = new Database(db);
+      outside.exec("PRAGMA busy_timeout = 5000");
+      outside.exec("CREATE TEMP TABLE recent AS SELECT * FROM readings");
+      outside.exec("CREATE TEMP TABLE recent_audit AS SELECT * FROM audit_log");
+      for (let round = 1; round <= 100; round++) {
+        outside.exec(`UPDATE recent SET id = id + 1000000, measured_at = measured_at - ${ago}, received_at = received_at - ${ago}`);
+        outside.exec("INSERT INTO readings SELECT * FROM recent");
+        outside.exec(`UPDATE recent_audit SET id = id + 1000000, at = at - ${ago}`);
+        outside.exec("INSERT INTO audit_log SELECT * FROM recent_audit");
+      }
+      const old = outside.query<{ n: number }, []>("SELECT count(*) AS n FROM readings WHERE measured_at < unixepoch() * 1000 - 86400000 * 40").get()?.n ?? 0;
+      const oldAudit = outside.query<{ n: number }, []>("SELECT count(*) AS n FROM audit_log WHERE at < unixepoch() * 1000 - 86400000 * 366").get()?.n ?? 0;
+      expect(old).toBe(2000);
+      expect(oldAudit).toBe(300);
+      // An empty log, so that any write from here on needs room the disk is about to lose.
+      expect(outside.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy).toBe(0);
+      outside.close();
+      fill(filler);
+      first.proc.kill("SIGKILL");
+      await first.proc.exited;
+
+      // Started on the full disk, with every background writer running each second.
+      const hub = await startHub({ cmd: [bin], args: ["--db", db], env: { MIN_FREE_MB: "1", PRUNE_INTERVAL_MS: "1000", METRICS_TOKEN }, readyStatuses: [200, 503] });
+      const startedAt = performance.now();
+      await Bun.sleep(6000);
+      expect((await health(hub.url)).storage).toBe("full");
+      expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
+      const seconds = (performance.now() - startedAt) / 1000;
+      const lines = logLines(hub);
+      const refusals = lines.filter((line) => line.msg === "a write was refused: storage unavailable");
+      console.log(`full disk, background work every second for ${seconds.toFixed(1)} s: ${lines.length} log lines in all, ${refusals.length} refusal lines, ${lines.filter((l) => l.level === "error").length} errors`);
+      expect(hub.output()).not.toContain("    at ");
+      expect(lines.filter((line) => line.level === "error")).toEqual([]);
+      expect(refusals.length).toBe(1);
+      expect(refusals[0]?.reason).toBe("full");
+      expect(lines.length).toBeLessThanOrEqual(8);
+      // The prunes really were refused all along: nothing was removed until there was room.
+      expect(lines.filter((line) => line.msg === "old readings pruned" || line.msg === "old audit rows pruned")).toEqual([]);
+
+      unlinkSync(filler);
+      expect(await healthSays(hub.url, "ok", 5000)).not.toBeNull();
+      const deadline = performance.now() + 10_000;
+      while (performance.now() < deadline && !(hub.output().includes('"old readings pruned"') && hub.output().includes('"old audit rows pruned"'))) await Bun.sleep(200);
+      expect(hub.output()).toContain('"old readings pruned"');
+      expect(hub.output()).toContain('"old audit rows pruned"');
+      expect(await hub.stop()).toBe(0);
+      expectJsonLines(shutdownLines(hub));
+      expect(missingFrom(db, acknowledged)).toEqual([]);
+      const after = new Database(db, { readonly: true });
+      expect(after.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n).toBe(acknowledged.length);
+      after.close();
+    } finally {
+      Bun.spawnSync(["umount", "-l", mountPoint]);
+    }
+  }, 120_000);
+
   test("a file system that turns read-only while agents post: no acknowledged reading lost, health says read-only, a clean exit", async () => {
     if (!available("root (loop devices, mounts)", isRoot) || !available("mkfs.ext4", Bun.which("mkfs.ext4") !== null)) return;
     const dir = scratch();
