@@ -29,9 +29,6 @@ import { createLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
 import { RuntimeSettings } from "./settings.ts";
 
-/** How often expired sessions are swept away. */
-const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
-
 export interface Hub {
   readonly ctx: HubContext;
   readonly app: HubApp;
@@ -67,6 +64,8 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const storage = new Storage(db, { minFreeBytes: config.minFreeMb * 1024 * 1024, log, now });
+  // Every background writer reports storage failures here, so they share the one line per reason a minute.
+  const refusal = (error: unknown) => storage.refusalFor(error);
 
   if (config.provision.length > 0) {
     try {
@@ -90,12 +89,14 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     live.rebuildAll();
     ingest.forget();
     forecasts.invalidate();
-  }, log);
-  const auditRetention = new AuditRetention(db, config.auditRetentionDays, now, log);
-  const live = new LiveStore(db, config.catalogue, agents, events, config.staleAfter * 1000, now);
+  }, log, refusal, config.pruneIntervalMs);
+  const auditRetention = new AuditRetention(db, config.auditRetentionDays, now, log, refusal, config.pruneIntervalMs);
+  const live = new LiveStore(db, config.catalogue, agents, events, config.staleAfter * 1000, now, (error) => {
+    if (!refusal(error)) log.error("the revision floor could not be saved", { error });
+  });
   const streams = new StreamHub(live, config.maxStreams, config.streamStallMs, now);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
-  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: (error) => storage.refusalFor(error) }, options.alerts);
+  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: refusal }, options.alerts);
   const ingest = new Ingest(db, storage, agents, live, now, log, alerts, config.maxRequestsPerClient);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   const eventReports = new AgentEventReports(db, events, live, now, log);
@@ -145,7 +146,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
           // A storage refusal is logged by Storage, and the next round tries again.
           if (!(error instanceof StorageRefusal)) log.error("expired sessions could not be removed", { error });
         }
-      }, HOUSEKEEPING_INTERVAL_MS);
+      }, config.pruneIntervalMs);
       housekeeping.unref?.();
     },
     async stop() {

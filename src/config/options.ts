@@ -34,6 +34,7 @@ export interface Settings {
   staleAfter: number;
   retentionDays: number;
   auditRetentionDays: number;
+  pruneIntervalMs: number;
   minFreeMb: number;
   forecastWindowDays: number;
   pageSize: number;
@@ -381,6 +382,10 @@ export const OPTIONS: OptionTable = {
   auditRetentionDays: {
     flag: "--audit-retention-days", env: "AUDIT_RETENTION_DAYS", arg: "DAYS", help: "Audit log rows older than this are pruned", defaultText: "365",
     allowed: "an integer number of days, at least 1", default: 365, parse: integer(1, 36_500),
+  },
+  pruneIntervalMs: {
+    flag: "--prune-interval-ms", env: "PRUNE_INTERVAL_MS", arg: "MS", help: "How often old readings and audit rows are pruned and expired sessions removed", defaultText: "3600000",
+    allowed: "an integer number of milliseconds from 1000 to 86400000", default: 3_600_000, parse: integer(1000, 86_400_000),
   },
   minFreeMb: {
     flag: "--min-free-mb", env: "MIN_FREE_MB", arg: "MB", help: "Below this much free space on the database's volume, /healthz reports storage \"full\"", defaultText: "64",

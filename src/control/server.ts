@@ -3,6 +3,9 @@
  * admin code as the HTTP admin API, audited as coming from the command line;
  * the socket file is owner-only, which is the gate (Bun does not expose the
  * peer's credentials). Bodies carry passwords, so they are never logged.
+ * Changes obey the storage rules of HTTP writes (SPEC §16.2): each waits for
+ * the write lock asynchronously, at most WRITE_WAIT_MS, and a write storage
+ * refuses is the same 503 problem, which the CLI prints as its error.
  */
 import { chmodSync, lstatSync, rmSync } from "node:fs";
 import type { Server } from "bun";
@@ -12,6 +15,7 @@ import type { HubContext } from "../context.ts";
 import { CLI_ACTOR } from "../db/audit.ts";
 import { findUserByName } from "../db/users.ts";
 import { HttpProblem } from "../http/problem.ts";
+import { storageProblem } from "../http/storage-gate.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";
 import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type SchemaState, type SimulatorAgents } from "./protocol.ts";
 
@@ -118,11 +122,17 @@ export function startControlSocket(ctx: HubContext): ControlSocket | null {
     const change = changes[route];
     try {
       if (read && request.method === "GET") return read();
-      if (change && request.method === "POST") return await change(await readBody(request));
+      if (change && request.method === "POST") {
+        const body = await readBody(request);
+        await ctx.storage.writable();
+        return await change(body);
+      }
       if (read || change) throw new HttpProblem(405, `${route} takes ${read ? "GET" : "POST"}.`);
       throw new HttpProblem(404, `The control socket has no ${route}; is this command from another version of the hub?`);
     } catch (error) {
       if (error instanceof HttpProblem) return error.toResponse();
+      const refusal = ctx.storage.refusalFor(error);
+      if (refusal) return storageProblem(refusal).toResponse();
       ctx.log.error("a change from the command line failed", { route, error: error instanceof Error ? error.message : String(error) });
       return new HttpProblem(500, "The hub could not make the change; its log says why.").toResponse();
     }

@@ -111,6 +111,8 @@ export class Storage {
   private checkFault: StorageFault | null = null;
   /** Why the files no longer are the hub's; once set, the hub never writes again until restarted. */
   private missing: string | null = null;
+  /** What SQLite said when it found the file damaged; once set, the hub never writes again until restarted. */
+  private damaged: string | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly logged = new Map<StorageFault, { at: number; unlogged: number }>();
   private readonly missingListeners = new Set<() => void>();
@@ -133,6 +135,7 @@ export class Storage {
 
   get state(): StorageState {
     if (this.missing !== null) return "file-missing";
+    if (this.damaged !== null) return "corrupt";
     return this.writeFault ?? this.checkFault ?? "ok";
   }
 
@@ -192,6 +195,7 @@ export class Storage {
    */
   writeNow<T>(run: () => T): T {
     if (this.missing !== null) throw this.refuse("file-missing");
+    if (this.damaged !== null) throw this.refuse("corrupt");
     try {
       const result = run();
       this.writeFault = null;
@@ -220,8 +224,14 @@ export class Storage {
     }
   }
 
-  /** Waits (asynchronously, at most WRITE_WAIT_MS) until the write lock is free; a refusal when it stays taken or writing is impossible. */
+  /**
+   * Waits (asynchronously, at most WRITE_WAIT_MS) until the write lock is
+   * free; a refusal when it stays taken or writing is impossible. The files
+   * are looked at first (two stats): a change written into a removed log
+   * would only live on through the rescue, so it is refused instead.
+   */
   async writable(): Promise<void> {
+    if (this.filesGone()) throw this.refuse("file-missing");
     await this.write(() => this.lockProbe());
   }
 
@@ -244,6 +254,10 @@ export class Storage {
   }
 
   private refuse(fault: StorageFault, error?: unknown): StorageRefusal {
+    if (fault === "corrupt" && this.damaged === null) {
+      this.markDamaged(error);
+      return new StorageRefusal(fault);
+    }
     if (fault !== "file-missing") this.writeFault = fault;
     const now = this.now();
     const last = this.logged.get(fault);
@@ -254,6 +268,19 @@ export class Storage {
       this.logged.set(fault, { at: now, unlogged: 0 });
     }
     return new StorageRefusal(fault);
+  }
+
+  /**
+   * A damaged file does not mend itself, and writing on into it can spread
+   * the damage, so the hub stops writing until it is restarted on a restored
+   * file (README, "When storage fails"). One error line says so.
+   */
+  private markDamaged(error: unknown): void {
+    this.damaged = error instanceof Error ? error.message : "the database file is damaged";
+    this.options.log.error("the database file is damaged: the hub has stopped writing and serves what it can still read; restore the database from a backup and restart the hub", {
+      reason: "corrupt",
+      cause: this.damaged,
+    });
   }
 
   /** True (and writing stops for good) when the files are no longer the ones the hub opened. */
@@ -339,13 +366,16 @@ export class Storage {
   /** The periodic check: files, read-only, free space and the lock, each cheap; a probe write only after a write failed. */
   check(): StorageState {
     if (this.filesGone()) return "file-missing";
+    if (this.damaged !== null) return "corrupt";
     this.checkFault = this.readOnlyFileSystem() ? "read-only" : this.freeBytes() < this.options.minFreeBytes ? "full" : this.lockFault();
     if (this.checkFault === null && this.writeFault !== null) {
       try {
         this.probeWrite();
         this.writeFault = null;
       } catch (error) {
-        this.writeFault = this.classify(error) ?? this.writeFault;
+        const fault = this.classify(error);
+        if (fault === "corrupt") this.refuse(fault, error);
+        else this.writeFault = fault ?? this.writeFault;
       }
     }
     return this.state;
@@ -357,7 +387,9 @@ export class Storage {
       if (this.writeFault === "locked") this.writeFault = null;
       return null;
     } catch (error) {
-      return this.classify(error) ?? "corrupt";
+      const fault = this.classify(error);
+      if (fault === "corrupt") this.refuse(fault, error);
+      return fault ?? "corrupt";
     }
   }
 

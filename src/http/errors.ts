@@ -14,6 +14,7 @@ import type { LogFields, Logger } from "../log.ts";
 import { clientIp, clientKey } from "./client-ip.ts";
 import type { StorageRefusal } from "../db/storage.ts";
 import { HttpProblem, type ProblemField } from "./problem.ts";
+import { storageProblem } from "./storage-gate.ts";
 import { ruleMessage } from "./rules.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -238,7 +239,7 @@ export function errorHandling(
       let problem: HttpProblem;
       const refusal = error instanceof HttpProblem ? null : storageRefusal(error);
       if (error instanceof HttpProblem) problem = error;
-      else if (refusal) problem = new HttpProblem(503, refusal.message, { headers: { "retry-after": String(refusal.retryAfterSeconds) } });
+      else if (refusal) problem = storageProblem(refusal);
       else if (error instanceof ValidationError) problem = validationProblem(error);
       else if (error instanceof ParseError) {
         problem = error.cause instanceof HttpProblem ? error.cause : new HttpProblem(400, "The request body could not be parsed as JSON.");

@@ -6,7 +6,8 @@
  * write (the agents' readings, the hot path) are left to do so.
  */
 import { Elysia } from "elysia";
-import type { Storage } from "../db/storage.ts";
+import type { Storage, StorageRefusal } from "../db/storage.ts";
+import { HttpProblem } from "./problem.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -15,4 +16,9 @@ export function storageGate(storage: Storage, ownRetries: ReadonlySet<string>) {
     if (SAFE_METHODS.has(request.method) || ownRetries.has(route)) return;
     await storage.writable();
   });
+}
+
+/** The one answer to a write storage refused, over HTTP and the control socket alike. */
+export function storageProblem(refusal: StorageRefusal): HttpProblem {
+  return new HttpProblem(503, refusal.message, { headers: { "retry-after": String(refusal.retryAfterSeconds) } });
 }

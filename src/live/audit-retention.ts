@@ -7,7 +7,7 @@ import { pruneAuditBatch } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { DAY_MS } from "../domain/timezone.ts";
 import type { Logger } from "../log.ts";
-import { deleteInBatches, PRUNE_INTERVAL_MS } from "./retention.ts";
+import { deleteInBatches, PRUNE_INTERVAL_MS, type StorageRefusals } from "./retention.ts";
 
 export class AuditRetention {
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -20,6 +20,7 @@ export class AuditRetention {
     retentionDays: number,
     private readonly now: () => number,
     private readonly log: Logger,
+    private readonly storageRefusal: StorageRefusals,
     private readonly intervalMs = PRUNE_INTERVAL_MS,
   ) {
     this.retentionMs = retentionDays * DAY_MS;
@@ -52,7 +53,7 @@ export class AuditRetention {
     try {
       removed = await deleteInBatches((limit) => pruneAuditBatch(this.db, before, limit), () => this.stopped);
     } catch (error) {
-      this.log.error("pruning old audit rows failed", { error });
+      if (!this.storageRefusal(error)) this.log.error("pruning old audit rows failed", { error });
     }
     if (removed > 0) this.log.info("old audit rows pruned", { removed, before: new Date(before).toISOString() });
     return removed;

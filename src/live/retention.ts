@@ -3,10 +3,15 @@
  * readings older than it are pruned at start-up and then hourly, to reclaim
  * the space. Deletes go in small batches with a turn of the event loop between
  * them, so a large first prune never keeps the hub from answering requests.
+ * A prune that storage refuses is reported like any refused write (one line
+ * per reason a minute, no stack) and tried again at the next round.
  */
 import type { ReadingQueries } from "../db/readings.ts";
 import { DAY_MS, HOUR_MS } from "../domain/timezone.ts";
 import type { Logger } from "../log.ts";
+
+/** Notes a failed write as a storage refusal (health, the once-a-minute line); null when the error is not about storage. */
+export type StorageRefusals = (error: unknown) => unknown;
 
 export const PRUNE_INTERVAL_MS = HOUR_MS;
 export const PRUNE_BATCH = 5000;
@@ -36,6 +41,7 @@ export class Retention {
     /** Called after a prune that removed readings, to rebuild what depended on them. */
     private readonly onPruned: (removed: number) => void,
     private readonly log: Logger,
+    private readonly storageRefusal: StorageRefusals,
     private readonly intervalMs = PRUNE_INTERVAL_MS,
   ) {
     this.retentionMs = retentionDays * DAY_MS;
@@ -77,7 +83,7 @@ export class Retention {
     try {
       removed = await deleteInBatches((limit) => this.readings.pruneBatch(before, limit), () => this.stopped);
     } catch (error) {
-      this.log.error("pruning old readings failed", { error });
+      if (!this.storageRefusal(error)) this.log.error("pruning old readings failed", { error });
     }
     if (removed > 0) {
       this.log.info("old readings pruned", { removed, before: new Date(before).toISOString() });

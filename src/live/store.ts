@@ -114,6 +114,8 @@ export class LiveStore {
     private readonly book: EventBook,
     private readonly staleAfterMs: number,
     private readonly now: () => number,
+    /** Told when the floor could not be saved: a storage refusal goes to the once-a-minute line, anything else is an error. */
+    private readonly floorNotSaved: (error: unknown) => void,
   ) {
     // A reading stamped more than a minute ahead of the clock was stamped by a clock since gone back: it is never live (SPEC §16.2).
     this.newestQuery = db.sqlite.query<ReadingRow, [string, string, number, number]>(
@@ -322,8 +324,9 @@ export class LiveStore {
       try {
         this.saveFloor.run(FLOOR_KEY, String(revision + REVISION_RESERVE), now);
         this.revisionFloor = revision + REVISION_RESERVE;
-      } catch {
-        // Storage is refusing writes (full, read-only, locked: /healthz says which). The payload is still served; the floor is saved with a later change.
+      } catch (error) {
+        // The payload is still served; the floor is saved with a later change.
+        this.floorNotSaved(error);
       }
     }
     const json = JSON.stringify({ ...content, generatedAt: new Date(now).toISOString() });

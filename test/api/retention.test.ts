@@ -160,7 +160,7 @@ describe("retention", () => {
     const hub = testHub({ db, now: () => now, env: { DATA_RETENTION_DAYS: "1" } });
     hubs.push(hub);
     let pruned = 0;
-    const retention = new Retention(hub.ctx.readings, 1, () => now, (removed) => (pruned += removed), createLogger("error", () => {}), 5);
+    const retention = new Retention(hub.ctx.readings, 1, () => now, (removed) => (pruned += removed), createLogger("error", () => {}), () => null, 5);
     retention.start();
     try {
       await retention.prune();

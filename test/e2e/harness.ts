@@ -28,6 +28,8 @@ export interface StartOptions {
   readonly timeoutMs?: number;
   /** A fixed port, to start a hub again where a proxy expects it. */
   readonly port?: number;
+  /** /healthz statuses that count as started (a hub started on a full disk answers 503); 200 unless told. */
+  readonly readyStatuses?: readonly number[];
 }
 
 function collect(stream: ReadableStream<Uint8Array>, sink: string[]): void {
@@ -57,7 +59,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     if (proc.exitCode !== null) throw new Error(`hub exited with ${proc.exitCode} before answering:\n${chunks.join("")}`);
     try {
       const response = await fetch(`${url}/healthz`);
-      if (response.status === 200) break;
+      await response.arrayBuffer();
+      if ((options.readyStatuses ?? [200]).includes(response.status)) break;
     } catch {
       // not listening yet
     }

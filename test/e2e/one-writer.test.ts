@@ -48,6 +48,27 @@ function databaseOpens(opens: readonly string[], db: string, writing: boolean): 
   return opens.filter((line) => files.some((file) => line.includes(file)) && (!writing || /O_RDWR|O_WRONLY|O_CREAT/.test(line)));
 }
 
+/** A sqlite3 process that has taken the database's write lock (BEGIN IMMEDIATE); `release` rolls back and ends it. */
+async function holdWriteLock(db: string): Promise<{ release(): Promise<void> }> {
+  const holder = Bun.spawn(["sqlite3", db], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  holder.stdin.write("BEGIN IMMEDIATE;\nSELECT 'held';\n");
+  await holder.stdin.flush();
+  const out = holder.stdout.getReader();
+  let said = "";
+  while (!said.includes("held")) {
+    const { value, done } = await out.read();
+    if (done) throw new Error("sqlite3 ended before taking the lock");
+    said += new TextDecoder().decode(value);
+  }
+  return {
+    async release() {
+      holder.stdin.write("ROLLBACK;\n.quit\n");
+      await holder.stdin.end();
+      await holder.exited;
+    },
+  };
+}
+
 describe("one writer: the CLI beside a serving hub", () => {
   test("agent create, user create, reset-password and simulate --db reach the hub over its socket, take effect at once, and never open the database", async () => {
     const bin = await compiledHub();
@@ -194,5 +215,71 @@ describe("one writer: the CLI beside a serving hub", () => {
     expect(existsSync(`${db}.sock`)).toBe(false);
     expect(integrity(db)).toBe("ok");
   });
-});
 
+  test("a CLI change obeys the storage rules: it waits up to 2 s for another process's write lock, then fails in one line, and is refused once the -wal is gone", async () => {
+    if (Bun.which("sqlite3") === null) {
+      if (process.env.CI === "true") throw new Error("sqlite3 is required in CI");
+      console.warn("\n!!! sqlite3 is not available here: this test is SKIPPED !!!\n");
+      return;
+    }
+    const bin = await compiledHub();
+    const db = join(scratch(), "hub.db");
+    const hub = await startHub({ cmd: [bin], args: ["--db", db] });
+    const created: string[] = [];
+    const create = async (label: string): Promise<CliResult & { ms: number }> => {
+      const started = performance.now();
+      const result = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam", "--label", label], { cmd: [bin] });
+      if (result.exitCode === 0) created.push(label);
+      return { ...result, ms: performance.now() - started };
+    };
+    try {
+      expect((await create("before")).exitCode).toBe(0);
+
+      // Held for about a second: the change waits for it and then goes through.
+      let lock = await holdWriteLock(db);
+      const waiting = create("waited");
+      await Bun.sleep(1000);
+      const releasedAt = performance.now();
+      await lock.release();
+      const waited = await waiting;
+      const afterRelease = performance.now() - releasedAt;
+      console.log(`lock held 1 s: agent create answered ${afterRelease.toFixed(0)} ms after the release (${waited.ms.toFixed(0)} ms in all)`);
+      expect(waited.exitCode).toBe(0);
+      expect(waited.stdout).toStartWith("created agent 2: ");
+      expect(afterRelease).toBeLessThan(2000);
+
+      // Held for 5 s: after about 2 s the change is refused in one line, and nothing was written.
+      lock = await holdWriteLock(db);
+      const refused = await create("refused");
+      const healthDuring = await fetch(`${hub.url}/healthz`);
+      await healthDuring.arrayBuffer();
+      await Bun.sleep(Math.max(0, 5000 - refused.ms));
+      await lock.release();
+      console.log(`lock held 5 s: agent create gave up after ${refused.ms.toFixed(0)} ms: ${refused.stderr.trim()}`);
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toBe("hub: Another process holds the database's write lock; nothing was changed. Retry shortly.\n");
+      expect(refused.ms).toBeGreaterThan(1800);
+      expect(refused.ms).toBeLessThan(4500);
+      expect((await create("after")).stdout).toStartWith("created agent 3: ");
+
+      // The -wal removed: the hub stops writing, and the command says why.
+      rmSync(`${db}-wal`);
+      const missing = await create("missing");
+      expect(missing.exitCode).not.toBe(0);
+      expect(missing.stderr).toBe(
+        "hub: The hub's database file or its write-ahead log was removed or replaced, so the hub has stopped writing until it is restarted; nothing was changed.\n",
+      );
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+    expect(created).toEqual(["before", "waited", "after"]);
+    expect(integrity(db)).toBe("ok");
+    const check = new Database(db, { readonly: true });
+    const labels = check.query<{ label: string | null }, []>("SELECT label FROM agents ORDER BY id").all().map((row) => row.label);
+    const audited = check.query<{ n: number }, []>("SELECT count(*) AS n FROM audit_log WHERE action = 'agent.create'").get()?.n;
+    check.close();
+    expect(labels).toEqual(created);
+    expect(audited).toBe(created.length);
+  });
+});

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
 import { SseReader } from "../live-helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { startHub, type RunningHub } from "./harness.ts";
+import { runCli, startHub, type RunningHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 const METRICS_TOKEN = "storage-fault-metrics-token-0123456789";
@@ -266,6 +266,73 @@ describe("storage faults against the compiled hub", () => {
     expect(missingFrom(db, acknowledged)).toEqual([]);
   }, 60_000);
 
+  test("a database file damaged under a running hub: the next write finds it, health says corrupt, writes stay refused, reads are served, and the backup holds every acknowledged reading", async () => {
+    const bin = await compiledHub();
+    const db = join(scratch(), "hub.db");
+    const backup = join(scratch(), "before.db");
+    const list = agents(30, "bad");
+    const hub = await startHub({ cmd: [bin], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), METRICS_TOKEN } });
+    const acknowledged: { agent: Agent; measuredAt: number }[] = [];
+    let next = 0;
+    const postNext = async (): Promise<Posted> => {
+      const agent = list[next++];
+      if (!agent) throw new Error("not enough agents");
+      const measuredAt = Date.now() - 1000;
+      const result = await post(hub.url, agent, measuredAt);
+      if (result.status === 201) acknowledged.push({ agent, measuredAt });
+      return result;
+    };
+    for (let i = 0; i < 20; i++) expect((await postNext()).status).toBe(201);
+    expect((await runCli(["backup", backup, "--db", db], { cmd: [bin] })).exitCode).toBe(0);
+
+    // Everything into the main file, then garbage over the readings table's root page, where the next reading must go.
+    const outside = new Database(db);
+    outside.exec("PRAGMA busy_timeout = 5000");
+    expect(outside.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy).toBe(0);
+    const pageSize = outside.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 0;
+    const root = outside.query<{ rootpage: number }, []>("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'readings'").get()?.rootpage ?? 0;
+    expect(root).toBeGreaterThan(1);
+    const fd = openSync(db, "r+");
+    writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (root - 1) * pageSize);
+    closeSync(fd);
+    // A commit from outside changes the log's header, so the hub drops the pages it holds in memory and reads the file again.
+    const version = outside.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+    outside.exec(`PRAGMA user_version = ${version}`);
+    outside.close();
+
+    const refused = await postNext();
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).not.toBeNull();
+    expect(String(refused.body.detail)).toContain("corruption");
+    const degraded = await health(hub.url);
+    expect(degraded).toMatchObject({ httpStatus: 503, status: "degraded", storage: "corrupt" });
+    const metrics = await (await fetch(`${hub.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    expect(metrics).toContain('hub_storage_ok{reason="corrupt"} 0');
+    expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
+    const cli = await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"], { cmd: [bin] });
+    expect(cli.exitCode).not.toBe(0);
+    expect(cli.stderr).toBe("hub: The hub's database reports corruption, so nothing was changed; the operator should restore it from a backup.\n");
+    // The periodic check does not take it back: the damage is still there.
+    await Bun.sleep(2500);
+    expect((await health(hub.url)).storage).toBe("corrupt");
+    expect((await postNext()).status).toBe(503);
+    const lines = logLines(hub);
+    const errors = lines.filter((line) => line.level === "error");
+    expect(errors.length).toBe(1);
+    expect(String(errors[0]?.msg)).toContain("damaged");
+    expect(errors[0]?.reason).toBe("corrupt");
+    expect(hub.output()).not.toContain("    at ");
+    expect(await hub.stop()).toBe(0);
+    expectJsonLines(shutdownLines(hub));
+
+    const damaged = new Database(db, { readonly: true });
+    expect(damaged.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).not.toBe("ok");
+    damaged.close();
+    // Recovery is the backup: every reading acknowledged before the damage is in it, and it checks out.
+    expect(acknowledged.length).toBe(20);
+    expect(missingFrom(backup, acknowledged)).toEqual([]);
+  }, 60_000);
+
   test("a disk that fills up while agents post: 503 with Retry-After, health says full within 2 s, few log lines, recovery by itself, a clean exit on the full disk", async () => {
     if (!available("root (to mount a tmpfs)", isRoot)) return;
     const mountPoint = join(scratch(), "small");
@@ -320,6 +387,83 @@ describe("storage faults against the compiled hub", () => {
       unlinkSync(filler);
       console.log(`full disk: ${statuses.filter((s) => s === 201).length} acknowledged, ${statuses.filter((s) => s === 503).length} refused`);
       expect(missingFrom(db, acknowledged)).toEqual([]);
+    } finally {
+      Bun.spawnSync(["umount", "-l", mountPoint]);
+    }
+  }, 120_000);
+
+  test("background writers on a full disk: pruning, audit pruning, sessions and the revision floor report refusals in the one line a minute, without stacks; they catch up once there is room", async () => {
+    if (!available("root (to mount a tmpfs)", isRoot)) return;
+    const mountPoint = join(scratch(), "small");
+    mkdirSync(mountPoint);
+    run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
+    try {
+      const bin = await compiledHub();
+      const db = join(mountPoint, "hub.db");
+      const filler = join(mountPoint, "filler");
+      const list = agents(20, "bg");
+      const first = await startHub({ cmd: [bin], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), MIN_FREE_MB: "1" } });
+      const acknowledged: { agent: Agent; measuredAt: number }[] = [];
+      for (const agent of list) {
+        const measuredAt = Date.now() - 1000;
+        expect((await post(first.url, agent, measuredAt, { version: "v".repeat(64), category: "c".repeat(64) })).status).toBe(201);
+        acknowledged.push({ agent, measuredAt });
+      }
+      for (let i = 0; i < 3; i++) expect((await runCli(["agent", "create", "--db", db, "--region", "eu-west-1", "--provider", "steam"], { cmd: [bin] })).exitCode).toBe(0);
+
+      // Rows past both retention windows, enough that deleting them needs room the disk will not have.
+      const ago = 400 * 86_400_000;
+      const outside = new Database(db);
+      outside.exec("PRAGMA busy_timeout = 5000");
+      outside.exec("CREATE TEMP TABLE recent AS SELECT * FROM readings");
+      outside.exec("CREATE TEMP TABLE recent_audit AS SELECT * FROM audit_log");
+      for (let round = 1; round <= 100; round++) {
+        outside.exec(`UPDATE recent SET id = id + 1000000, measured_at = measured_at - ${ago}, received_at = received_at - ${ago}`);
+        outside.exec("INSERT INTO readings SELECT * FROM recent");
+        outside.exec(`UPDATE recent_audit SET id = id + 1000000, at = at - ${ago}`);
+        outside.exec("INSERT INTO audit_log SELECT * FROM recent_audit");
+      }
+      const old = outside.query<{ n: number }, []>("SELECT count(*) AS n FROM readings WHERE measured_at < unixepoch() * 1000 - 86400000 * 40").get()?.n ?? 0;
+      const oldAudit = outside.query<{ n: number }, []>("SELECT count(*) AS n FROM audit_log WHERE at < unixepoch() * 1000 - 86400000 * 366").get()?.n ?? 0;
+      expect(old).toBe(2000);
+      expect(oldAudit).toBe(300);
+      // An empty log, so that any write from here on needs room the disk is about to lose.
+      expect(outside.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy).toBe(0);
+      outside.close();
+      fill(filler);
+      first.proc.kill("SIGKILL");
+      await first.proc.exited;
+
+      // Started on the full disk, with every background writer running each second.
+      const hub = await startHub({ cmd: [bin], args: ["--db", db], env: { MIN_FREE_MB: "1", PRUNE_INTERVAL_MS: "1000", METRICS_TOKEN }, readyStatuses: [200, 503] });
+      const startedAt = performance.now();
+      await Bun.sleep(6000);
+      expect((await health(hub.url)).storage).toBe("full");
+      expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
+      const seconds = (performance.now() - startedAt) / 1000;
+      const lines = logLines(hub);
+      const refusals = lines.filter((line) => line.msg === "a write was refused: storage unavailable");
+      console.log(`full disk, background work every second for ${seconds.toFixed(1)} s: ${lines.length} log lines in all, ${refusals.length} refusal lines, ${lines.filter((l) => l.level === "error").length} errors`);
+      expect(hub.output()).not.toContain("    at ");
+      expect(lines.filter((line) => line.level === "error")).toEqual([]);
+      expect(refusals.length).toBe(1);
+      expect(refusals[0]?.reason).toBe("full");
+      expect(lines.length).toBeLessThanOrEqual(8);
+      // The prunes really were refused all along: nothing was removed until there was room.
+      expect(lines.filter((line) => line.msg === "old readings pruned" || line.msg === "old audit rows pruned")).toEqual([]);
+
+      unlinkSync(filler);
+      expect(await healthSays(hub.url, "ok", 5000)).not.toBeNull();
+      const deadline = performance.now() + 10_000;
+      while (performance.now() < deadline && !(hub.output().includes('"old readings pruned"') && hub.output().includes('"old audit rows pruned"'))) await Bun.sleep(200);
+      expect(hub.output()).toContain('"old readings pruned"');
+      expect(hub.output()).toContain('"old audit rows pruned"');
+      expect(await hub.stop()).toBe(0);
+      expectJsonLines(shutdownLines(hub));
+      expect(missingFrom(db, acknowledged)).toEqual([]);
+      const after = new Database(db, { readonly: true });
+      expect(after.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n).toBe(acknowledged.length);
+      after.close();
     } finally {
       Bun.spawnSync(["umount", "-l", mountPoint]);
     }
