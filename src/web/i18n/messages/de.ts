@@ -594,7 +594,6 @@ export const de: Messages = {
   "admin.alerts.wasEnabled": "Der Webhook ist aktiviert.",
   "admin.alerts.wasDisabled": "Der Webhook ist deaktiviert.",
   "admin.alerts.test": "Test senden",
-  "admin.alerts.testSent": "Gesendet; siehe Zustellprotokoll.",
   "admin.alerts.testHint": "Eine Testnachricht wartet hinter allen ausstehenden, da jeder Webhook seine Nachrichten der Reihe nach bekommt; ein deaktivierter Webhook sendet keine.",
   "admin.alerts.rotate": "Geheimnis erneuern",
   "admin.alerts.rotateAction": "das Geheimnis erneuern",
@@ -626,4 +625,9 @@ export const de: Messages = {
   "admin.alerts.newer": "Neuer",
   "admin.alerts.older": "Älter",
   "admin.alerts.pageNumber": "Seite {page}",
+  "admin.alerts.testQueued": "Test eingereiht: warte auf den Empfänger …",
+  "admin.alerts.testDelivered": "Test zugestellt: Der Empfänger antwortete mit HTTP {code}.",
+  "admin.alerts.testRetrying": "Test noch nicht zugestellt: {error}. Der Hub versucht es {time} erneut.",
+  "admin.alerts.testFailed": "Test fehlgeschlagen: {error}.",
+  "admin.alerts.formatPicked": "Format anhand des Hosts der URL auf {format} gesetzt.",
 };

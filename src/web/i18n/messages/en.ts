@@ -347,7 +347,6 @@ export const en = {
   "admin.alerts.wasEnabled": "The webhook is enabled.",
   "admin.alerts.wasDisabled": "The webhook is disabled.",
   "admin.alerts.test": "Send a test",
-  "admin.alerts.testSent": "Sent; see the delivery log.",
   "admin.alerts.testHint": "A test message waits behind any pending ones, since each webhook gets its messages in order; a disabled webhook sends none.",
   "admin.alerts.rotate": "Rotate secret",
   "admin.alerts.rotateAction": "rotate the secret",
@@ -624,6 +623,11 @@ export const en = {
   "admin.audit.newer": "Newer",
   "admin.audit.older": "Older",
   "admin.audit.pageNumber": "Page {page}",
+  "admin.alerts.testQueued": "Test queued: waiting for the receiver…",
+  "admin.alerts.testDelivered": "Test delivered: the receiver answered HTTP {code}.",
+  "admin.alerts.testRetrying": "Test not delivered yet: {error}. The hub tries again {time}.",
+  "admin.alerts.testFailed": "Test failed: {error}.",
+  "admin.alerts.formatPicked": "Format set to {format} from the URL’s host.",
 } as const;
 
 export type MessageKey = keyof typeof en;

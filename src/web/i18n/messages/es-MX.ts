@@ -594,7 +594,6 @@ export const esMX: Messages = {
   "admin.alerts.wasEnabled": "El webhook está habilitado.",
   "admin.alerts.wasDisabled": "El webhook está deshabilitado.",
   "admin.alerts.test": "Enviar una prueba",
-  "admin.alerts.testSent": "Enviado; revisa el registro de entregas.",
   "admin.alerts.testHint": "Un mensaje de prueba espera detrás de los pendientes, porque cada webhook recibe sus mensajes en orden; un webhook deshabilitado no envía ninguno.",
   "admin.alerts.rotate": "Rotar secreto",
   "admin.alerts.rotateAction": "rotar el secreto",
@@ -626,4 +625,9 @@ export const esMX: Messages = {
   "admin.alerts.newer": "Más recientes",
   "admin.alerts.older": "Más antiguas",
   "admin.alerts.pageNumber": "Página {page}",
+  "admin.alerts.testQueued": "Prueba en cola: esperando al receptor…",
+  "admin.alerts.testDelivered": "Prueba entregada: el receptor respondió HTTP {code}.",
+  "admin.alerts.testRetrying": "Prueba aún no entregada: {error}. El hub lo intentará de nuevo {time}.",
+  "admin.alerts.testFailed": "La prueba falló: {error}.",
+  "admin.alerts.formatPicked": "Formato cambiado a {format} según el host de la URL.",
 };

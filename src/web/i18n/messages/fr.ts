@@ -594,7 +594,6 @@ export const fr: Messages = {
   "admin.alerts.wasEnabled": "Le webhook est activé.",
   "admin.alerts.wasDisabled": "Le webhook est désactivé.",
   "admin.alerts.test": "Envoyer un test",
-  "admin.alerts.testSent": "Envoyé ; consultez le journal de livraison.",
   "admin.alerts.testHint": "Un message de test attend derrière ceux déjà en attente, car chaque webhook reçoit ses messages dans l'ordre ; un webhook désactivé n'en envoie aucun.",
   "admin.alerts.rotate": "Renouveler le secret",
   "admin.alerts.rotateAction": "renouveler le secret",
@@ -626,4 +625,9 @@ export const fr: Messages = {
   "admin.alerts.newer": "Plus récentes",
   "admin.alerts.older": "Plus anciennes",
   "admin.alerts.pageNumber": "Page {page}",
+  "admin.alerts.testQueued": "Test en file d’attente : en attente du destinataire…",
+  "admin.alerts.testDelivered": "Test livré : le destinataire a répondu HTTP {code}.",
+  "admin.alerts.testRetrying": "Test pas encore livré : {error}. Le hub réessaie {time}.",
+  "admin.alerts.testFailed": "Échec du test : {error}.",
+  "admin.alerts.formatPicked": "Format réglé sur {format} d’après l’hôte de l’URL.",
 };

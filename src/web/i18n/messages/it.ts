@@ -594,7 +594,6 @@ export const it: Messages = {
   "admin.alerts.wasEnabled": "Il webhook è attivo.",
   "admin.alerts.wasDisabled": "Il webhook è disattivato.",
   "admin.alerts.test": "Invia un test",
-  "admin.alerts.testSent": "Inviato; vedi il registro delle consegne.",
   "admin.alerts.testHint": "Un messaggio di prova aspetta dietro quelli in sospeso, perché ogni webhook riceve i messaggi in ordine; un webhook disattivato non ne invia.",
   "admin.alerts.rotate": "Rigenera segreto",
   "admin.alerts.rotateAction": "rigenera il segreto",
@@ -626,4 +625,9 @@ export const it: Messages = {
   "admin.alerts.newer": "Più recenti",
   "admin.alerts.older": "Meno recenti",
   "admin.alerts.pageNumber": "Pagina {page}",
+  "admin.alerts.testQueued": "Test in coda: in attesa del destinatario…",
+  "admin.alerts.testDelivered": "Test consegnato: il destinatario ha risposto HTTP {code}.",
+  "admin.alerts.testRetrying": "Test non ancora consegnato: {error}. L’hub riprova {time}.",
+  "admin.alerts.testFailed": "Test non riuscito: {error}.",
+  "admin.alerts.formatPicked": "Formato impostato su {format} in base all’host dell’URL.",
 };

@@ -594,7 +594,6 @@ export const ja: Messages = {
   "admin.alerts.wasEnabled": "Webhookを有効にしました。",
   "admin.alerts.wasDisabled": "Webhookを無効にしました。",
   "admin.alerts.test": "テストを送信",
-  "admin.alerts.testSent": "送信しました。配信ログを確認してください。",
   "admin.alerts.testHint": "各Webhookはメッセージを順番に受け取るため、テストメッセージは保留中のメッセージの後に送られます。無効なWebhookは送信しません。",
   "admin.alerts.rotate": "シークレットを再発行",
   "admin.alerts.rotateAction": "シークレットを再発行します",
@@ -626,4 +625,9 @@ export const ja: Messages = {
   "admin.alerts.newer": "新しい配信",
   "admin.alerts.older": "古い配信",
   "admin.alerts.pageNumber": "{page}ページ",
+  "admin.alerts.testQueued": "テストを送信待ちに追加しました。受信側の応答を待っています…",
+  "admin.alerts.testDelivered": "テストを配信しました。受信側の応答は HTTP {code} です。",
+  "admin.alerts.testRetrying": "テストはまだ配信されていません: {error}。ハブは {time} に再試行します。",
+  "admin.alerts.testFailed": "テストに失敗しました: {error}。",
+  "admin.alerts.formatPicked": "URL のホストから形式を {format} に設定しました。",
 };

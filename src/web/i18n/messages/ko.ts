@@ -594,7 +594,6 @@ export const ko: Messages = {
   "admin.alerts.wasEnabled": "웹훅을 사용하도록 설정했습니다.",
   "admin.alerts.wasDisabled": "웹훅을 사용 중지했습니다.",
   "admin.alerts.test": "테스트 보내기",
-  "admin.alerts.testSent": "보냈습니다. 전송 기록을 확인하세요.",
   "admin.alerts.testHint": "웹훅마다 메시지를 순서대로 받으므로 테스트 메시지는 대기 중인 메시지 뒤에 보내집니다. 사용 중지된 웹훅은 보내지 않습니다.",
   "admin.alerts.rotate": "비밀 키 재발급",
   "admin.alerts.rotateAction": "비밀 키를 재발급합니다",
@@ -626,4 +625,9 @@ export const ko: Messages = {
   "admin.alerts.newer": "최신 항목",
   "admin.alerts.older": "이전 항목",
   "admin.alerts.pageNumber": "{page}페이지",
+  "admin.alerts.testQueued": "테스트가 대기열에 있습니다. 수신 측을 기다리는 중…",
+  "admin.alerts.testDelivered": "테스트가 전달되었습니다. 수신 측 응답: HTTP {code}.",
+  "admin.alerts.testRetrying": "테스트가 아직 전달되지 않았습니다: {error}. 허브가 {time} 다시 시도합니다.",
+  "admin.alerts.testFailed": "테스트 실패: {error}.",
+  "admin.alerts.formatPicked": "URL의 호스트에 따라 형식을 {format}(으)로 설정했습니다.",
 };

@@ -594,7 +594,6 @@ export const pl: Messages = {
   "admin.alerts.wasEnabled": "Webhook jest włączony.",
   "admin.alerts.wasDisabled": "Webhook jest wyłączony.",
   "admin.alerts.test": "Wyślij test",
-  "admin.alerts.testSent": "Wysłano; zobacz dziennik doręczeń.",
   "admin.alerts.testHint": "Wiadomość testowa czeka za oczekującymi, bo każdy webhook dostaje wiadomości po kolei; wyłączony webhook nie wysyła żadnej.",
   "admin.alerts.rotate": "Wygeneruj nowy sekret",
   "admin.alerts.rotateAction": "wygeneruj nowy sekret",
@@ -626,4 +625,9 @@ export const pl: Messages = {
   "admin.alerts.newer": "Nowsze",
   "admin.alerts.older": "Starsze",
   "admin.alerts.pageNumber": "Strona {page}",
+  "admin.alerts.testQueued": "Test w kolejce: czekam na odbiorcę…",
+  "admin.alerts.testDelivered": "Test dostarczony: odbiorca odpowiedział HTTP {code}.",
+  "admin.alerts.testRetrying": "Test jeszcze niedostarczony: {error}. Hub spróbuje ponownie {time}.",
+  "admin.alerts.testFailed": "Test nieudany: {error}.",
+  "admin.alerts.formatPicked": "Format ustawiony na {format} na podstawie hosta adresu URL.",
 };

@@ -594,7 +594,6 @@ export const ptBR: Messages = {
   "admin.alerts.wasEnabled": "O webhook está ativado.",
   "admin.alerts.wasDisabled": "O webhook está desativado.",
   "admin.alerts.test": "Enviar um teste",
-  "admin.alerts.testSent": "Enviado; veja o registro de entregas.",
   "admin.alerts.testHint": "Uma mensagem de teste espera atrás das pendentes, porque cada webhook recebe as mensagens em ordem; um webhook desativado não envia nenhuma.",
   "admin.alerts.rotate": "Gerar novo segredo",
   "admin.alerts.rotateAction": "gerar um novo segredo",
@@ -626,4 +625,9 @@ export const ptBR: Messages = {
   "admin.alerts.newer": "Mais recentes",
   "admin.alerts.older": "Mais antigas",
   "admin.alerts.pageNumber": "Página {page}",
+  "admin.alerts.testQueued": "Teste na fila: aguardando o destinatário…",
+  "admin.alerts.testDelivered": "Teste entregue: o destinatário respondeu HTTP {code}.",
+  "admin.alerts.testRetrying": "Teste ainda não entregue: {error}. O hub tenta de novo {time}.",
+  "admin.alerts.testFailed": "O teste falhou: {error}.",
+  "admin.alerts.formatPicked": "Formato definido como {format} pelo host da URL.",
 };

@@ -594,7 +594,6 @@ export const ru: Messages = {
   "admin.alerts.wasEnabled": "Вебхук включён.",
   "admin.alerts.wasDisabled": "Вебхук отключён.",
   "admin.alerts.test": "Отправить тест",
-  "admin.alerts.testSent": "Отправлено; смотрите журнал доставки.",
   "admin.alerts.testHint": "Тестовое сообщение ждёт за ожидающими, так как каждый вебхук получает сообщения по порядку; отключённый вебхук ничего не отправляет.",
   "admin.alerts.rotate": "Выпустить новый секрет",
   "admin.alerts.rotateAction": "выпустить новый секрет",
@@ -626,4 +625,9 @@ export const ru: Messages = {
   "admin.alerts.newer": "Более новые",
   "admin.alerts.older": "Более старые",
   "admin.alerts.pageNumber": "Страница {page}",
+  "admin.alerts.testQueued": "Тест в очереди: ждём получателя…",
+  "admin.alerts.testDelivered": "Тест доставлен: получатель ответил HTTP {code}.",
+  "admin.alerts.testRetrying": "Тест пока не доставлен: {error}. Хаб повторит попытку {time}.",
+  "admin.alerts.testFailed": "Тест не удался: {error}.",
+  "admin.alerts.formatPicked": "Формат выбран по хосту URL: {format}.",
 };

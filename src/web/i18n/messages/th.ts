@@ -594,7 +594,6 @@ export const th: Messages = {
   "admin.alerts.wasEnabled": "เปิดใช้งานเว็บฮุกแล้ว",
   "admin.alerts.wasDisabled": "ปิดใช้งานเว็บฮุกแล้ว",
   "admin.alerts.test": "ส่งการทดสอบ",
-  "admin.alerts.testSent": "ส่งแล้ว ดูบันทึกการส่ง",
   "admin.alerts.testHint": "ข้อความทดสอบจะรอต่อท้ายข้อความที่รออยู่ เพราะเว็บฮุกแต่ละรายการได้รับข้อความตามลำดับ เว็บฮุกที่ปิดใช้งานจะไม่ส่ง",
   "admin.alerts.rotate": "เปลี่ยนข้อมูลลับ",
   "admin.alerts.rotateAction": "เปลี่ยนข้อมูลลับ",
@@ -626,4 +625,9 @@ export const th: Messages = {
   "admin.alerts.newer": "ใหม่กว่า",
   "admin.alerts.older": "เก่ากว่า",
   "admin.alerts.pageNumber": "หน้า {page}",
+  "admin.alerts.testQueued": "ทดสอบอยู่ในคิว: กำลังรอผู้รับ…",
+  "admin.alerts.testDelivered": "ส่งทดสอบสำเร็จ: ผู้รับตอบกลับ HTTP {code}",
+  "admin.alerts.testRetrying": "ยังส่งทดสอบไม่สำเร็จ: {error} ฮับจะลองอีกครั้ง {time}",
+  "admin.alerts.testFailed": "ทดสอบล้มเหลว: {error}",
+  "admin.alerts.formatPicked": "ตั้งรูปแบบเป็น {format} ตามโฮสต์ของ URL แล้ว",
 };

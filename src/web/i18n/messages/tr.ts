@@ -594,7 +594,6 @@ export const tr: Messages = {
   "admin.alerts.wasEnabled": "Webhook etkinleştirildi.",
   "admin.alerts.wasDisabled": "Webhook devre dışı bırakıldı.",
   "admin.alerts.test": "Test gönder",
-  "admin.alerts.testSent": "Gönderildi; teslim günlüğüne bak.",
   "admin.alerts.testHint": "Her webhook mesajlarını sırayla aldığı için test mesajı bekleyenlerin arkasında bekler; devre dışı bir webhook hiç göndermez.",
   "admin.alerts.rotate": "Sırrı yenile",
   "admin.alerts.rotateAction": "sırrı yenile",
@@ -626,4 +625,9 @@ export const tr: Messages = {
   "admin.alerts.newer": "Daha yeni",
   "admin.alerts.older": "Daha eski",
   "admin.alerts.pageNumber": "Sayfa {page}",
+  "admin.alerts.testQueued": "Test sıraya alındı: alıcı bekleniyor…",
+  "admin.alerts.testDelivered": "Test teslim edildi: alıcı HTTP {code} ile yanıt verdi.",
+  "admin.alerts.testRetrying": "Test henüz teslim edilmedi: {error}. Hub {time} yeniden deneyecek.",
+  "admin.alerts.testFailed": "Test başarısız: {error}.",
+  "admin.alerts.formatPicked": "Biçim, URL’nin sunucusuna göre {format} olarak ayarlandı.",
 };

@@ -594,7 +594,6 @@ export const zhHans: Messages = {
   "admin.alerts.wasEnabled": "Webhook 已启用。",
   "admin.alerts.wasDisabled": "Webhook 已停用。",
   "admin.alerts.test": "发送测试",
-  "admin.alerts.testSent": "已发送；请查看投递日志。",
   "admin.alerts.testHint": "每个 Webhook 按顺序接收消息，因此测试消息会排在待投递的消息之后；已停用的 Webhook 不会发送。",
   "admin.alerts.rotate": "轮换密钥",
   "admin.alerts.rotateAction": "轮换密钥",
@@ -626,4 +625,9 @@ export const zhHans: Messages = {
   "admin.alerts.newer": "较新",
   "admin.alerts.older": "较早",
   "admin.alerts.pageNumber": "第 {page} 页",
+  "admin.alerts.testQueued": "测试已排队：正在等待接收方…",
+  "admin.alerts.testDelivered": "测试已送达：接收方返回 HTTP {code}。",
+  "admin.alerts.testRetrying": "测试尚未送达：{error}。中心将在{time}重试。",
+  "admin.alerts.testFailed": "测试失败：{error}。",
+  "admin.alerts.formatPicked": "已根据 URL 的主机将格式设为 {format}。",
 };

@@ -594,7 +594,6 @@ export const zhHant: Messages = {
   "admin.alerts.wasEnabled": "Webhook 已啟用。",
   "admin.alerts.wasDisabled": "Webhook 已停用。",
   "admin.alerts.test": "傳送測試",
-  "admin.alerts.testSent": "已傳送；請查看傳送記錄。",
   "admin.alerts.testHint": "每個 Webhook 依序接收訊息，因此測試訊息會排在待傳送的訊息之後；已停用的 Webhook 不會傳送。",
   "admin.alerts.rotate": "輪替密鑰",
   "admin.alerts.rotateAction": "輪替密鑰",
@@ -626,4 +625,9 @@ export const zhHant: Messages = {
   "admin.alerts.newer": "較新",
   "admin.alerts.older": "較舊",
   "admin.alerts.pageNumber": "第 {page} 頁",
+  "admin.alerts.testQueued": "測試已排入佇列：正在等待接收端…",
+  "admin.alerts.testDelivered": "測試已送達：接收端回應 HTTP {code}。",
+  "admin.alerts.testRetrying": "測試尚未送達：{error}。中樞將在{time}重試。",
+  "admin.alerts.testFailed": "測試失敗：{error}。",
+  "admin.alerts.formatPicked": "已依 URL 的主機將格式設為 {format}。",
 };
