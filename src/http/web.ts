@@ -23,6 +23,7 @@ const gzipped = promisify(gzip);
 export const CLIENT_ROUTES = [
   "/",
   "/contribute",
+  "/contribute/agents",
   "/setup",
   "/login",
   "/account",

@@ -19,7 +19,7 @@ const SiteMetaSchema = t.Object(
   {
     title: "SiteMeta",
     examples: [
-      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/docs#/agent", contributeEnabled: false, pageSize: 20 },
+      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/contribute/agents", contributeEnabled: false, pageSize: 20 },
     ],
   },
 );

@@ -127,15 +127,17 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     agentToken = await textOf(copyValue(create, page, "Agent token"))();
     expect(agentToken).toMatch(/^[A-Za-z0-9_-]{86}$/);
     const config = await textOf(copyValue(create, page, "Agent configuration"))();
-    expect(config.split("\n")).toEqual([`HUB_URL=${hub.url}`, `AGENT_TOKEN=${agentToken}`, "REGION=eu-west-1", "PLATFORM=Windows"]);
+    expect(config.split("\n")).toEqual([`HUB_URL=${hub.url}`, `AGENT_KEY=${agentToken}`, "STEAM_USERNAME=", "STEAM_PASSWORD=", "STEAM_SHARED_SECRET="]);
     expect(await textOf(copyValue(create, page, "Check the token"))()).toBe(`curl -H "Authorization: Bearer ${agentToken}" ${hub.url}/api/v1/agent/assignment`);
     expect(await assignmentStatus(hub, agentToken)).toBe(200);
     await create.getByRole("button", { name: "I have saved the token" }).click();
     expect(await page.locator("[data-testid=token-once]").count()).toBe(0);
 
-    expect(await postReading(hub, agentToken, "eu-west-1")).toBe(201);
-    await page.getByRole("button", { name: "Refresh" }).click();
+    // The new agent waits for its first reading; the list turns it to reporting on its own when the reading lands.
     const row = page.locator("tr[data-agent]").first();
+    await textIs(row.locator(".badge"), "Waiting for its first reading…");
+    expect(await postReading(hub, agentToken, "eu-west-1")).toBe(201);
+    await textIs(row.locator(".badge"), "Reporting");
     await textIs(row.locator("td.num"), "1");
     await textHas(row, "Steam");
     await textHas(row, "EU West (Ireland)");

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, getPrivate, send } from "../../api/client.ts";
 import type { operations } from "../../api/schema";
 import { Failed, Loading } from "../../components/common.tsx";
-import { ConfirmButton, CopyValue, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
+import { ConfirmButton, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { formatNumber, t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
 import {
@@ -31,50 +31,15 @@ import {
   type ExportedAgent,
   type ImportedAgent, AdminTable } from "./parts.tsx";
 
+import { AGENTS_GUIDE, agentName, TokenOnce } from "./agent-token.tsx";
+
 type ImportResult = operations["importAgents"]["responses"][200]["content"]["application/json"];
 type DataMode = "keep" | "orphan" | "delete";
 
+/** How often the list reads itself again while an agent waits for its first reading. */
+const WAITING_POLL_MS = 3000;
+
 const SOURCE_LABELS = { manual: "admin.agents.source.manual", provisioned: "admin.agents.source.provisioned", imported: "admin.agents.source.imported" } as const;
-
-function agentName(agent: Agent): string {
-  return agent.label ? t("admin.agents.nameLabelled", { id: agent.id, label: agent.label }) : t("admin.agents.name", { id: agent.id });
-}
-
-/**
- * The token, shown only now (the hub keeps its hash), with what an agent
- * needs to run: its environment, and a request that proves the token works.
- */
-function TokenOnce({ agent, token, onDone }: { agent: Agent; token: string; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  const origin = window.location.origin;
-  const config = [`HUB_URL=${origin}`, `AGENT_TOKEN=${token}`, `REGION=${agent.region}`, `PLATFORM=${agent.platform}`].join("\n");
-  const curl = `curl -H "Authorization: Bearer ${token}" ${origin}/api/v1/agent/assignment`;
-  return (
-    <div class="token-once" data-testid="token-once">
-      <h3 ref={heading} tabIndex={-1}>
-        {t("admin.agents.tokenTitle", { name: agentName(agent) })}
-      </h3>
-      <p>{t("admin.agents.tokenOnce")}</p>
-      <CopyValue value={token} label={t("admin.agents.token")} />
-      <h4>{t("admin.agents.configTitle")}</h4>
-      <p class="form-hint">{t("admin.agents.configHint")}</p>
-      <div class="config-block">
-        <CopyValue value={config} label={t("admin.agents.configTitle")} />
-      </div>
-      <h4>{t("admin.agents.curlTitle")}</h4>
-      <p class="form-hint">{t("admin.agents.curlHint")}</p>
-      <div class="config-block">
-        <CopyValue value={curl} label={t("admin.agents.curlTitle")} />
-      </div>
-      <p>
-        <button type="button" class="button" onClick={onDone}>
-          {t("admin.agents.tokenDone")}
-        </button>
-      </p>
-    </div>
-  );
-}
 
 /** What an optional text field sends: null when left empty, so the hub clears the value (or uses its default). */
 const empty = (value: string) => (value.trim() === "" ? null : value.trim());
@@ -364,6 +329,13 @@ function Transfer({ onImported }: { onImported: () => void }) {
   );
 }
 
+/** Enabled agents say whether they have reported yet: a new one waits for its first reading until it comes. */
+function AgentStatus({ agent }: { agent: Agent }) {
+  if (!agent.enabled) return <span class="badge badge-off">{t("admin.disabled")}</span>;
+  if (agent.lastReadingAt === null) return <span class="badge badge-waiting" data-status="waiting">{t("admin.agents.waiting")}</span>;
+  return <span class="badge badge-on" data-status="reporting">{t("admin.agents.reporting")}</span>;
+}
+
 function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Agent[]; regions: readonly CatalogueRegion[] | null; editing: number | null; onEdit: (id: number) => void }) {
   return (
     <AdminTable caption={t("admin.agents.caption")} columns={[t("admin.agents.agent"), t("admin.agents.platform"), t("admin.agents.region"), t("admin.agents.status"), t("admin.agents.source"), t("admin.agents.readings"), t("admin.agents.lastReading")]} actions>
@@ -372,7 +344,9 @@ function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Age
           <th scope="row">{agentName(a)}</th>
           <td>{platformName(a.platform)}</td>
           <td>{regionName(regions, a.region)}</td>
-          <td>{a.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
+          <td>
+            <AgentStatus agent={a} />
+          </td>
           <td>
             {t(SOURCE_LABELS[a.source])}
             {a.provisionId ? <span class="region-id"> {a.provisionId}</span> : null}
@@ -394,6 +368,13 @@ function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Age
 
 export function AgentsSection() {
   const agents = useLoad((signal) => getPrivate<{ agents: Agent[] }>(`${ADMIN}/agents`, signal), []);
+  // While an enabled agent has yet to report, the list reads itself again, so its first reading shows without a click.
+  const waiting = agents.data?.agents.some((a) => a.enabled && a.lastReadingAt === null) ?? false;
+  useEffect(() => {
+    if (!waiting || agents.loading) return;
+    const timer = setTimeout(agents.retry, WAITING_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [waiting, agents.loading, agents.data]);
   const regions = useRegions();
   const [editing, setEditing] = useState<number | null>(null);
   const editingAgent = agents.data?.agents.find((a) => a.id === editing) ?? null;
@@ -401,7 +382,9 @@ export function AgentsSection() {
     <>
       <Panel title={t("admin.agents.title")} id="agents-title">
         <div class="panel-head">
-          <p class="lead">{t("admin.agents.intro")}</p>
+          <p class="lead">
+            {t("admin.agents.intro")} <a href={AGENTS_GUIDE}>{t("guide.title")}</a>
+          </p>
           <button type="button" class="button button-small" disabled={agents.loading} onClick={agents.retry}>
             {t("admin.refresh")}
           </button>
