@@ -337,10 +337,21 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     for (const action of ["agent.create", "agent.update", "agent.rotateToken", "agent.import", "user.create", "settings.update", "event.create", "event.delete", "readings.deleteOrphans", "readings.delete"]) {
       expect(actions).toContain(action);
     }
-    await textHas(page.locator('tr[data-audit="user.create"]'), "root");
-    await textHas(page.locator('tr[data-audit="user.create"] code.detail'), '"username":"viewer"');
-    await textHas(page.locator('tr[data-audit="signin.refused"]'), "Someone not signed in");
-    await textHas(page.locator('tr[data-audit="signin.refused"] code.detail'), '"username":"viewer"');
+    // Each entry reads as a sentence, with its time in the viewer's zone; the raw record opens with one click.
+    const created = page.locator('tr[data-audit="user.create"]').first();
+    await textIs(created.getByTestId("audit-sentence"), "root created user #2 (viewer).");
+    const entries = await call<{ entries: { action: string; at: number }[] }>(page, "GET", "/api/v1/admin/audit?action=user.create&limit=1");
+    const at = entries.body.entries[0]?.at ?? 0;
+    const berlin = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium", timeZone: "Europe/Berlin" }).format(at);
+    await textIs(created.locator("time"), berlin);
+    const raw = created.locator("code.detail");
+    expect(await raw.isVisible()).toBe(false);
+    await created.getByText("Raw detail").click();
+    expect(await raw.isVisible()).toBe(true);
+    await textHas(raw, '"action":"user.create"');
+    await textHas(raw, '"username":"viewer"');
+    await textIs(page.locator('tr[data-audit="signin.refused"]').first().getByTestId("audit-sentence"), "Someone not signed in was refused signing in as viewer.");
+    await textIs(page.locator('tr[data-audit="agent.rotateToken"]').first().getByTestId("audit-sentence"), "root gave agent #1 a new token.");
     await expectClean(admin, "admin-audit");
 
     await page.getByLabel("Per page").selectOption("10");
@@ -365,4 +376,42 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     expect(consoleErrors(admin)).toEqual([]);
     expect(takeRefusals()).toEqual([]);
   }, 30_000);
+
+  test("every admin table: at 360 px its rows stack with every cell and button on screen; at 1280 px nothing is clipped", async () => {
+    const sections: [string, string][] = [
+      ["Agents", "/admin/agents"],
+      ["Users", "/admin/users"],
+      ["Events", "/admin/events"],
+      ["Audit log", "/admin/audit"],
+    ];
+    // An event with a long name, so the events table has something to clip at 1280 px if it can.
+    expect((await call(page, "POST", "/api/v1/admin/events", { key: "long_one", label: "A very long bloodpoint event name that keeps going on", multiplier: 2.5, startsAt: "2031-01-01T00:00:00Z", endsAt: "2031-01-02T00:00:00Z", platforms: ["Windows", "EGS"] })).status).toBe(201);
+    const overflow = () =>
+      page.evaluate(() => {
+        const problems: string[] = [];
+        for (const wrap of document.querySelectorAll<HTMLElement>(".admin .table-wrap")) {
+          if (wrap.scrollWidth > wrap.clientWidth + 1) problems.push(`${wrap.getAttribute("aria-label")}: scrolls sideways (${wrap.scrollWidth} > ${wrap.clientWidth})`);
+          for (const el of wrap.querySelectorAll<HTMLElement>("tbody th, tbody td, tbody .button")) {
+            const box = el.getBoundingClientRect();
+            if (box.right > window.innerWidth + 0.5) problems.push(`${wrap.getAttribute("aria-label")}: "${el.textContent?.trim()}" ends at ${box.right}`);
+            if (el.classList.contains("button") && el.scrollWidth > el.clientWidth + 1) problems.push(`${wrap.getAttribute("aria-label")}: button "${el.textContent?.trim()}" is cut`);
+          }
+        }
+        return problems;
+      });
+    for (const [name, path] of sections) {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await openSection(page, name, path);
+      await page.locator(".admin .table-wrap tbody tr").first().waitFor();
+      expect({ name, problems: await overflow() }).toEqual({ name, problems: [] });
+      await page.setViewportSize({ width: 360, height: 800 });
+      expect({ name, problems: await overflow() }).toEqual({ name, problems: [] });
+      // Stacked: each cell says which column it is.
+      expect(await page.locator(".admin .table-wrap tbody td[data-label]").count()).toBeGreaterThan(0);
+      await noHorizontalScroll(page);
+      await expectClean(admin, `admin-table-${path.split("/").pop()}-phone`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(takeRefusals()).toEqual([]);
+  }, 60_000);
 });
