@@ -201,6 +201,16 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
   test("users: create one; the last admin cannot be demoted and the hub's reason is shown; a non-admin gets no admin pages", async () => {
     await openSection(page, "Users", "/admin/users");
     const create = page.getByRole("region", { name: "Add a user" });
+    // A refused field is explained once, at the field; the form's summary only points there.
+    await create.getByLabel("Username", { exact: true }).fill("no spaces allowed");
+    await create.getByLabel("Password", { exact: true }).fill(VIEWER_PASSWORD);
+    await create.getByRole("button", { name: "Create user" }).click();
+    const usernameError = create.locator(".form-field").filter({ has: page.getByLabel("Username", { exact: true }) }).locator(".form-error");
+    const fieldMessage = await until(textOf(usernameError), (m) => m !== "", "the username's own message");
+    await textIs(create.locator(".form-problem"), "Check the marked fields: each says what to change.");
+    expect((await create.textContent())?.split(fieldMessage).length).toBe(2);
+    expect(await create.textContent()).not.toContain("Invalid body");
+    expect(takeRefusals()).toEqual(["400 POST /api/v1/admin/users"]);
     await create.getByLabel("Username", { exact: true }).fill("viewer");
     await create.getByLabel("Role", { exact: true }).selectOption("user");
     await create.getByLabel("Password", { exact: true }).fill(VIEWER_PASSWORD);

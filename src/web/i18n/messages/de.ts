@@ -682,4 +682,5 @@ export const de: Messages = {
   "audit.kind.apikey": "API-Schlüssel #{id}",
   "audit.what": "Was geschah",
   "audit.raw": "Rohdaten",
+  "form.checkFields": "Prüfe die markierten Felder: Jedes sagt, was zu ändern ist.",
 };

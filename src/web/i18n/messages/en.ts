@@ -680,6 +680,7 @@ export const en = {
   "audit.kind.apikey": "API key #{id}",
   "audit.what": "What happened",
   "audit.raw": "Raw detail",
+  "form.checkFields": "Check the marked fields: each says what to change.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -682,4 +682,5 @@ export const esMX: Messages = {
   "audit.kind.apikey": "la clave de API #{id}",
   "audit.what": "Qué pasó",
   "audit.raw": "Detalle sin procesar",
+  "form.checkFields": "Revisa los campos marcados: cada uno dice qué cambiar.",
 };

@@ -682,4 +682,5 @@ export const es: Messages = {
   "audit.kind.apikey": "la clave de API #{id}",
   "audit.what": "Qué ocurrió",
   "audit.raw": "Detalle en bruto",
+  "form.checkFields": "Revisa los campos marcados: cada uno indica qué cambiar.",
 };

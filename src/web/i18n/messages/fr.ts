@@ -682,4 +682,5 @@ export const fr: Messages = {
   "audit.kind.apikey": "la clé d’API #{id}",
   "audit.what": "Ce qui s’est passé",
   "audit.raw": "Détail brut",
+  "form.checkFields": "Vérifiez les champs signalés : chacun indique quoi changer.",
 };

@@ -682,4 +682,5 @@ export const it: Messages = {
   "audit.kind.apikey": "la chiave API #{id}",
   "audit.what": "Cosa è successo",
   "audit.raw": "Dettaglio grezzo",
+  "form.checkFields": "Controlla i campi segnalati: ognuno dice cosa cambiare.",
 };

@@ -682,4 +682,5 @@ export const ja: Messages = {
   "audit.kind.apikey": "API キー #{id}",
   "audit.what": "出来事",
   "audit.raw": "生の詳細",
+  "form.checkFields": "印の付いた項目を確認してください。それぞれに直す内容が書かれています。",
 };

@@ -682,4 +682,5 @@ export const ko: Messages = {
   "audit.kind.apikey": "API 키 #{id}",
   "audit.what": "내용",
   "audit.raw": "원본 세부 정보",
+  "form.checkFields": "표시된 항목을 확인하세요. 각 항목에 고칠 내용이 적혀 있습니다.",
 };

@@ -682,4 +682,5 @@ export const pl: Messages = {
   "audit.kind.apikey": "klucz API #{id}",
   "audit.what": "Co się stało",
   "audit.raw": "Surowe szczegóły",
+  "form.checkFields": "Sprawdź zaznaczone pola: każde mówi, co zmienić.",
 };

@@ -682,4 +682,5 @@ export const ptBR: Messages = {
   "audit.kind.apikey": "a chave de API #{id}",
   "audit.what": "O que aconteceu",
   "audit.raw": "Detalhe bruto",
+  "form.checkFields": "Confira os campos marcados: cada um diz o que mudar.",
 };

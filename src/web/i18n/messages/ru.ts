@@ -682,4 +682,5 @@ export const ru: Messages = {
   "audit.kind.apikey": "API-ключ #{id}",
   "audit.what": "Что произошло",
   "audit.raw": "Исходные данные",
+  "form.checkFields": "Проверьте отмеченные поля: у каждого указано, что исправить.",
 };

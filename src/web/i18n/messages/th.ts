@@ -682,4 +682,5 @@ export const th: Messages = {
   "audit.kind.apikey": "คีย์ API #{id}",
   "audit.what": "สิ่งที่เกิดขึ้น",
   "audit.raw": "รายละเอียดดิบ",
+  "form.checkFields": "ตรวจสอบช่องที่ทำเครื่องหมายไว้ แต่ละช่องบอกว่าต้องแก้อะไร",
 };

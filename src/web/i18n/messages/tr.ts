@@ -682,4 +682,5 @@ export const tr: Messages = {
   "audit.kind.apikey": "API anahtarı #{id}",
   "audit.what": "Ne oldu",
   "audit.raw": "Ham ayrıntı",
+  "form.checkFields": "İşaretli alanları kontrol edin: her biri neyin değişmesi gerektiğini söylüyor.",
 };

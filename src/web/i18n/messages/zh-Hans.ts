@@ -682,4 +682,5 @@ export const zhHans: Messages = {
   "audit.kind.apikey": "API 密钥 #{id}",
   "audit.what": "发生了什么",
   "audit.raw": "原始详情",
+  "form.checkFields": "请检查标出的字段：每个字段都说明了要改什么。",
 };

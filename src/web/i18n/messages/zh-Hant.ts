@@ -682,4 +682,5 @@ export const zhHant: Messages = {
   "audit.kind.apikey": "API 金鑰 #{id}",
   "audit.what": "發生了什麼",
   "audit.raw": "原始詳情",
+  "form.checkFields": "請檢查標出的欄位：每個欄位都說明了要改什麼。",
 };
