@@ -161,6 +161,14 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     // Moving with orphan forgets the agent's pace, so it reports from its new place at once.
     expect(await postReading(hub, agentToken, "eu-central-1")).toBe(201);
 
+    // A message sits by the control that caused it: the form's under Save, an action's under its buttons.
+    const saved = editor.locator(".notice");
+    expect(await saved.evaluate((el) => el.previousElementSibling?.tagName)).toBe("FORM");
+    await editor.getByRole("button", { name: "Disable agent" }).click();
+    await textIs(editor.locator(".notice"), "The agent is disabled.");
+    expect(await editor.locator(".notice").evaluate((el) => el.previousElementSibling?.textContent)).toContain("Enable agent");
+    await editor.getByRole("button", { name: "Enable agent" }).click();
+    await textIs(editor.locator(".notice"), "The agent is enabled.");
     await editor.getByRole("button", { name: "Rotate token" }).click();
     await editor.getByRole("button", { name: "Yes, rotate the token" }).click();
     const rotated = await textOf(copyValue(editor, page, "Agent token"))();

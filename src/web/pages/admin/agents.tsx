@@ -109,7 +109,8 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
   const [mode, setMode] = useState<DataMode>("keep");
   const [deleteMode, setDeleteMode] = useState<"orphan" | "delete">("orphan");
   const [token, setToken] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  // Each message shows beside the control that caused it: the form's under the form, the actions' under their buttons.
+  const [done, setDone] = useState<{ text: string; byForm: boolean } | null>(null);
   const save = useAction();
   const other = useAction();
   const moved = form.region !== agent.region || form.provider !== agent.provider;
@@ -122,7 +123,7 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
       setAgent(reply.agent);
       setForm({ label: reply.agent.label ?? "", provider: reply.agent.provider, region: reply.agent.region, pollMin: reply.agent.pollMin ?? "", pollMax: reply.agent.pollMax ?? "" });
       setMode("keep");
-      setDone(message);
+      setDone({ text: message, byForm: action === save });
       onChanged();
     });
   }
@@ -166,7 +167,7 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
         <FormError error={save.error} />
         <SaveButton busy={save.busy} />
       </form>
-      {done ? <Notice>{done}</Notice> : null}
+      {done?.byForm ? <Notice>{done.text}</Notice> : null}
 
       <h3>{t("admin.agents.actions")}</h3>
       <p class="form-hint">{agent.enabled ? t("admin.agents.enabledHint") : t("admin.agents.disabledHint")}</p>
@@ -187,6 +188,8 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
           }}
         />
       </div>
+      {done && !done.byForm ? <Notice>{done.text}</Notice> : null}
+      <FormError error={other.error} />
       <p class="form-hint">{t("admin.agents.rotateHint")}</p>
       {token ? <TokenOnce agent={agent} token={token} onDone={() => setToken(null)} /> : null}
 
@@ -215,7 +218,6 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
           }}
         />
       </p>
-      <FormError error={other.error} />
     </section>
   );
 }
