@@ -17,3 +17,8 @@ declare module "*/init.js" {
   const text: string;
   export default text;
 }
+
+declare module "*/dark.css" {
+  const text: string;
+  export default text;
+}

@@ -101,18 +101,32 @@ export class WebhookAdmin {
     if (problem !== null) throw new HttpProblem(400, `Invalid url: ${problem}.`, { errors: [{ location: "body.url", message: problem }] });
   }
 
-  /** The stored columns of a webhook's conditions, from the current ones and a change. */
+  /**
+   * The stored columns of a webhook's conditions, from the current ones and a
+   * change. A webhook with no condition could never fire, and its admin would
+   * wait for alerts that never come, so it is refused.
+   */
   private columns(base: Webhook | null, input: WebhookInput) {
     const platforms = input.platforms === undefined ? (base?.platforms ?? null) : input.platforms;
     const regions = input.regions === undefined ? (base?.regions ?? null) : input.regions;
     const roles = input.roles ?? base?.roles ?? [...ALERT_ROLES];
+    const minBonus = input.minBonus === undefined ? (base?.minBonus ?? null) : input.minBonus;
+    const onStatus = input.onStatus ?? base?.onStatus ?? false;
+    const onEvents = input.onEvents ?? base?.onEvents ?? false;
+    if (minBonus === null && !onStatus && !onEvents) {
+      const which = base === null ? "This webhook" : `Webhook ${base.id}`;
+      const message = "no condition is set, so it could never fire: give minBonus, or set onStatus or onEvents to true";
+      throw new HttpProblem(400, `${which} has no condition: ${message}.`, {
+        errors: [{ location: "body.minBonus", message }],
+      });
+    }
     return {
       platforms: platforms === null ? null : JSON.stringify(ordered(platforms, PLATFORMS)),
       regions: regions === null ? null : JSON.stringify(ordered(regions, this.deps.catalogue.regions.map((r) => r.id))),
       roles: JSON.stringify(ordered(roles, ALERT_ROLES)),
-      minBonus: input.minBonus === undefined ? (base?.minBonus ?? null) : input.minBonus,
-      onStatus: input.onStatus ?? base?.onStatus ?? false,
-      onEvents: input.onEvents ?? base?.onEvents ?? false,
+      minBonus,
+      onStatus,
+      onEvents,
       enabled: input.enabled ?? base?.enabled ?? true,
     };
   }

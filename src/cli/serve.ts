@@ -9,7 +9,7 @@ import { webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
-import { DEMO_DAYS, demoDirectory, playDemoAgents, seedDemoHistory } from "../sim/demo.ts";
+import { DEMO_ADMIN, DEMO_DAYS, demoDirectory, demoKey, playDemoAgents, seedDemo, type DemoWorld } from "../sim/demo.ts";
 import { isFieldDatabase } from "../field/source.ts";
 import { HUB_VERSION } from "../version.ts";
 import { CommandError, type Command } from "./command.ts";
@@ -61,13 +61,15 @@ export const serve: Command = {
     // The demo's agents post to the hub over TCP.
     if (configured.demo && socket !== null) throw new CommandError("--demo needs a TCP address (--host 127.0.0.1), not a Unix socket");
     const demo = configured.demo ? demoDirectory() : null;
-    const config = demo ? { ...configured, db: demo.db } : configured;
+    // The demo's admin signs in with a password alone, and its key lives in memory: nothing of a throw-away hub needs keeping.
+    const config = demo ? { ...configured, db: demo.db, secretKey: configured.secretKey ?? demoKey(), mfaEnforcedRoles: [] } : configured;
     const lock = acquireServerLock(config.db);
     const db = openDatabase(config.db);
+    let world: DemoWorld | null = null;
     if (demo) {
       migrate(db);
-      const seeded = seedDemoHistory(db, config.catalogue.regions, Date.now());
-      log.info("demo mode: a throw-away database, removed at exit", { db: demo.db, readings: seeded.rows, days: DEMO_DAYS });
+      world = seedDemo(db, config.catalogue.regions, Date.now());
+      log.info("demo mode: a throw-away database, removed at exit", { db: demo.db, readings: world.readings, days: DEMO_DAYS, admin: DEMO_ADMIN });
     }
     const https = config.origin.startsWith("https:");
     const csp = htmlCsp(config.latencyProbes ? config.catalogue.regions.map((r) => latencyHost(r.id)) : []);
@@ -91,12 +93,15 @@ export const serve: Command = {
     const url = socket === null ? `http://${config.host}:${server.port}` : `unix:${socket}`;
     log.info("hub listening", { url, origin: config.origin, db: config.db, version: HUB_VERSION });
     const agents = new AbortController();
-    if (demo) {
+    if (world) {
       const wildcard = config.host === "0.0.0.0" || config.host === "::";
       const self = `http://${wildcard ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
-      void playDemoAgents(db, config.catalogue.regions, self, agents.signal, hub.reloadExternal);
+      void playDemoAgents(world.agents, self, agents.signal);
       log.info("demo mode: simulated agents report on every platform and region", { board: config.origin });
     }
+    // The one line for people (the JSON log above is for machines). The demo's password is shown here only, never in the log.
+    process.stdout.write(`Hub ready: open ${config.origin}/\n`);
+    if (world) process.stdout.write(`Demo admin: sign in at ${config.origin}/login as "${DEMO_ADMIN}" with the one-time password ${world.password} (this demo only; no second factor).\n`);
     const received = await signal;
     log.info("shutting down", { signal: received });
     agents.abort();

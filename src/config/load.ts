@@ -466,7 +466,7 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
     origin,
     rpId: settings.rpId ?? new URL(origin).hostname,
     cookieSecure: settings.cookieSecure ?? origin.startsWith("https:"),
-    agentSetupUrl: settings.agentSetupUrl ?? `${origin}/docs#/agent`,
+    agentSetupUrl: settings.agentSetupUrl ?? `${origin}/contribute/agents`,
     extraRegions,
     catalogue,
     explicit,

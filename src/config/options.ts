@@ -542,7 +542,7 @@ export const OPTIONS: OptionTable = {
     allowed: "true or false", default: false, parse: parseBoolean,
   },
   agentSetupUrl: {
-    flag: "--agent-setup-url", env: "AGENT_SETUP_URL", arg: "URL", help: "Where volunteers learn to run an agent", defaultText: "<origin>/docs#/agent",
+    flag: "--agent-setup-url", env: "AGENT_SETUP_URL", arg: "URL", help: "Where volunteers learn to run an agent", defaultText: "<origin>/contribute/agents",
     allowed: "an http or https URL", default: null, parse: optionalUrl,
   },
   maxStreams: {

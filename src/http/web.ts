@@ -24,6 +24,7 @@ const gzipped = promisify(gzip);
 export const CLIENT_ROUTES = [
   "/",
   "/contribute",
+  "/contribute/agents",
   "/setup",
   "/login",
   "/account",

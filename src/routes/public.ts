@@ -26,7 +26,7 @@ const SiteMetaSchema = t.Object(
   {
     title: "SiteMeta",
     examples: [
-      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/docs#/agent", contributeEnabled: false, pageSize: 20, latencyHosts: [{ region: "eu-west-1", host: "gamelift.eu-west-1.amazonaws.com" }] },
+      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/contribute/agents", contributeEnabled: false, pageSize: 20, latencyHosts: [{ region: "eu-west-1", host: "gamelift.eu-west-1.amazonaws.com" }] },
     ],
   },
 );

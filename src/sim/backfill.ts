@@ -55,6 +55,8 @@ export interface BackfillOptions {
   readonly seed: number;
   readonly slots: readonly BackfillSlot[];
   readonly stepMs?: number;
+  /** The agent a slot's readings are attributed to; by default a disabled "simulated history" agent of the slot. */
+  readonly agentFor?: (slot: BackfillSlot) => number;
   /** Called after each slot is written. */
   readonly progress?: (slotsDone: number, rows: number) => void;
 }
@@ -148,7 +150,7 @@ export function backfill(db: HubDb, options: BackfillOptions): BackfillResult {
       const params: (string | number)[] = new Array<string | number>(5 + ROWS_PER_INSERT * VALUES_PER_ROW);
       const clocks = new Map<string, ZoneClock>();
       inIndexOrder(options.slots).forEach((slot, index) => {
-        const agentId = historyAgent(db, slot, options.end);
+        const agentId = options.agentFor?.(slot) ?? historyAgent(db, slot, options.end);
         const clock = clocks.get(slot.region.tz) ?? new ZoneClock(slot.region.tz);
         clocks.set(slot.region.tz, clock);
         const model = slotModel(options.seed, slot.platform, slot.region.id);

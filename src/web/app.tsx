@@ -8,6 +8,7 @@ import { Failed, Loading } from "./components/common.tsx";
 import { ReauthDialog } from "./components/reauth.tsx";
 import { language, LANGUAGES, t, switchLanguage } from "./i18n/index.ts";
 import { Board } from "./pages/board.tsx";
+import { AgentsGuide } from "./pages/agents-guide.tsx";
 import { Contribute } from "./pages/contribute.tsx";
 import { NotFound } from "./pages/misc.tsx";
 import { location, parseRoute, type Route } from "./router.ts";
@@ -163,6 +164,9 @@ function Page({ meta, session }: { meta: SiteMeta; session: SessionBody | null }
       return <RegionPage key={`${route.platform}/${route.region}`} platform={route.platform} region={route.region} />;
     case "contribute":
       return meta.contributeEnabled ? <Contribute meta={meta} /> : <NotFound />;
+    case "agents":
+      // Operators need the guide whether or not volunteers are invited, so it does not follow contributeEnabled.
+      return <AgentsGuide />;
     case "notFound":
       return <NotFound />;
     default:

@@ -6,6 +6,7 @@ export type Route =
   | { readonly page: "board"; readonly platform: Platform | null }
   | { readonly page: "region"; readonly platform: Platform; readonly region: string }
   | { readonly page: "contribute" }
+  | { readonly page: "agents" }
   | { readonly page: "setup" }
   | { readonly page: "login" }
   | { readonly page: "account" }
@@ -18,6 +19,7 @@ export function parseRoute(pathname: string): Route {
   const parts = pathname.split("/").filter((p) => p !== "").map((p) => decodeURIComponent(p));
   const [first, second, ...rest] = parts;
   if (first === undefined) return { page: "board", platform: null };
+  if (first === "contribute" && second === "agents" && rest.length === 0) return { page: "agents" };
   if (SINGLE.has(first)) return second === undefined ? ({ page: first } as Route) : { page: "notFound" };
   if (first === "admin") return rest.length === 0 ? { page: "admin", section: second ?? null } : { page: "notFound" };
   if (!isPlatform(first) || rest.length > 0) return { page: "notFound" };

@@ -89,8 +89,10 @@ describe("/docs", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toStartWith("text/html");
     const html = await page.text();
-    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? "").filter((ref) => !ref.startsWith("data:"));
-    expect(refs.length).toBe(3);
+    // Besides the assets, one link leads back to the hub's own board.
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? "").filter((ref) => !ref.startsWith("data:") && ref !== "/");
+    expect(html).toContain('<a class="docs-home" href="/">');
+    expect(refs.length).toBe(4);
     for (const ref of refs) {
       expect(ref).toStartWith("/docs/assets/");
       const asset = await call(hub, "GET", ref);

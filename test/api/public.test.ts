@@ -27,7 +27,7 @@ describe("GET /api/v1/meta", () => {
       contactEmail: "ops@example.org",
       discordUrl: "https://discord.gg/abc",
       matrixUrl: null,
-      agentSetupUrl: "http://localhost:3000/docs#/agent",
+      agentSetupUrl: "http://localhost:3000/contribute/agents",
       contributeEnabled: true,
       pageSize: 12,
       latencyHosts: hub.ctx.config.catalogue.regions.map((r) => ({ region: r.id, host: `gamelift.${r.id}.amazonaws.com` })),

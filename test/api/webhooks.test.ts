@@ -122,8 +122,12 @@ async function alertHub(options: AlertHubOptions = {}): Promise<{ hub: Hub; admi
   return { hub, admin };
 }
 
+/** A webhook needs a condition to exist; a test that gives none gets onEvents, which fires only on an event change. */
+const CONDITION_KEYS = ["minBonus", "onStatus", "onEvents"];
+
 async function create(admin: Browser, body: Record<string, unknown>): Promise<{ webhook: WebhookBody; secret: string }> {
-  const made = await admin.json<{ webhook: WebhookBody; secret: string }>("POST", BASE, body);
+  const withCondition = CONDITION_KEYS.some((key) => key in body) ? body : { ...body, onEvents: true };
+  const made = await admin.json<{ webhook: WebhookBody; secret: string }>("POST", BASE, withCondition);
   if (made.status !== 201) throw new Error(`create failed: ${made.status} ${JSON.stringify(made.body)}`);
   return made.body;
 }
@@ -155,7 +159,7 @@ describe("webhooks: the admin API", () => {
   test("create, list, change, rotate, delete; the secret is shown once and stored sealed; every change is audited", async () => {
     const { hub, admin } = await alertHub();
     const url = "https://hooks.example.org/incoming/secret-token-123";
-    const made = await admin.json<{ webhook: WebhookBody; secret: string }>("POST", BASE, { url, format: "json" });
+    const made = await admin.json<{ webhook: WebhookBody; secret: string }>("POST", BASE, { url, format: "json", onEvents: true });
     expect(made.status).toBe(201);
     expect(made.response.headers.get("cache-control")).toBe("no-store");
     const { webhook, secret } = made.body;
@@ -169,7 +173,7 @@ describe("webhooks: the admin API", () => {
       roles: ["survivor", "killer"],
       minBonus: null,
       onStatus: false,
-      onEvents: false,
+      onEvents: true,
       createdAt: expect.any(Number),
       lastDeliveryAt: null,
       failingSince: null,
@@ -255,6 +259,31 @@ describe("webhooks: the admin API", () => {
     expect(second).toBeGreaterThan(first);
   });
 
+  test("a webhook that could never fire is refused: no minBonus, onStatus and onEvents false, on create and on change", async () => {
+    const { hub, admin } = await alertHub();
+    const refused = await admin.json<{ detail: string; errors: { location: string; message: string }[] }>("POST", BASE, { url: "https://hooks.example.org/x", format: "json" });
+    expect(refused.status).toBe(400);
+    expectProblem(refused.response);
+    expect(refused.body.detail).toBe(
+      "This webhook has no condition: no condition is set, so it could never fire: give minBonus, or set onStatus or onEvents to true.",
+    );
+    expect(refused.body.errors).toEqual([{ location: "body.minBonus", message: expect.stringContaining("could never fire") }]);
+    const explicit = await admin.json("POST", BASE, { url: "https://hooks.example.org/x", format: "json", minBonus: null, onStatus: false, onEvents: false });
+    expect(explicit.status).toBe(400);
+    expect(hub.ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhooks").get()?.n).toBe(0);
+
+    for (const condition of [{ minBonus: 0 }, { onStatus: true }, { onEvents: true }]) {
+      expect((await admin.json("POST", BASE, { url: "https://hooks.example.org/x", format: "json", ...condition })).status).toBe(201);
+    }
+    const { webhook } = await create(admin, { url: "https://hooks.example.org/y", format: "json", minBonus: 50, onStatus: true });
+    expect((await admin.json("PATCH", `${BASE}/${webhook.id}`, { minBonus: null })).status).toBe(200);
+    const emptied = await admin.json<{ detail: string }>("PATCH", `${BASE}/${webhook.id}`, { onStatus: false });
+    expect(emptied.status).toBe(400);
+    expect(emptied.body.detail).toStartWith(`Webhook ${webhook.id} has no condition`);
+    const after = await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE);
+    expect(after.body.webhooks.find((w) => w.id === webhook.id)).toMatchObject({ minBonus: null, onStatus: true });
+  });
+
   test("invalid input is a 400 naming the field, and nothing is stored", async () => {
     const { hub, admin } = await alertHub();
     const good = { url: "https://hooks.example.org/x", format: "json" };
@@ -320,7 +349,7 @@ describe("webhooks: the admin API", () => {
     expect((await admin.json<{ webhooks: WebhookBody[] }>("GET", BASE)).body.webhooks[0]?.url).toBe("https://hooks.example.org/…rg/x");
 
     const allowed = await alertHub({ env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
-    expect((await allowed.admin.json("POST", BASE, { url: "http://127.0.0.1:8080/hook", format: "json" })).status).toBe(201);
+    expect((await allowed.admin.json("POST", BASE, { url: "http://127.0.0.1:8080/hook", format: "json", onEvents: true })).status).toBe(201);
   });
 
   test("admins only: anonymous callers are 401, other users 403", async () => {
@@ -905,7 +934,7 @@ describe("target URLs sealed at rest and masked in replies (SPEC §16.1)", () =>
     hub.start();
     try {
       const url = receiver.url(`/api/webhooks/1/${TOKEN}`);
-      const made = await admin.request("POST", BASE, { body: { url, format: "discord" } });
+      const made = await admin.request("POST", BASE, { body: { url, format: "discord", onStatus: true } });
       const madeText = await made.text();
       expect(made.status).toBe(201);
       const { webhook } = JSON.parse(madeText) as { webhook: WebhookBody };

@@ -127,15 +127,17 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     agentToken = await textOf(copyValue(create, page, "Agent token"))();
     expect(agentToken).toMatch(/^[A-Za-z0-9_-]{86}$/);
     const config = await textOf(copyValue(create, page, "Agent configuration"))();
-    expect(config.split("\n")).toEqual([`HUB_URL=${hub.url}`, `AGENT_TOKEN=${agentToken}`, "REGION=eu-west-1", "PLATFORM=Windows"]);
+    expect(config.split("\n")).toEqual([`HUB_URL=${hub.url}`, `AGENT_KEY=${agentToken}`, "STEAM_USERNAME=", "STEAM_PASSWORD=", "STEAM_SHARED_SECRET="]);
     expect(await textOf(copyValue(create, page, "Check the token"))()).toBe(`curl -H "Authorization: Bearer ${agentToken}" ${hub.url}/api/v1/agent/assignment`);
     expect(await assignmentStatus(hub, agentToken)).toBe(200);
     await create.getByRole("button", { name: "I have saved the token" }).click();
     expect(await page.locator("[data-testid=token-once]").count()).toBe(0);
 
-    expect(await postReading(hub, agentToken, "eu-west-1")).toBe(201);
-    await page.getByRole("button", { name: "Refresh" }).click();
+    // The new agent waits for its first reading; the list turns it to reporting on its own when the reading lands.
     const row = page.locator("tr[data-agent]").first();
+    await textIs(row.locator(".badge"), "Waiting for its first reading…");
+    expect(await postReading(hub, agentToken, "eu-west-1")).toBe(201);
+    await textIs(row.locator(".badge"), "Reporting");
     await textIs(row.locator("td.num"), "1");
     await textHas(row, "Steam");
     await textHas(row, "EU West (Ireland)");
@@ -159,6 +161,14 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     // Moving with orphan forgets the agent's pace, so it reports from its new place at once.
     expect(await postReading(hub, agentToken, "eu-central-1")).toBe(201);
 
+    // A message sits by the control that caused it: the form's under Save, an action's under its buttons.
+    const saved = editor.locator(".notice");
+    expect(await saved.evaluate((el) => el.previousElementSibling?.tagName)).toBe("FORM");
+    await editor.getByRole("button", { name: "Disable agent" }).click();
+    await textIs(editor.locator(".notice"), "The agent is disabled.");
+    expect(await editor.locator(".notice").evaluate((el) => el.previousElementSibling?.textContent)).toContain("Enable agent");
+    await editor.getByRole("button", { name: "Enable agent" }).click();
+    await textIs(editor.locator(".notice"), "The agent is enabled.");
     await editor.getByRole("button", { name: "Rotate token" }).click();
     await editor.getByRole("button", { name: "Yes, rotate the token" }).click();
     const rotated = await textOf(copyValue(editor, page, "Agent token"))();
@@ -199,6 +209,16 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
   test("users: create one; the last admin cannot be demoted and the hub's reason is shown; a non-admin gets no admin pages", async () => {
     await openSection(page, "Users", "/admin/users");
     const create = page.getByRole("region", { name: "Add a user" });
+    // A refused field is explained once, at the field; the form's summary only points there.
+    await create.getByLabel("Username", { exact: true }).fill("no spaces allowed");
+    await create.getByLabel("Password", { exact: true }).fill(VIEWER_PASSWORD);
+    await create.getByRole("button", { name: "Create user" }).click();
+    const usernameError = create.locator(".form-field").filter({ has: page.getByLabel("Username", { exact: true }) }).locator(".form-error");
+    const fieldMessage = await until(textOf(usernameError), (m) => m !== "", "the username's own message");
+    await textIs(create.locator(".form-problem"), "Check the marked fields: each says what to change.");
+    expect((await create.textContent())?.split(fieldMessage).length).toBe(2);
+    expect(await create.textContent()).not.toContain("Invalid body");
+    expect(takeRefusals()).toEqual(["400 POST /api/v1/admin/users"]);
     await create.getByLabel("Username", { exact: true }).fill("viewer");
     await create.getByLabel("Role", { exact: true }).selectOption("user");
     await create.getByLabel("Password", { exact: true }).fill(VIEWER_PASSWORD);
@@ -358,10 +378,21 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     for (const action of ["agent.create", "agent.update", "agent.rotateToken", "agent.import", "user.create", "settings.update", "event.create", "event.delete", "readings.deleteOrphans", "readings.delete"]) {
       expect(actions).toContain(action);
     }
-    await textHas(page.locator('tr[data-audit="user.create"]'), "root");
-    await textHas(page.locator('tr[data-audit="user.create"] code.detail'), '"username":"viewer"');
-    await textHas(page.locator('tr[data-audit="signin.refused"]'), "Someone not signed in");
-    await textHas(page.locator('tr[data-audit="signin.refused"] code.detail'), '"username":"viewer"');
+    // Each entry reads as a sentence, with its time in the viewer's zone; the raw record opens with one click.
+    const created = page.locator('tr[data-audit="user.create"]').first();
+    await textIs(created.getByTestId("audit-sentence"), "root created user #2 (viewer).");
+    const entries = await call<{ entries: { action: string; at: number }[] }>(page, "GET", "/api/v1/admin/audit?action=user.create&limit=1");
+    const at = entries.body.entries[0]?.at ?? 0;
+    const berlin = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium", timeZone: "Europe/Berlin" }).format(at);
+    await textIs(created.locator("time"), berlin);
+    const raw = created.locator("code.detail");
+    expect(await raw.isVisible()).toBe(false);
+    await created.getByText("Raw detail").click();
+    expect(await raw.isVisible()).toBe(true);
+    await textHas(raw, '"action":"user.create"');
+    await textHas(raw, '"username":"viewer"');
+    await textIs(page.locator('tr[data-audit="signin.refused"]').first().getByTestId("audit-sentence"), "Someone not signed in was refused signing in as viewer.");
+    await textIs(page.locator('tr[data-audit="agent.rotateToken"]').first().getByTestId("audit-sentence"), "root gave agent #1 a new token.");
     await expectClean(admin, "admin-audit");
 
     await page.getByLabel("Per page").selectOption("10");
@@ -386,4 +417,42 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     expect(consoleErrors(admin)).toEqual([]);
     expect(takeRefusals()).toEqual([]);
   }, 30_000);
+
+  test("every admin table: at 360 px its rows stack with every cell and button on screen; at 1280 px nothing is clipped", async () => {
+    const sections: [string, string][] = [
+      ["Agents", "/admin/agents"],
+      ["Users", "/admin/users"],
+      ["Events", "/admin/events"],
+      ["Audit log", "/admin/audit"],
+    ];
+    // An event with a long name, so the events table has something to clip at 1280 px if it can.
+    expect((await call(page, "POST", "/api/v1/admin/events", { key: "long_one", label: "A very long bloodpoint event name that keeps going on", multiplier: 2.5, startsAt: "2031-01-01T00:00:00Z", endsAt: "2031-01-02T00:00:00Z", platforms: ["Windows", "EGS"] })).status).toBe(201);
+    const overflow = () =>
+      page.evaluate(() => {
+        const problems: string[] = [];
+        for (const wrap of document.querySelectorAll<HTMLElement>(".admin .table-wrap")) {
+          if (wrap.scrollWidth > wrap.clientWidth + 1) problems.push(`${wrap.getAttribute("aria-label")}: scrolls sideways (${wrap.scrollWidth} > ${wrap.clientWidth})`);
+          for (const el of wrap.querySelectorAll<HTMLElement>("tbody th, tbody td, tbody .button")) {
+            const box = el.getBoundingClientRect();
+            if (box.right > window.innerWidth + 0.5) problems.push(`${wrap.getAttribute("aria-label")}: "${el.textContent?.trim()}" ends at ${box.right}`);
+            if (el.classList.contains("button") && el.scrollWidth > el.clientWidth + 1) problems.push(`${wrap.getAttribute("aria-label")}: button "${el.textContent?.trim()}" is cut`);
+          }
+        }
+        return problems;
+      });
+    for (const [name, path] of sections) {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await openSection(page, name, path);
+      await page.locator(".admin .table-wrap tbody tr").first().waitFor();
+      expect({ name, problems: await overflow() }).toEqual({ name, problems: [] });
+      await page.setViewportSize({ width: 360, height: 800 });
+      expect({ name, problems: await overflow() }).toEqual({ name, problems: [] });
+      // Stacked: each cell says which column it is.
+      expect(await page.locator(".admin .table-wrap tbody td[data-label]").count()).toBeGreaterThan(0);
+      await noHorizontalScroll(page);
+      await expectClean(admin, `admin-table-${path.split("/").pop()}-phone`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(takeRefusals()).toEqual([]);
+  }, 60_000);
 });

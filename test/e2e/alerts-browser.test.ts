@@ -140,7 +140,22 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
     await page.getByText("No webhooks yet. Add one below.").waitFor();
 
     const create = page.getByRole("region", { name: "Add a webhook" });
+    // The defaults make a webhook that fires: any bonus of at least 50 %.
+    expect(await create.getByLabel("Minimum bonus (%)").inputValue()).toBe("50");
+    expect(await create.getByLabel("JSON (Standard Webhooks)").isChecked()).toBe(true);
+    // A pasted URL picks the format its host asks for, and the form says so.
+    const picks: [string, string][] = [
+      ["https://discord.com/api/webhooks/123456789012345678/abcDEF", "Discord"],
+      ["https://hooks.slack.com/services/T000/B000/XXXX", "Slack"],
+      ["https://ntfy.sh/my-bonus-topic", "ntfy"],
+    ];
+    for (const [url, format] of picks) {
+      await create.getByLabel("URL", { exact: true }).fill(url);
+      expect(await create.getByLabel(format, { exact: true }).isChecked()).toBe(true);
+      await textIs(create.locator("[data-testid=format-picked]"), `Format set to ${format} from the URL’s host.`);
+    }
     await create.getByLabel("URL", { exact: true }).fill(target);
+    expect(await create.locator("[data-testid=format-picked]").count()).toBe(0);
     await create.getByLabel("JSON (Standard Webhooks)").check();
     await create.getByLabel("Some platforms").check();
     await create.getByRole("group", { name: "Platforms to follow" }).getByLabel("Steam", { exact: true }).check();
@@ -169,7 +184,11 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
     await row.getByRole("button", { name: /^Manage / }).click();
     const manage = page.getByRole("region", { name: /^Manage #\d+ 127\.0\.0\.1:\d+$/ });
     await manage.getByRole("button", { name: "Send a test" }).click();
-    await textIs(manage.locator(".notice"), "Sent; see the delivery log.");
+    // The outcome is followed live beside the button: queued, then the receiver's answer.
+    const outcome = manage.locator("[data-testid=test-outcome]");
+    await textIs(outcome, "Test queued: waiting for the receiver…");
+    await textIs(outcome, "Test delivered: the receiver answered HTTP 204.");
+    expect(await outcome.getAttribute("data-status")).toBe("delivered");
     await until(() => ofType("test").length, (n) => n === 1, "test message received");
 
     // The log reads itself again while a delivery is pending, so it turns to delivered without a click.
@@ -267,22 +286,30 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
     const made = await call<{ webhook: { id: number } }>(page, "POST", "/api/v1/admin/webhooks", { url: `${origin}/fail`, format: "discord", minBonus: 50 });
     expect(made.status).toBe(201);
     const id = made.body.webhook.id;
-    expect((await call(page, "POST", `/api/v1/admin/webhooks/${id}/test`)).status).toBe(202);
+    await page.getByRole("button", { name: "Refresh", exact: true }).first().click();
+    const row = page.locator(`tr[data-webhook="${id}"]`);
+    await row.getByRole("button", { name: /^Manage / }).click();
+    const manage = page.getByRole("region", { name: /^Manage #\d+ 127\.0\.0\.1:\d+$/ });
+    await manage.getByRole("button", { name: "Send a test" }).click();
+    // The receiver's refusal shows beside the button as soon as the first attempt comes back, not a "sent".
+    const outcome = manage.locator("[data-testid=test-outcome]");
+    await textIs(outcome, "Test queued: waiting for the receiver…");
+    await until(textOf(outcome), (t) => t.startsWith("Test not delivered yet: HTTP 500: receiver says no. The hub tries again "), "the receiver's error shown");
+    expect(await outcome.getAttribute("data-status")).toBe("pending");
     const failing = async () => (await call<{ webhooks: { id: number; failingSince: number | null }[] }>(page, "GET", "/api/v1/admin/webhooks")).body.webhooks.find((w) => w.id === id)?.failingSince ?? null;
     await until(failing, (since) => since !== null, "failure recorded");
 
     await page.getByRole("button", { name: "Refresh", exact: true }).first().click();
-    const row = page.locator(`tr[data-webhook="${id}"]`);
     await textHas(page.locator("[data-testid=webhook-trouble]"), `Every attempt to deliver to #${id} 127.0.0.1:${receiver.port} has failed since`);
     await textHas(row, "Failing");
     await textHas(row, "Discord");
     await textHas(row, "Survivor or killer bonus of at least +50%");
     await textHas(row, "All platforms · All regions");
 
-    await row.getByRole("button", { name: /^Manage / }).click();
     const log = page.getByRole("region", { name: /^Delivery log of / });
     const attempt = log.locator('tr[data-delivery="test"]');
-    await attempt.waitFor();
+    // The log reads itself again while a delivery is pending, so the attempt's outcome arrives without a click.
+    await until(async () => ((await attempt.count()) === 0 ? "" : ((await attempt.locator("td").nth(3).textContent()) ?? "")), (code) => code === "500", "the attempt in the log", 15_000);
     const [type, status, attempts, code, error, next] = await attempt.locator("td").allTextContents();
     expect([type, status, code]).toEqual(["Test", "Pending", "500"]);
     expect(Number(attempts)).toBeGreaterThanOrEqual(1);

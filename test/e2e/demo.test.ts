@@ -1,12 +1,26 @@
-/** `hub serve --demo`: a full board at once, on a database that is gone when the hub stops. */
+/**
+ * `hub serve --demo`: a full board at once, on a database that is gone when
+ * the hub stops; its agents list holds only the agents that run, it gives no
+ * advice about keeping a key, and it prints a way into the console as the
+ * demo admin, which Chromium then takes.
+ */
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, until } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub } from "./harness.ts";
 
+const browserAvailable = chromiumAvailable("the demo's admin path in Chromium");
+
+interface AdminAgent {
+  readonly enabled: boolean;
+  readonly label: string | null;
+  readonly lastReadingAt: number | null;
+}
+
 describe("demo mode", () => {
-  test("14 days of history and live simulated agents on every platform and region, on a throw-away database", async () => {
+  test("14 days of history and live simulated agents on every platform and region, on a throw-away database; a demo admin gets in on a printed password", async () => {
     const binary = await compiledHub();
     const hub = await startHub({ cmd: [binary], args: ["--demo"], timeoutMs: 60_000 });
     let db = "";
@@ -26,6 +40,56 @@ describe("demo mode", () => {
       db = /"db":"([^"]+hub\.db)"/.exec(hub.output())?.[1] ?? "";
       expect(existsSync(db)).toBe(true);
       expect((await fetch(`${hub.url}/`)).status).toBe(200);
+
+      // A throw-away database has no key worth keeping: none is written, and nothing advises keeping one.
+      expect(existsSync(`${dirname(db)}/hub.key`)).toBe(false);
+      expect(hub.output()).not.toContain("keep a copy");
+
+      const origin = `http://localhost:${new URL(hub.url).port}`;
+      const plain = hub.output().split("\n").filter((line) => line !== "" && !line.startsWith("{"));
+      expect(plain[0]).toBe(`Hub ready: open ${origin}/`);
+      const said = /^Demo admin: sign in at (\S+)\/login as "demo" with the one-time password (\S+) \(this demo only; no second factor\)\.$/.exec(plain[1] ?? "");
+      expect(said?.[1]).toBe(origin);
+      const password = said?.[2] ?? "";
+      expect(password.length).toBeGreaterThanOrEqual(16);
+      // The password is on that line only: never in the JSON log.
+      expect(hub.output().split("\n").filter((line) => line.includes(password))).toEqual([plain[1] ?? ""]);
+
+      const login = await fetch(`${hub.url}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin },
+        body: JSON.stringify({ username: "demo", password }),
+      });
+      expect(login.status).toBe(200);
+      expect(((await login.json()) as { next: string }).next).toBe("ok");
+      const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const listed = (await (await fetch(`${hub.url}/api/v1/admin/agents`, { headers: { cookie } })).json()) as { agents: AdminAgent[] };
+      // One agent per platform and region, each reporting; no disabled placeholders for the history.
+      expect(listed.agents.length).toBe(45);
+      expect(listed.agents.every((a) => a.enabled && a.lastReadingAt !== null)).toBe(true);
+      expect(listed.agents.some((a) => a.label === "simulated history")).toBe(false);
+
+      if (browserAvailable) {
+        const browser = await launch();
+        try {
+          const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, locale: "en-GB", colorScheme: "dark" });
+          const page = guarded.page;
+          await page.goto(`${hub.url}/login`);
+          await page.getByLabel("Username").fill("demo");
+          await page.getByLabel("Password", { exact: true }).fill(password);
+          await page.getByRole("button", { name: "Sign in" }).click();
+          await page.getByRole("link", { name: "Admin", exact: true }).click();
+          await until(async () => new URL(page.url()).pathname, (p) => p === "/admin", "admin page");
+          await until(() => page.locator("tr[data-agent]").count(), (n) => n === 45, "45 agents listed");
+          await textHas(page.locator("tr[data-agent]").first(), "Reporting");
+          expect(await axeViolations(page)).toEqual([]);
+          await screenshot(page, "demo-admin");
+          expect(guarded.blocked).toEqual([]);
+          expect(guarded.errors).toEqual([]);
+        } finally {
+          await browser.close();
+        }
+      }
     } finally {
       expect(await hub.stop()).toBe(0);
     }

@@ -259,7 +259,11 @@ describe("the log stream", () => {
     await Bun.sleep(200);
     const lines = hub.output().split("\n").filter((line) => line !== "");
     expect(lines.length).toBeGreaterThan(paths.length);
+    // One plain line for people, once, naming where to open the hub; every other line is JSON.
+    const ready = `Hub ready: open http://localhost:${new URL(hub.url).port}/`;
+    expect(lines.filter((line) => line === ready)).toEqual([ready]);
     const notJson = lines.filter((line) => {
+      if (line === ready) return false;
       try {
         return typeof JSON.parse(line) !== "object";
       } catch {
@@ -285,6 +289,8 @@ describe("DNS rebinding", () => {
       const session = (await (await fetch(`${target.url}/api/v1/auth/session`)).json()) as { needsSetup: boolean };
       expect(session.needsSetup).toBe(true);
       expect(statusOf(await rawRequest(target.url, setup("hub.lan")))).toBe(201);
+      // The plain start-up line names the configured origin, not the listen address.
+      expect(target.output().split("\n")).toContain("Hub ready: open https://hub.example.org/");
     } finally {
       await target.stop();
       fresh.cleanup();

@@ -21,7 +21,10 @@ describe("hub serve", () => {
       expect(walSize(db)).toBeGreaterThan(0);
       expect(await hub.stop(signal)).toBe(0);
       expect(walSize(db)).toBe(0);
-      const lines = hub.output().trim().split("\n").map((l) => JSON.parse(l) as { msg: string });
+      // Besides the one plain "Hub ready" line for people, every line is the JSON log.
+      const output = hub.output().trim().split("\n");
+      expect(output.filter((l) => !l.startsWith("{"))).toEqual([`Hub ready: open http://localhost:${new URL(hub.url).port}/`]);
+      const lines = output.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string });
       expect(lines.map((l) => l.msg)).toContain("shutting down");
       expect(lines.at(-1)?.msg).toBe("stopped");
     });

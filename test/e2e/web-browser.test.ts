@@ -256,7 +256,7 @@ describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
     const { page } = guarded;
     await page.goto(`${seeded.hub.url}/contribute`);
     await page.locator("table").first().waitFor();
-    expect(await page.getByRole("link", { name: "Learn how to run an agent" }).getAttribute("href")).toMatch(/\/docs#\/agent$/);
+    expect(await page.getByRole("link", { name: "Run an agent", exact: true }).getAttribute("href")).toMatch(/\/contribute\/agents$/);
     await expectClean(guarded, page, "contribute");
     await guarded.context.close();
   }, 60_000);

@@ -60,7 +60,7 @@ describe("defaults", () => {
     expect(c.corsOrigins).toEqual({ kind: "none" });
     expect(c.contactEmail).toBeNull();
     expect(c.contribute).toBe(false);
-    expect(c.agentSetupUrl).toBe("http://localhost:3000/docs#/agent");
+    expect(c.agentSetupUrl).toBe("http://localhost:3000/contribute/agents");
     expect(c.maxStreams).toBe(10000);
     expect(c.logLevel).toBe("info");
     expect(c.metricsToken).toBeNull();
@@ -74,7 +74,7 @@ describe("defaults", () => {
     const https = load([], { ORIGIN: "https://hub.example.org" });
     expect(https.cookieSecure).toBe(true);
     expect(https.rpId).toBe("hub.example.org");
-    expect(https.agentSetupUrl).toBe("https://hub.example.org/docs#/agent");
+    expect(https.agentSetupUrl).toBe("https://hub.example.org/contribute/agents");
     expect(load([], { ORIGIN: "https://hub.example.org", COOKIE_SECURE: "false" }).cookieSecure).toBe(false);
   });
 });

@@ -12,6 +12,7 @@ import { openApiDocument } from "../../http/openapi.ts";
 import { HttpProblem } from "../../http/problem.ts";
 import { HTML_CSP } from "../../http/security.ts";
 import { HUB_NAME } from "../../version.ts";
+import darkCss from "./dark.css" with { type: "file" };
 import initScript from "./init.js" with { type: "file" };
 
 const PAGE = `<!doctype html>
@@ -19,11 +20,14 @@ const PAGE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${HUB_NAME} API reference</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="stylesheet" href="/docs/assets/dark.css">
 </head>
 <body>
+<a class="docs-home" href="/">← ${HUB_NAME}</a>
 <div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/init.js"></script>
@@ -41,6 +45,7 @@ interface Asset {
 const ASSETS: Readonly<Record<string, Asset>> = {
   "swagger-ui-bundle.js": { type: "text/javascript; charset=utf-8", path: swaggerBundle },
   "swagger-ui.css": { type: "text/css; charset=utf-8", path: swaggerCss },
+  "dark.css": { type: "text/css; charset=utf-8", path: darkCss },
   "init.js": { type: "text/javascript; charset=utf-8", path: initScript },
 };
 

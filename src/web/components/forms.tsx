@@ -6,7 +6,7 @@
  */
 import type { ComponentChildren } from "preact";
 import type { Ref } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api/client.ts";
 import { t } from "../i18n/index.ts";
 
@@ -111,6 +111,11 @@ function clock(seconds: number): string {
 }
 
 /** The refusal of a form as the hub worded it; when throttled, the wait counts down. */
+/** The control a problem's location names: body.username → username, body.platforms/0 → platforms. */
+function fieldName(location: string): string {
+  return location.replace(/^(body|query)\./, "").split(/[./[]/)[0] ?? location;
+}
+
 export function FormError({ error }: { error: ApiError | null }) {
   const [left, setLeft] = useState<number | null>(error?.retryAfter ?? null);
   useEffect(() => {
@@ -119,10 +124,20 @@ export function FormError({ error }: { error: ApiError | null }) {
     const timer = setInterval(() => setLeft((n) => (n === null || n <= 1 ? null : n - 1)), 1000);
     return () => clearInterval(timer);
   }, [error]);
+  const box = useRef<HTMLDivElement>(null);
+  // The messages of refused fields that have no control in this form to show them; null until the form has been looked at.
+  const [unplaced, setUnplaced] = useState<readonly string[] | null>(null);
+  useLayoutEffect(() => {
+    const form = box.current?.closest("form") ?? null;
+    setUnplaced(error === null ? null : (error.fields.filter((f) => form?.querySelector(`[name="${CSS.escape(fieldName(f.location))}"]`) == null).map((f) => f.message)));
+  }, [error]);
   if (!error) return null;
+  // A field's own message sits at the field: the summary only points there, so no message is said twice.
+  const placed = error.fields.length > 0 && unplaced !== null && unplaced.length < error.fields.length;
+  const summary = !placed ? error.message : unplaced.length === 0 ? t("form.checkFields") : unplaced.join(" ");
   return (
-    <div class="form-problem" role="alert">
-      <p>{error.message}</p>
+    <div class="form-problem" role="alert" ref={box}>
+      <p>{summary}</p>
       {left !== null && error.status === 429 ? <p>{left < 60 ? t("form.wait", { seconds: left }) : t("form.waitMinutes", { time: clock(left) })}</p> : null}
     </div>
   );

@@ -203,6 +203,13 @@ function ClosestButton({ measure, state, closest, names }: { measure: () => void
   );
 }
 
+/** Adding an agent is a link for whoever can follow it: an admin goes to the agents page, a signed-out visitor signs in first. */
+function AgentStep({ session }: { session: SessionBody | null }) {
+  if (session?.user?.role === "admin") return <a href="/admin/agents">{t("empty.agent")}</a>;
+  if (session !== null && !session.authenticated && !session.needsSetup) return <a href={`/login?next=${encodeURIComponent("/admin/agents")}`}>{t("empty.agent")}</a>;
+  return <>{t("empty.agent")}</>;
+}
+
 export function FirstRun({ meta, session }: { meta: SiteMeta; session: SessionBody | null }) {
   return (
     <section class="first-run" aria-labelledby="first-run-title">
@@ -214,11 +221,11 @@ export function FirstRun({ meta, session }: { meta: SiteMeta; session: SessionBo
             <a href="/setup">{t("empty.setup")}</a>
           </li>
         ) : null}
-        <li>{t("empty.agent")}</li>
         <li>
-          <a href={meta.agentSetupUrl} data-external="">
-            {t("empty.howTo")}
-          </a>
+          <AgentStep session={session} />
+        </li>
+        <li>
+          <a href={meta.agentSetupUrl}>{t("guide.title")}</a>
         </li>
       </ol>
     </section>

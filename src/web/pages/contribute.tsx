@@ -12,8 +12,8 @@ export function Contribute({ meta }: { meta: SiteMeta }) {
       <h1>{t("contribute.title")}</h1>
       <p class="lead">{t("contribute.body")}</p>
       <p>
-        <a class="button button-primary" href={meta.agentSetupUrl} data-external="">
-          {t("contribute.howTo")}
+        <a class="button button-primary" href={meta.agentSetupUrl}>
+          {t("guide.title")}
         </a>
       </p>
       {coverage.error ? (

@@ -2,13 +2,12 @@
  * Agents (SPEC §11.1): the list with readings and the newest reading; create
  * with the token shown once beside a ready-to-paste configuration; edit with
  * the hub's validation at each field; moving with the data mode explained;
- * enable, rotate, delete; export to a file and import from one.
+ * enable, rotate, delete; export and import (agent-transfer.tsx).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getPrivate, send } from "../../api/client.ts";
-import type { operations } from "../../api/schema";
+import { getPrivate, send } from "../../api/client.ts";
 import { Failed, Loading } from "../../components/common.tsx";
-import { ConfirmButton, CopyValue, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
+import { ConfirmButton, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { formatNumber, t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
 import {
@@ -22,59 +21,22 @@ import {
   regionName,
   regionOptions,
   SelectField,
-  TableWrap,
   useAction,
   useRegions,
   type Agent,
   type CatalogueRegion,
   type Choice,
-  type ExportedAgent,
-  type ImportedAgent, AdminTable } from "./parts.tsx";
+  AdminTable,
+} from "./parts.tsx";
+import { AGENTS_GUIDE, agentName, TokenOnce } from "./agent-token.tsx";
+import { Transfer } from "./agent-transfer.tsx";
 
-type ImportResult = operations["importAgents"]["responses"][200]["content"]["application/json"];
 type DataMode = "keep" | "orphan" | "delete";
 
+/** How often the list reads itself again while an agent waits for its first reading. */
+const WAITING_POLL_MS = 3000;
+
 const SOURCE_LABELS = { manual: "admin.agents.source.manual", provisioned: "admin.agents.source.provisioned", imported: "admin.agents.source.imported" } as const;
-
-function agentName(agent: Agent): string {
-  return agent.label ? t("admin.agents.nameLabelled", { id: agent.id, label: agent.label }) : t("admin.agents.name", { id: agent.id });
-}
-
-/**
- * The token, shown only now (the hub keeps its hash), with what an agent
- * needs to run: its environment, and a request that proves the token works.
- */
-function TokenOnce({ agent, token, onDone }: { agent: Agent; token: string; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  const origin = window.location.origin;
-  const config = [`HUB_URL=${origin}`, `AGENT_TOKEN=${token}`, `REGION=${agent.region}`, `PLATFORM=${agent.platform}`].join("\n");
-  const curl = `curl -H "Authorization: Bearer ${token}" ${origin}/api/v1/agent/assignment`;
-  return (
-    <div class="token-once" data-testid="token-once">
-      <h3 ref={heading} tabIndex={-1}>
-        {t("admin.agents.tokenTitle", { name: agentName(agent) })}
-      </h3>
-      <p>{t("admin.agents.tokenOnce")}</p>
-      <CopyValue value={token} label={t("admin.agents.token")} />
-      <h4>{t("admin.agents.configTitle")}</h4>
-      <p class="form-hint">{t("admin.agents.configHint")}</p>
-      <div class="config-block">
-        <CopyValue value={config} label={t("admin.agents.configTitle")} />
-      </div>
-      <h4>{t("admin.agents.curlTitle")}</h4>
-      <p class="form-hint">{t("admin.agents.curlHint")}</p>
-      <div class="config-block">
-        <CopyValue value={curl} label={t("admin.agents.curlTitle")} />
-      </div>
-      <p>
-        <button type="button" class="button" onClick={onDone}>
-          {t("admin.agents.tokenDone")}
-        </button>
-      </p>
-    </div>
-  );
-}
 
 /** What an optional text field sends: null when left empty, so the hub clears the value (or uses its default). */
 const empty = (value: string) => (value.trim() === "" ? null : value.trim());
@@ -144,7 +106,8 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
   const [mode, setMode] = useState<DataMode>("keep");
   const [deleteMode, setDeleteMode] = useState<"orphan" | "delete">("orphan");
   const [token, setToken] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  // Each message shows beside the control that caused it: the form's under the form, the actions' under their buttons.
+  const [done, setDone] = useState<{ text: string; byForm: boolean } | null>(null);
   const save = useAction();
   const other = useAction();
   const moved = form.region !== agent.region || form.provider !== agent.provider;
@@ -157,7 +120,7 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
       setAgent(reply.agent);
       setForm({ label: reply.agent.label ?? "", provider: reply.agent.provider, region: reply.agent.region, pollMin: reply.agent.pollMin ?? "", pollMax: reply.agent.pollMax ?? "" });
       setMode("keep");
-      setDone(message);
+      setDone({ text: message, byForm: action === save });
       onChanged();
     });
   }
@@ -201,7 +164,7 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
         <FormError error={save.error} />
         <SaveButton busy={save.busy} />
       </form>
-      {done ? <Notice>{done}</Notice> : null}
+      {done?.byForm ? <Notice>{done.text}</Notice> : null}
 
       <h3>{t("admin.agents.actions")}</h3>
       <p class="form-hint">{agent.enabled ? t("admin.agents.enabledHint") : t("admin.agents.disabledHint")}</p>
@@ -222,6 +185,8 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
           }}
         />
       </div>
+      {done && !done.byForm ? <Notice>{done.text}</Notice> : null}
+      <FormError error={other.error} />
       <p class="form-hint">{t("admin.agents.rotateHint")}</p>
       {token ? <TokenOnce agent={agent} token={token} onDone={() => setToken(null)} /> : null}
 
@@ -250,118 +215,15 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
           }}
         />
       </p>
-      <FormError error={other.error} />
     </section>
   );
 }
 
-/** Today's date for the export's file name, in the admin's time zone. */
-function today(): string {
-  const d = new Date();
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-}
-
-/** The rows of an export file: `{ agents: [...] }` as the hub writes it, or a bare array of rows. */
-function rowsOf(json: unknown): ImportedAgent[] | null {
-  const rows = Array.isArray(json) ? json : json !== null && typeof json === "object" && "agents" in json ? json.agents : null;
-  // The hub checks every row and says why it skips one, so only the outer shape is checked here.
-  return Array.isArray(rows) ? (rows as ImportedAgent[]) : null;
-}
-
-function Transfer({ onImported }: { onImported: () => void }) {
-  const exporting = useAction();
-  const importing = useAction();
-  const [result, setResult] = useState<ImportResult | null>(null);
-  const [exported, setExported] = useState<number | null>(null);
-
-  async function download() {
-    setExported(null);
-    await exporting.run(async () => {
-      const body = await getPrivate<{ agents: ExportedAgent[] }>(`${ADMIN}/agents/export`);
-      const url = URL.createObjectURL(new Blob([JSON.stringify(body, null, 2)], { type: "application/json" }));
-      const link = document.createElement("a");
-      link.href = url;
-      link.download = `hub-agents-${today()}.json`;
-      link.click();
-      // The browser has the file once the click is handled; the URL is then only memory held.
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setExported(body.agents.length);
-    });
-  }
-
-  async function upload(input: HTMLInputElement) {
-    const file = input.files?.[0];
-    if (!file) return;
-    setResult(null);
-    let rows: ImportedAgent[] | null;
-    try {
-      rows = rowsOf(JSON.parse(await file.text()));
-    } catch {
-      rows = null;
-    }
-    input.value = "";
-    if (rows === null) {
-      importing.fail(new ApiError(0, t("admin.agents.importNotExport", { file: file.name })));
-      return;
-    }
-    const agents = rows;
-    await importing.run(async () => {
-      setResult(await send<ImportResult>("POST", `${ADMIN}/agents/import`, { agents }));
-      onImported();
-    });
-  }
-
-  return (
-    <Panel title={t("admin.agents.transferTitle")} id="agent-transfer">
-      <p class="form-hint">{t("admin.agents.transferHint")}</p>
-      <div class="stack">
-        <div class="button-row">
-          <button type="button" class="button" disabled={exporting.busy} onClick={() => void download()}>
-            {t("admin.agents.export")}
-          </button>
-        </div>
-        {exported !== null ? <Notice>{t("admin.agents.exported", { count: exported })}</Notice> : null}
-        <FormError error={exporting.error} />
-        <div class="form-field">
-          <label for="agent-import">{t("admin.agents.import")}</label>
-          <input id="agent-import" type="file" accept="application/json,.json" disabled={importing.busy} onChange={(e) => void upload(e.currentTarget)} aria-describedby="agent-import-hint" />
-          <p class="form-hint" id="agent-import-hint">
-            {t("admin.agents.importHint")}
-          </p>
-        </div>
-        <FormError error={importing.error} />
-      </div>
-      {result ? (
-        <>
-          <Notice>{t("admin.agents.imported", { imported: result.imported, skipped: result.skipped.length })}</Notice>
-          {result.skipped.length > 0 ? (
-            <TableWrap label={t("admin.agents.skippedCaption")}>
-              <table>
-                <caption>{t("admin.agents.skippedCaption")}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("admin.agents.skippedRow")}</th>
-                    <th scope="col">{t("admin.agents.provisionId")}</th>
-                    <th scope="col">{t("admin.agents.skippedReason")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.skipped.map((s) => (
-                    <tr key={s.index}>
-                      {/* Rows are counted from 1 for people; the hub's index counts from 0. */}
-                      <td>{s.index + 1}</td>
-                      <td>{s.provisionId ?? "—"}</td>
-                      <td class="wrap">{s.reason}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          ) : null}
-        </>
-      ) : null}
-    </Panel>
-  );
+/** Enabled agents say whether they have reported yet: a new one waits for its first reading until it comes. */
+function AgentStatus({ agent }: { agent: Agent }) {
+  if (!agent.enabled) return <span class="badge badge-off">{t("admin.disabled")}</span>;
+  if (agent.lastReadingAt === null) return <span class="badge badge-waiting" data-status="waiting">{t("admin.agents.waiting")}</span>;
+  return <span class="badge badge-on" data-status="reporting">{t("admin.agents.reporting")}</span>;
 }
 
 function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Agent[]; regions: readonly CatalogueRegion[] | null; editing: number | null; onEdit: (id: number) => void }) {
@@ -372,7 +234,9 @@ function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Age
           <th scope="row">{agentName(a)}</th>
           <td>{platformName(a.platform)}</td>
           <td>{regionName(regions, a.region)}</td>
-          <td>{a.enabled ? <span class="badge badge-on">{t("admin.enabled")}</span> : <span class="badge badge-off">{t("admin.disabled")}</span>}</td>
+          <td>
+            <AgentStatus agent={a} />
+          </td>
           <td>
             {t(SOURCE_LABELS[a.source])}
             {a.provisionId ? <span class="region-id"> {a.provisionId}</span> : null}
@@ -394,6 +258,13 @@ function AgentTable({ agents, regions, editing, onEdit }: { agents: readonly Age
 
 export function AgentsSection() {
   const agents = useLoad((signal) => getPrivate<{ agents: Agent[] }>(`${ADMIN}/agents`, signal), []);
+  // While an enabled agent has yet to report, the list reads itself again, so its first reading shows without a click.
+  const waiting = agents.data?.agents.some((a) => a.enabled && a.lastReadingAt === null) ?? false;
+  useEffect(() => {
+    if (!waiting || agents.loading) return;
+    const timer = setTimeout(agents.retry, WAITING_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [waiting, agents.loading, agents.data]);
   const regions = useRegions();
   const [editing, setEditing] = useState<number | null>(null);
   const editingAgent = agents.data?.agents.find((a) => a.id === editing) ?? null;
@@ -401,7 +272,9 @@ export function AgentsSection() {
     <>
       <Panel title={t("admin.agents.title")} id="agents-title">
         <div class="panel-head">
-          <p class="lead">{t("admin.agents.intro")}</p>
+          <p class="lead">
+            {t("admin.agents.intro")} <a href={AGENTS_GUIDE}>{t("guide.title")}</a>
+          </p>
           <button type="button" class="button button-small" disabled={agents.loading} onClick={agents.retry}>
             {t("admin.refresh")}
           </button>

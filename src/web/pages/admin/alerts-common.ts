@@ -36,6 +36,25 @@ export const STATUS_LABELS: Readonly<Record<DeliveryStatus, MessageKey>> = {
   failed: "admin.alerts.status.failed",
 };
 
+/** Discord's webhook hosts, its canary and test builds included. */
+const DISCORD_HOSTS = new Set(["discord.com", "discordapp.com", "canary.discord.com", "ptb.discord.com"]);
+
+/**
+ * The format a URL's host asks for: a Discord or Slack webhook, or an ntfy
+ * topic (ntfy.sh, or a server whose name starts with ntfy., with the topic
+ * as the one path segment). Null when the host says nothing.
+ */
+export function formatOfUrl(text: string): Format | null {
+  const url = URL.parse(text.trim());
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) return null;
+  const host = url.hostname.toLowerCase();
+  if (DISCORD_HOSTS.has(host) && url.pathname.startsWith("/api/webhooks/")) return "discord";
+  if (host === "hooks.slack.com") return "slack";
+  const segments = url.pathname.split("/").filter((part) => part !== "");
+  if ((host === "ntfy.sh" || host.startsWith("ntfy.")) && segments.length === 1) return "ntfy";
+  return null;
+}
+
 /** The list names a target by its host only; the hub itself shows no more than the scheme, host and last 4 characters. */
 function hostOf(url: string): string {
   return URL.parse(url)?.host ?? url;

@@ -8,8 +8,11 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { isPlatform, PLATFORM_LABELS, PLATFORMS, send, type ApiError, type Platform } from "../../api/client.ts";
 import { CopyValue, Field, FormError, Panel } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
-import { FORMAT_LABELS, FORMATS, HOOKS, ROLES, webhookName, type Format, type Role, type Webhook } from "./alerts-common.ts";
+import { FORMAT_LABELS, FORMATS, formatOfUrl, HOOKS, ROLES, webhookName, type Format, type Role, type Webhook } from "./alerts-common.ts";
 import { CheckField, Notice, RadioGroup, useAction, type CatalogueRegion, type Choice } from "./parts.tsx";
+
+/** A new webhook starts with a condition that fires, so its defaults never make a webhook the hub refuses. */
+const DEFAULT_MIN_BONUS = 50;
 
 export interface Form {
   readonly url: string;
@@ -26,7 +29,7 @@ export interface Form {
 
 export function formOf(hook: Webhook | null): Form {
   if (hook === null) {
-    return { url: "", format: "json", allPlatforms: true, platforms: [], allRegions: true, regions: [], roles: [...ROLES], minBonus: "", onStatus: false, onEvents: false };
+    return { url: "", format: "json", allPlatforms: true, platforms: [], allRegions: true, regions: [], roles: [...ROLES], minBonus: String(DEFAULT_MIN_BONUS), onStatus: false, onEvents: false };
   }
   return {
     url: "",
@@ -104,19 +107,40 @@ export function WebhookFields({
   stored?: string | null;
 }) {
   const regionIds = regions.map((r) => r.region);
+  // A pasted Discord, Slack or ntfy URL picks its format, and the form says so; a choice made after the paste stands.
+  const [picked, setPicked] = useState<Format | null>(null);
+  function typed(url: string) {
+    const format = formatOfUrl(url);
+    setPicked(format);
+    setForm((f) => ({ ...f, url, format: format ?? f.format }));
+  }
   return (
     <>
       <Field
         label={stored === null ? t("admin.alerts.url") : t("admin.alerts.newUrl")}
         name="url"
         value={form.url}
-        onInput={(url) => setForm((f) => ({ ...f, url }))}
+        onInput={typed}
         error={error}
         maxLength={2048}
         hint={stored === null ? t("admin.alerts.urlHint") : t("admin.alerts.urlKeep", { url: stored })}
         autoComplete="off"
       />
-      <RadioGroup legend={t("admin.alerts.format")} name="format" value={form.format} choices={formatChoices()} onChange={(format) => setForm((f) => ({ ...f, format }))} />
+      <RadioGroup
+        legend={t("admin.alerts.format")}
+        name="format"
+        value={form.format}
+        choices={formatChoices()}
+        onChange={(format) => {
+          setPicked(null);
+          setForm((f) => ({ ...f, format }));
+        }}
+      />
+      {picked !== null && picked === form.format ? (
+        <p class="notice" role="status" data-testid="format-picked">
+          {t("admin.alerts.formatPicked", { format: t(FORMAT_LABELS[picked].label) })}
+        </p>
+      ) : null}
       <RadioGroup
         legend={t("admin.alerts.platforms")}
         name="platforms"

@@ -10,8 +10,52 @@ import { changesOf, formOf, SecretOnce, WebhookFields } from "./alerts-form.tsx"
 import { Listed, Notice, TableWrap, useAction, When, type CatalogueRegion } from "./parts.tsx";
 
 const DELIVERY_PAGE_SIZE = 25;
+/** How often a test send reads its delivery again until the receiver has answered. */
+const TEST_POLL_MS = 1000;
 /** A pending delivery changes on its own (sent, retried, given up), so a log showing one reads itself again this often. */
 const PENDING_POLL_MS = 3000;
+
+type Delivery = DeliveryPage["deliveries"][number];
+
+/**
+ * A test send's outcome, followed live: queued until the first attempt, then
+ * the receiver's answer. Its delivery is read alone: the page before the next
+ * id holds exactly it.
+ */
+function TestOutcome({ hook, deliveryId }: { hook: Webhook; deliveryId: number }) {
+  const [delivery, setDelivery] = useState<Delivery | null>(null);
+  // Counts the reads, so a failed read (the hub restarting, a network hiccup) schedules the next one too.
+  const [reads, setReads] = useState(0);
+  const finished = delivery !== null && delivery.status !== "pending";
+  useEffect(() => {
+    if (finished) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      const params = new URLSearchParams({ limit: "1", before: String(deliveryId + 1) });
+      getPrivate<DeliveryPage>(`${HOOKS}/${hook.id}/deliveries?${params.toString()}`, controller.signal)
+        .then((page) => setDelivery(page.deliveries.find((d) => d.id === deliveryId) ?? null))
+        .catch(() => undefined)
+        .finally(() => setReads((n) => n + 1));
+    }, TEST_POLL_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [hook.id, deliveryId, reads, finished]);
+  return (
+    <p class="notice" role="status" data-testid="test-outcome" data-status={delivery === null || delivery.attempts === 0 ? "queued" : delivery.status}>
+      {testMessage(delivery)}
+    </p>
+  );
+}
+
+function testMessage(delivery: Delivery | null): string {
+  if (delivery === null || delivery.attempts === 0) return t("admin.alerts.testQueued");
+  const error = delivery.lastError ?? (delivery.lastStatusCode === null ? "" : `HTTP ${delivery.lastStatusCode}`);
+  if (delivery.status === "delivered") return t("admin.alerts.testDelivered", { code: delivery.lastStatusCode ?? 200 });
+  if (delivery.status === "failed") return t("admin.alerts.testFailed", { error });
+  return t("admin.alerts.testRetrying", { error, time: delivery.nextAttemptAt === null ? "" : formatRelative(delivery.nextAttemptAt, now.value) });
+}
 
 /** One webhook's deliveries, newest first, a page at a time (the reply's `next` is the `before` of the older page). */
 function DeliveryLog({ hook }: { hook: Webhook }) {
@@ -124,6 +168,7 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
   const [form, setForm] = useState(() => formOf(initial));
   const [saved, setSaved] = useState<string | null>(null);
   const [acted, setActed] = useState<string | null>(null);
+  const [testing, setTesting] = useState<number | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   // A test message is new in the log: the log starts again from its newest page.
   const [logVersion, setLogVersion] = useState(0);
@@ -134,6 +179,7 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
   async function patch(body: Record<string, unknown>, action: ReturnType<typeof useAction>, done: (message: string | null) => void, message: string) {
     setSaved(null);
     setActed(null);
+    setTesting(null);
     await action.run(async () => {
       const reply = await send<{ webhook: Webhook }>("PATCH", `${HOOKS}/${hook.id}`, body);
       setHook(reply.webhook);
@@ -150,9 +196,9 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
 
   function test() {
     setActed(null);
+    setTesting(null);
     void other.run(async () => {
-      await send<{ deliveryId: number }>("POST", `${HOOKS}/${hook.id}/test`);
-      setActed(t("admin.alerts.testSent"));
+      setTesting((await send<{ deliveryId: number }>("POST", `${HOOKS}/${hook.id}/test`)).deliveryId);
       setLogVersion((v) => v + 1);
     });
   }
@@ -201,9 +247,10 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
             />
           ) : null}
         </div>
+        {testing === null ? null : <TestOutcome key={testing} hook={hook} deliveryId={testing} />}
+        {acted ? <Notice>{acted}</Notice> : null}
         <p class="form-hint">{t("admin.alerts.testHint")}</p>
         {hook.format === "json" ? <p class="form-hint">{t("admin.alerts.rotateHint")}</p> : null}
-        {acted ? <Notice>{acted}</Notice> : null}
         {secret ? <SecretOnce name={name} secret={secret} onDone={() => setSecret(null)} /> : null}
 
         <h3>{t("admin.alerts.deleteTitle")}</h3>

@@ -8,6 +8,7 @@ import { getPrivate } from "../../api/client.ts";
 import { Field, Panel } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
+import { auditSentence } from "./audit-sentence.ts";
 import { ADMIN, Listed, SelectField, When, type AuditEntry, type AuditPage, type User, AdminTable } from "./parts.tsx";
 
 const VIA_LABELS = { session: "admin.audit.via.session", "api-key": "admin.audit.via.apiKey", cli: "admin.audit.via.cli", config: "admin.audit.via.config" } as const;
@@ -78,17 +79,23 @@ export function AuditSection() {
       </form>
       <Listed load={page} empty={cursors.length > 1 ? t("admin.audit.noOlder") : t("admin.audit.empty")} isEmpty={(d) => d.entries.length === 0}>
         {(d) => (
-          <AdminTable caption={t("admin.audit.caption")} columns={[t("admin.audit.time"), t("admin.audit.who"), t("admin.audit.viaTitle"), t("admin.audit.actionTitle"), t("admin.audit.target"), t("admin.audit.detail")]}>
+          <AdminTable caption={t("admin.audit.caption")} columns={[t("admin.audit.time"), t("audit.what"), t("admin.audit.viaTitle"), t("admin.audit.detail")]}>
             {d.entries.map((entry) => (
               <tr key={entry.id} data-audit={entry.action}>
                 <th scope="row">
                   <When ms={entry.at} seconds />
                 </th>
-                <td>{who(entry)}</td>
+                <td class="wrap" data-testid="audit-sentence">
+                  {auditSentence(entry, who(entry))}
+                </td>
                 <td>{entry.via ? t(VIA_LABELS[entry.via]) : "—"}</td>
-                <td class="region-id">{entry.action}</td>
-                <td class="region-id">{entry.target ?? "—"}</td>
-                <td class="wrap">{entry.detail === null ? "—" : <code class="detail">{JSON.stringify(entry.detail)}</code>}</td>
+                <td class="wrap">
+                  {/* The raw record, for whoever needs the exact action, target and values: one click away, not in the way. */}
+                  <details class="audit-raw">
+                    <summary>{t("audit.raw")}</summary>
+                    <code class="detail">{JSON.stringify({ action: entry.action, target: entry.target, detail: entry.detail })}</code>
+                  </details>
+                </td>
               </tr>
             ))}
           </AdminTable>

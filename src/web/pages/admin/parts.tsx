@@ -5,7 +5,7 @@
  * regions, and conversions between the admin's local time and the API's.
  */
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, getJson, isPlatform, PLATFORM_LABELS, type CoveragePayload, type Platform } from "../../api/client.ts";
 import type { components } from "../../api/schema";
 import { now } from "../../clock.ts";
@@ -225,10 +225,29 @@ export function Listed<T>({ load, empty, isEmpty, children }: { load: Load<T>; e
 }
 
 /** A wide table's own scroller, reachable by keyboard, so the page never scrolls sideways on a phone. */
+/**
+ * Names each body cell after its column header (`data-label`), so that on a
+ * narrow screen, where the stylesheet stacks a row's cells, each says what it
+ * is. Read from the rendered header, it holds for every table in a wrap.
+ */
+function labelCells(wrap: HTMLElement): void {
+  for (const table of wrap.querySelectorAll("table")) {
+    const headers = [...table.querySelectorAll("thead th")].map((th) => th.textContent?.trim() ?? "");
+    for (const row of table.querySelectorAll("tbody tr")) {
+      [...row.children].forEach((cell, index) => cell.setAttribute("data-label", headers[index] ?? ""));
+    }
+  }
+}
+
 export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
+  const wrap = useRef<HTMLDivElement>(null);
+  // Every render: rows come and go with the data.
+  useLayoutEffect(() => {
+    if (wrap.current) labelCells(wrap.current);
+  });
   return (
     // A scrolling region must take focus so keyboard users can scroll it (WCAG 2.1.1).
-    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0} ref={wrap}>
       {children}
     </div>
   );

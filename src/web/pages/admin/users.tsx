@@ -83,7 +83,9 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
   }, []);
   const [user, setUser] = useState(initial);
   const [form, setForm] = useState({ role: initial.role, name: initial.name ?? "", email: initial.email ?? "", password: "" });
-  const [done, setDone] = useState<string | null>(null);
+  // Each message shows beside the control that caused it: the form's under the form, the others under their buttons.
+  const [done, setDone] = useState<{ text: string; at: "form" | "access" | "factors" } | null>(null);
+  const [acting, setActing] = useState<"access" | "factors" | "delete">("access");
   const save = useAction();
   const other = useAction();
   const self = session.value?.user?.id === user.id;
@@ -111,16 +113,17 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
         throw error;
       });
       setForm((f) => ({ ...f, password: "" }));
-      setDone(t("admin.saved"));
+      setDone({ text: t("admin.saved"), at: "form" });
       changed(reply.user);
     });
   }
 
   async function toggle() {
     setDone(null);
+    setActing("access");
     await other.run(async () => {
       const reply = await send<{ user: User }>("PATCH", `${ADMIN}/users/${user.id}`, { enabled: !user.enabled });
-      setDone(reply.user.enabled ? t("admin.users.wasEnabled") : t("admin.users.wasDisabled"));
+      setDone({ text: reply.user.enabled ? t("admin.users.wasEnabled") : t("admin.users.wasDisabled"), at: "access" });
       changed(reply.user);
     });
   }
@@ -153,7 +156,7 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
         <FormError error={save.error} />
         <SaveButton busy={save.busy} />
       </form>
-      {done ? <Notice>{done}</Notice> : null}
+      {done?.at === "form" ? <Notice>{done.text}</Notice> : null}
 
       <h3>{t("admin.users.access")}</h3>
       <p class="form-hint">{user.enabled ? t("admin.users.disableHint") : t("admin.users.enableHint")}</p>
@@ -162,6 +165,8 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
           {user.enabled ? t("admin.users.disable") : t("admin.users.enable")}
         </button>
       </div>
+      {done?.at === "access" ? <Notice>{done.text}</Notice> : null}
+      {acting === "access" ? <FormError error={other.error} /> : null}
 
       <h3>{t("admin.users.factorsTitle")}</h3>
       <p class="form-hint">{t("admin.users.factorsNow", { factors: factors(user) })}</p>
@@ -172,14 +177,17 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
           disabled={other.busy || (!user.totpEnabled && !user.hasPasskey)}
           onConfirm={() => {
             setDone(null);
+            setActing("factors");
             void other.run(async () => {
               await send("DELETE", `${ADMIN}/users/${user.id}/mfa`);
-              setDone(t("admin.users.mfaReset"));
+              setDone({ text: t("admin.users.mfaReset"), at: "factors" });
               changed({ ...user, totpEnabled: false, hasPasskey: false });
             });
           }}
         />
       </p>
+      {done?.at === "factors" ? <Notice>{done.text}</Notice> : null}
+      {acting === "factors" ? <FormError error={other.error} /> : null}
 
       <h3>{t("admin.users.deleteTitle")}</h3>
       <p class="form-hint">{t("admin.users.deleteHint")}</p>
@@ -189,6 +197,7 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
           action={t("admin.users.deleteAction", { username: user.username })}
           disabled={other.busy}
           onConfirm={() => {
+            setActing("delete");
             void other.run(async () => {
               await send("DELETE", `${ADMIN}/users/${user.id}`);
               changed(null);
@@ -197,7 +206,7 @@ function ManageUser({ user: initial, onChanged, onClose }: { user: User; onChang
           }}
         />
       </p>
-      <FormError error={other.error} />
+      {acting === "delete" ? <FormError error={other.error} /> : null}
     </section>
   );
 }
