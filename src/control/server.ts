@@ -5,15 +5,18 @@
  * peer's credentials). Bodies carry passwords, so they are never logged.
  */
 import { chmodSync, lstatSync, rmSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import type { Server } from "bun";
 import { AgentAdmin } from "../admin/agents.ts";
 import { UserAdmin } from "../auth/admin-users.ts";
 import type { HubContext } from "../context.ts";
 import { CLI_ACTOR } from "../db/audit.ts";
 import { findUserByName } from "../db/users.ts";
+import { StorageRefusal } from "../db/storage.ts";
+import { FieldImportError, runFieldImportInHub } from "../field/run.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";
-import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type SchemaState, type SimulatorAgents } from "./protocol.ts";
+import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type ImportedField, type SchemaState, type SimulatorAgents } from "./protocol.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_SIMULATOR_AGENTS = 10_000;
@@ -49,7 +52,7 @@ async function readBody(request: Request): Promise<Body> {
   return value as Body;
 }
 
-function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents): Response {
+function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents | ImportedField): Response {
   return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
 }
 
@@ -69,9 +72,11 @@ function clearStale(path: string): void {
  * Listens on `<db>.sock`. Only the hub holding the server lock calls this,
  * so a socket already there belongs to a hub that is gone. Returns null for
  * an in-memory database, or when the socket cannot be made (logged: the hub
- * serves anyway, and the CLI says it cannot reach it).
+ * serves anyway, and the CLI says it cannot reach it). `reload` re-reads what
+ * a change made beside the hub's caches (the same as for another process's
+ * commit, which an in-process one does not signal).
  */
-export function startControlSocket(ctx: HubContext): ControlSocket | null {
+export function startControlSocket(ctx: HubContext, reload: () => void): ControlSocket | null {
   if (ctx.db.path === ":memory:") return null;
   const path = controlSocketPath(ctx.db.path);
   const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now);
@@ -109,6 +114,36 @@ export function startControlSocket(ctx: HubContext): ControlSocket | null {
       }
       const made = provisionSimAgentsThrough(agents, CLI_ACTOR, ctx.config.catalogue.regions, count);
       return json(201, { agents: made.map((a) => ({ id: a.id, token: a.token, platform: a.platform, region: a.region.id })) });
+    },
+    [CONTROL_ROUTES.importField]: async (body) => {
+      const from = field(body, "from");
+      if (!isAbsolute(from)) throw new HttpProblem(400, 'The request needs "from" as an absolute path.');
+      const dryRun = body["dryRun"] === true;
+      let progress: [number, number][] = [];
+      try {
+        const run = () => {
+          // A retry after a busy lock starts over, so only the last attempt's progress is told.
+          progress = [];
+          return runFieldImportInHub(
+            { sqlite: ctx.db.sqlite, catalogue: ctx.config.catalogue, totpSecrets: ctx.accounts.totpSecrets, now: ctx.now() },
+            from,
+            dryRun,
+            (done, total) => progress.push([done, total]),
+          );
+        };
+        const result = dryRun ? run() : await ctx.storage.write(run);
+        if (!dryRun) {
+          reload();
+          // The imported readings may be newer than the live values, and change what agents posted last.
+          ctx.live.rebuildAll();
+          ctx.ingest.forget();
+        }
+        return json(dryRun ? 200 : 201, { counts: result.counts, source: result.source, progress });
+      } catch (error) {
+        if (error instanceof FieldImportError) throw new HttpProblem(409, error.message);
+        if (error instanceof StorageRefusal) throw new HttpProblem(503, `import refused, nothing was changed: ${error.message}`, { headers: { "retry-after": String(error.retryAfterSeconds) } });
+        throw error;
+      }
     },
   };
 
