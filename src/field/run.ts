@@ -112,7 +112,7 @@ export function runFieldImportInHub(target: ServedTarget, from: string, dryRun: 
   } catch (error) {
     const code = error instanceof Error && "code" in error ? String(error.code) : "";
     throw new FieldImportError(
-      `import refused, nothing was changed: the hub serving this database (user id ${process.getuid?.() ?? "unknown"}) cannot read ${from}${code ? ` (${code})` : ""}; make the file readable to the hub's user, or stop the hub and run import-field again`,
+      `import refused, nothing was changed: the hub serving this database cannot read ${from}${code ? ` (${code})` : ""}; it runs as user id ${process.getuid?.() ?? "unknown"}, perhaps with its own view of the file system (systemd DynamicUser, PrivateTmp); make the file readable to it, or stop the hub and run import-field again`,
     );
   }
   const source = openSource(from);
