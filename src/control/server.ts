@@ -134,9 +134,8 @@ export function startControlSocket(ctx: HubContext, reload: () => void): Control
         const result = dryRun ? run() : await ctx.storage.write(run);
         if (!dryRun) {
           reload();
-          // The imported readings may be newer than the live values, and change what agents posted last.
+          // Imported readings may be newer than the live values, which only a rebuild from the stored readings shows.
           ctx.live.rebuildAll();
-          ctx.ingest.forget();
         }
         return json(dryRun ? 200 : 201, { counts: result.counts, source: result.source, progress });
       } catch (error) {

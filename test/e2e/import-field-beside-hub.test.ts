@@ -98,7 +98,18 @@ describe("hub import-field beside a serving hub", () => {
     });
     expect(posted.status).toBe(201);
     expect(await login(hub.url, "bob", field.user.password)).toBe(200);
+    // The field's settings took effect in the running hub: API keys are on, so bob's old key works.
+    const session = await fetch(`${hub.url}/api/v1/auth/session`, { headers: { "x-api-key": field.user.apiKey } });
+    expect(session.status).toBe(200);
+    expect(((await session.json()) as { user: { username: string } }).user.username).toBe("bob");
   });
+
+  test("large files show the same progress lines, printed once the hub answers", async () => {
+    const big = await createFieldDb(join(scratch(), "big.db"), { readings: 120_000, origin: "http://localhost" });
+    const dry = await runCli(["import-field", "--from", big.path, "--db", db, "--dry-run"], { cmd: [bin] });
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout).toStartWith("readings: 50000 of 120000 (41%)\nreadings: 100000 of 120000 (83%)\nreadings: 120000 of 120000 (100%)\n");
+  }, 60_000);
 
   test("run again, it imports nothing twice", async () => {
     const before = counts(db);
