@@ -12,8 +12,9 @@ import { UserAdmin } from "../auth/admin-users.ts";
 import type { HubContext } from "../context.ts";
 import { CLI_ACTOR } from "../db/audit.ts";
 import { findUserByName } from "../db/users.ts";
-import { StorageRefusal } from "../db/storage.ts";
-import { FieldImportError, runFieldImportInHub } from "../field/run.ts";
+import { loadOrCreateKey } from "../auth/keys.ts";
+import { BUILT_IN_REGIONS } from "../domain/catalogue.ts";
+import { FieldImportError, runFieldImportOnWorker } from "../field/run.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";
 import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type ImportedField, type SchemaState, type SimulatorAgents } from "./protocol.ts";
@@ -73,10 +74,10 @@ function clearStale(path: string): void {
  * so a socket already there belongs to a hub that is gone. Returns null for
  * an in-memory database, or when the socket cannot be made (logged: the hub
  * serves anyway, and the CLI says it cannot reach it). `reload` re-reads what
- * a change made beside the hub's caches (the same as for another process's
- * commit, which an in-process one does not signal).
+ * another connection changed (as for another process's commit); `importer`
+ * is the field-import worker's script.
  */
-export function startControlSocket(ctx: HubContext, reload: () => void): ControlSocket | null {
+export function startControlSocket(ctx: HubContext, options: { readonly reload: () => void; readonly importer: URL }): ControlSocket | null {
   if (ctx.db.path === ":memory:") return null;
   const path = controlSocketPath(ctx.db.path);
   const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now);
@@ -119,30 +120,29 @@ export function startControlSocket(ctx: HubContext, reload: () => void): Control
       const from = field(body, "from");
       if (!isAbsolute(from)) throw new HttpProblem(400, 'The request needs "from" as an absolute path.');
       const dryRun = body["dryRun"] === true;
-      let progress: [number, number][] = [];
+      const progress: [number, number][] = [];
+      const job = {
+        db: ctx.db.path,
+        from,
+        dryRun,
+        extraRegions: ctx.config.catalogue.regions.slice(BUILT_IN_REGIONS.length),
+        key: loadOrCreateKey(ctx.db.path, ctx.config.secretKey).bytes,
+        sessionSecret: ctx.config.sessionSecret,
+        now: ctx.now(),
+      };
+      let result;
       try {
-        const run = () => {
-          // A retry after a busy lock starts over, so only the last attempt's progress is told.
-          progress = [];
-          return runFieldImportInHub(
-            { sqlite: ctx.db.sqlite, catalogue: ctx.config.catalogue, totpSecrets: ctx.accounts.totpSecrets, now: ctx.now() },
-            from,
-            dryRun,
-            (done, total) => progress.push([done, total]),
-          );
-        };
-        const result = dryRun ? run() : await ctx.storage.write(run);
-        if (!dryRun) {
-          reload();
-          // Imported readings may be newer than the live values, which only a rebuild from the stored readings shows.
-          ctx.live.rebuildAll();
-        }
-        return json(dryRun ? 200 : 201, { counts: result.counts, source: result.source, progress });
+        result = await runFieldImportOnWorker(options.importer, job, (done, total) => progress.push([done, total]));
       } catch (error) {
         if (error instanceof FieldImportError) throw new HttpProblem(409, error.message);
-        if (error instanceof StorageRefusal) throw new HttpProblem(503, `import refused, nothing was changed: ${error.message}`, { headers: { "retry-after": String(error.retryAfterSeconds) } });
         throw error;
       }
+      if (!dryRun) {
+        // At once, rather than at the watcher's next look; imported readings may be newer than the live values, which only a rebuild shows.
+        options.reload();
+        ctx.live.rebuildAll();
+      }
+      return json(dryRun ? 200 : 201, { counts: result.counts, source: result.source, progress });
     },
   };
 

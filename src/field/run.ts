@@ -13,6 +13,7 @@ import type { Config } from "../config/load.ts";
 import type { Catalogue } from "../domain/catalogue.ts";
 import { closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { FieldImportRefusal, importField, type ImportCounts, type ImportOptions } from "./import.ts";
+import type { FieldImportJob, FieldImportReport } from "./import-worker.ts";
 import { FieldSource, FieldSourceError, openForReading } from "./source.ts";
 
 /** The import did not run, or was refused; nothing was changed. */
@@ -120,5 +121,29 @@ export function runFieldImportInHub(target: ServedTarget, from: string, dryRun: 
     return { counts: run(source, target.sqlite, { catalogue: target.catalogue, now: target.now, totpSecrets: dryRun ? null : target.totpSecrets, dryRun, progress }), source: source.path };
   } finally {
     source.close();
+  }
+}
+
+/**
+ * Runs the serving hub's import on a worker thread (`import-worker.ts`, at
+ * `script`) and settles with its result; a refusal rejects with a
+ * FieldImportError, anything else with an Error.
+ */
+export async function runFieldImportOnWorker(script: URL, job: FieldImportJob, progress: Progress): Promise<FieldImportResult> {
+  const worker = new Worker(script);
+  try {
+    return await new Promise<FieldImportResult>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<FieldImportReport>) => {
+        const report = event.data;
+        if (report.type === "progress") progress(report.done, report.total);
+        else if (report.type === "done") resolve(report.result);
+        else if (report.type === "refused") reject(new FieldImportError(report.message));
+        else reject(new Error(report.message));
+      };
+      worker.onerror = (event) => reject(new Error(event.message));
+      worker.postMessage(job);
+    });
+  } finally {
+    worker.terminate();
   }
 }
