@@ -169,4 +169,46 @@ describe("hub import-field beside a serving hub", () => {
     expect((await fetch("http://hub/v1/import-field", { unix: `${db}.sock`, method: "POST", body: JSON.stringify({ from: "relative.db" }) })).status).toBe(400);
     expect(counts(db)).toEqual(before);
   });
+
+  test("while a large import holds the write lock, health and reads keep answering and an agent's post gets its usual answer or 503 with Retry-After, never a wait", async () => {
+    const target = join(scratch(), "busy.db");
+    const busy = await startHub({ cmd: [bin], args: ["--db", target] });
+    try {
+      const created = await runCli(["agent", "create", "--db", target, "--region", "eu-west-1", "--provider", "steam"], { cmd: [bin] });
+      const token = /token \(shown only now\): (\S+)/.exec(created.stdout)?.[1] ?? "";
+      const big = await createFieldDb(join(scratch(), "big.db"), { readings: 300_000, origin: "http://localhost" });
+      let running = true;
+      const importing = runCli(["import-field", "--from", big.path, "--db", target], { cmd: [bin] }).finally(() => {
+        running = false;
+      });
+      let slowest = 0;
+      const posts: { status: number; retryAfter: string | null }[] = [];
+      while (running) {
+        const started = performance.now();
+        await (await fetch(`${busy.url}/healthz`)).arrayBuffer();
+        await (await fetch(`${busy.url}/api/v1/platforms/Windows/incentives`)).arrayBuffer();
+        const posted = await fetch(`${busy.url}/api/v1/agent/readings`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ region: "eu-west-1", platform: "Windows", survivor: 0, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date().toISOString() }),
+        });
+        await posted.arrayBuffer();
+        posts.push({ status: posted.status, retryAfter: posted.headers.get("retry-after") });
+        slowest = Math.max(slowest, performance.now() - started);
+        await Bun.sleep(100);
+      }
+      expect((await importing).exitCode).toBe(0);
+      expect(posts.length).toBeGreaterThan(3);
+      // A post waits at most the storage layer's 2 s for the lock, then is refused; health and the read take milliseconds.
+      expect(slowest).toBeLessThan(3_000);
+      // Past the first, posts come faster than the agent's cadence allows (429); none waits or fails otherwise.
+      for (const post of posts) {
+        if (post.status !== 201) expect([429, 503]).toContain(post.status);
+        if (post.status === 503) expect(post.retryAfter).toMatch(/^\d+$/);
+      }
+      expect(counts(target)).toMatchObject({ r: 300_000 + posts.filter((p) => p.status === 201).length });
+    } finally {
+      await busy.stop();
+    }
+  }, 120_000);
 });
