@@ -82,7 +82,7 @@ export interface ImportFieldRequest {
   readonly dryRun: boolean;
 }
 
-/** The progress the hub noted, in order, for the command to print as it would have: the import blocks the hub's only thread, so it cannot be streamed. */
+/** With the counts, the progress the hub noted, in order, for the command to print as it prints its own: one JSON answer keeps the protocol as simple as every other route's. */
 export interface ImportedField {
   readonly counts: ImportCounts;
   readonly source: string;
