@@ -29,21 +29,16 @@ function sameFile(a: string, b: string): boolean {
 
 /**
  * With a hub serving the database, that hub imports (one writer, §16.2) and
- * its progress is printed once it answers; otherwise this process does, with
- * the server lock held while it writes.
+ * its progress is printed once it answers; otherwise this process does.
  */
 async function importThroughWriter(db: string, onFile: () => FieldImportResult, from: string, dryRun: boolean, progress: Progress): Promise<FieldImportResult> {
-  // No hub serves a database that does not exist yet (a hub makes it as it starts), and a dry run should leave not even a lock file.
-  if (dryRun && !existsSync(db)) return onFile();
+  // No hub serves a database that does not exist yet (a hub makes it as it starts); asking would leave a lock file behind a refusal.
+  if (!existsSync(db)) return onFile();
   const writer = writerFor(db);
   if (writer.kind === "file") {
-    // A dry run only reads: the lock is let go at once, so a hub may start meanwhile.
-    if (dryRun) writer.release();
-    try {
-      return onFile();
-    } finally {
-      if (!dryRun) writer.release();
-    }
+    // Let go at once and taken again just before writing, after every check: a hub starting in between is caught then.
+    writer.release();
+    return onFile();
   }
   // Checked here too, so that a file that is missing or not the field's is refused as the command alone would word it.
   openSource(from).close();
@@ -51,6 +46,15 @@ async function importThroughWriter(db: string, onFile: () => FieldImportResult, 
   const answer = await sendToHub<ImportedField>(writer.socket, CONTROL_ROUTES.importField, request);
   for (const [done, total] of answer.progress) progress(done, total);
   return { counts: answer.counts, source: from };
+}
+
+/** The server lock for this process's own write; a hub that started serving since the command looked is a refusal. */
+function lockFor(db: string): () => { release(): void } {
+  return () => {
+    const writer = writerFor(db);
+    if (writer.kind === "file") return writer;
+    throw new FieldImportError(`a hub started serving ${db} while the import was being checked; run import-field again, and it will go through that hub (nothing was changed)`);
+  };
 }
 
 export const importFieldCommand: Command = {
@@ -72,7 +76,7 @@ export const importFieldCommand: Command = {
     };
     let result: FieldImportResult;
     try {
-      result = await importThroughWriter(config.db, () => runFieldImport(config, from, dryRun, progress), from, dryRun, progress);
+      result = await importThroughWriter(config.db, () => runFieldImport(config, from, dryRun, progress, lockFor(config.db)), from, dryRun, progress);
     } catch (error) {
       if (error instanceof FieldImportError) throw new CommandError(error.message);
       throw error;

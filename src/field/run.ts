@@ -55,15 +55,16 @@ export function openSource(from: string): FieldSource {
 }
 
 /**
- * The command's run, on the file: the caller holds the server lock (no hub
- * serves it) for anything but a dry run, which only reads.
+ * The command's run, on the file, when no hub serves it. `lock` takes the
+ * server lock, held while this process writes (a dry run only reads), so
+ * that no hub starts writing beside it.
  */
-export function runFieldImport(config: Config, from: string, dryRun: boolean, progress: Progress): FieldImportResult {
+export function runFieldImport(config: Config, from: string, dryRun: boolean, progress: Progress, lock: () => { release(): void }): FieldImportResult {
   const source = openSource(from);
   const base = { catalogue: config.catalogue, now: Date.now(), progress };
   try {
     if (dryRun) {
-      // Read-only beside a serving hub; an absent database is what a first start would make, empty.
+      // Read-only; an absent database is what a first start would make, empty.
       const target = existsSync(config.db) ? openForReading(config.db) : emptyTarget();
       try {
         return { counts: run(source, target, { ...base, totpSecrets: null, dryRun: true }), source: source.path };
@@ -80,13 +81,18 @@ export function runFieldImport(config: Config, from: string, dryRun: boolean, pr
         empty.close();
       }
     }
-    const db = openDatabase(config.db);
+    const held = lock();
     try {
-      migrate(db);
-      const { totpSecrets } = hubSecrets(loadOrCreateKey(config.db, config.secretKey).bytes, config.sessionSecret);
-      return { counts: run(source, db.sqlite, { ...base, totpSecrets, dryRun: false }), source: source.path };
+      const db = openDatabase(config.db);
+      try {
+        migrate(db);
+        const { totpSecrets } = hubSecrets(loadOrCreateKey(config.db, config.secretKey).bytes, config.sessionSecret);
+        return { counts: run(source, db.sqlite, { ...base, totpSecrets, dryRun: false }), source: source.path };
+      } finally {
+        closeDatabase(db);
+      }
     } finally {
-      closeDatabase(db);
+      held.release();
     }
   } finally {
     source.close();
