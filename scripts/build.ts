@@ -14,9 +14,9 @@ const { values } = parseArgs({
 });
 const outfile = values.outfile ?? join(root, "dist", "hub");
 mkdirSync(dirname(outfile), { recursive: true });
-// The checkpoint worker is a second entry point, so the executable carries it too. Splitting lets the web app
+// The checkpoint and field-import workers are entry points too, so the executable carries them. Splitting lets the web app
 // load its region page, chart library and each language as separate chunks.
-const args = [process.execPath, "build", "--compile", "--minify", "--splitting", "--sourcemap", join(root, "src", "main.ts"), join(root, "src", "db", "checkpointer.ts"), "--outfile", outfile];
+const args = [process.execPath, "build", "--compile", "--minify", "--splitting", "--sourcemap", join(root, "src", "main.ts"), join(root, "src", "db", "checkpointer.ts"), join(root, "src", "field", "import-worker.ts"), "--outfile", outfile];
 if (values.target) args.push(`--target=${values.target}`);
 const started = performance.now();
 const result = Bun.spawnSync(args, { cwd: root, stdout: "inherit", stderr: "inherit" });

@@ -1,8 +1,10 @@
 /** `hub import-field --from PATH [--dry-run]`: the field hub's database into this one (SPEC §22); the work is in field/. */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { sendToHub, writerFor } from "../control/client.ts";
+import { CONTROL_ROUTES, type ImportedField, type ImportFieldRequest } from "../control/protocol.ts";
 import { IMPORT_TABLES } from "../field/import.ts";
-import { FieldImportError, runFieldImport } from "../field/run.ts";
+import { FieldImportError, openSource, runFieldImport, type FieldImportResult, type Progress } from "../field/run.ts";
 import { CommandError, type Command } from "./command.ts";
 
 /** Below this many readings a progress line would only be noise. */
@@ -25,6 +27,36 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
+/**
+ * With a hub serving the database, that hub imports (one writer, §16.2) and
+ * its progress is printed once it answers; otherwise this process does.
+ */
+async function importThroughWriter(db: string, onFile: () => FieldImportResult, from: string, dryRun: boolean, progress: Progress): Promise<FieldImportResult> {
+  // No hub serves a database that does not exist yet (a hub makes it as it starts); asking would leave a lock file behind a refusal.
+  if (!existsSync(db)) return onFile();
+  const writer = writerFor(db);
+  if (writer.kind === "file") {
+    // Let go at once and taken again just before writing, after every check: a hub starting in between is caught then.
+    writer.release();
+    return onFile();
+  }
+  // Checked here too, so that a file that is missing or not the field's is refused as the command alone would word it.
+  openSource(from).close();
+  const request: ImportFieldRequest = { from: resolve(from), dryRun };
+  const answer = await sendToHub<ImportedField>(writer.socket, CONTROL_ROUTES.importField, request);
+  for (const [done, total] of answer.progress) progress(done, total);
+  return { counts: answer.counts, source: from };
+}
+
+/** The server lock for this process's own write; a hub that started serving since the command looked is a refusal. */
+function lockFor(db: string): () => { release(): void } {
+  return () => {
+    const writer = writerFor(db);
+    if (writer.kind === "file") return writer;
+    throw new FieldImportError(`a hub started serving ${db} while the import was being checked; run import-field again, and it will go through that hub (nothing was changed)`);
+  };
+}
+
 export const importFieldCommand: Command = {
   name: "import-field",
   usage: "hub import-field --from PATH [--dry-run] [--db FILE]",
@@ -42,9 +74,9 @@ export const importFieldCommand: Command = {
     const progress = (done: number, total: number): void => {
       if (total >= PROGRESS_FROM) out(`readings: ${done} of ${total} (${Math.floor((done * 100) / total)}%)`);
     };
-    let result;
+    let result: FieldImportResult;
     try {
-      result = runFieldImport(config, from, dryRun, progress);
+      result = await importThroughWriter(config.db, () => runFieldImport(config, from, dryRun, progress, lockFor(config.db)), from, dryRun, progress);
     } catch (error) {
       if (error instanceof FieldImportError) throw new CommandError(error.message);
       throw error;

@@ -89,7 +89,7 @@ export const serve: Command = {
       throw new CommandError(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
     hub.start();
-    const control = startControlSocket(ctx);
+    const control = startControlSocket(ctx, { reload: hub.reloadExternal, importer: workers.fieldImporter });
     const url = socket === null ? `http://${config.host}:${server.port}` : `unix:${socket}`;
     log.info("hub listening", { url, origin: config.origin, db: config.db, version: HUB_VERSION });
     const agents = new AbortController();

@@ -4,6 +4,7 @@
  * writing. HTTP with JSON bodies over a Unix socket beside the database,
  * `<db>.sock`, owner-only; answers that are not 2xx carry a problem detail.
  */
+import type { ImportCounts } from "../field/import.ts";
 
 export function controlSocketPath(dbPath: string): string {
   return `${dbPath}.sock`;
@@ -17,6 +18,7 @@ export const CONTROL_ROUTES = {
   createUser: "/v1/users",
   resetPassword: "/v1/users/reset-password",
   simulatorAgents: "/v1/simulator-agents",
+  importField: "/v1/import-field",
 } as const;
 
 export interface ListedAgent {
@@ -72,4 +74,17 @@ export interface SimulatorAgentsRequest {
 
 export interface SimulatorAgents {
   readonly agents: readonly { readonly id: number; readonly token: string; readonly platform: string; readonly region: string }[];
+}
+
+/** Only the path of the field's file travels, never its content or a secret: the hub opens it itself. */
+export interface ImportFieldRequest {
+  readonly from: string;
+  readonly dryRun: boolean;
+}
+
+/** With the counts, the progress the hub noted, in order, for the command to print as it prints its own: one JSON answer keeps the protocol as simple as every other route's. */
+export interface ImportedField {
+  readonly counts: ImportCounts;
+  readonly source: string;
+  readonly progress: readonly (readonly [done: number, total: number])[];
 }

@@ -8,16 +8,20 @@
  * refuses is the same 503 problem, which the CLI prints as its error.
  */
 import { chmodSync, lstatSync, rmSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import type { Server } from "bun";
 import { AgentAdmin } from "../admin/agents.ts";
 import { UserAdmin } from "../auth/admin-users.ts";
 import type { HubContext } from "../context.ts";
 import { CLI_ACTOR } from "../db/audit.ts";
 import { findUserByName } from "../db/users.ts";
+import { loadOrCreateKey } from "../auth/keys.ts";
+import { BUILT_IN_REGIONS } from "../domain/catalogue.ts";
+import { FieldImportError, runFieldImportOnWorker } from "../field/run.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { storageProblem } from "../http/storage-gate.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";
-import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type SchemaState, type SimulatorAgents } from "./protocol.ts";
+import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type ImportedField, type SchemaState, type SimulatorAgents } from "./protocol.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_SIMULATOR_AGENTS = 10_000;
@@ -53,7 +57,7 @@ async function readBody(request: Request): Promise<Body> {
   return value as Body;
 }
 
-function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents): Response {
+function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents | ImportedField): Response {
   return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
 }
 
@@ -73,9 +77,11 @@ function clearStale(path: string): void {
  * Listens on `<db>.sock`. Only the hub holding the server lock calls this,
  * so a socket already there belongs to a hub that is gone. Returns null for
  * an in-memory database, or when the socket cannot be made (logged: the hub
- * serves anyway, and the CLI says it cannot reach it).
+ * serves anyway, and the CLI says it cannot reach it). `reload` re-reads what
+ * another connection changed (as for another process's commit); `importer`
+ * is the field-import worker's script.
  */
-export function startControlSocket(ctx: HubContext): ControlSocket | null {
+export function startControlSocket(ctx: HubContext, options: { readonly reload: () => void; readonly importer: URL }): ControlSocket | null {
   if (ctx.db.path === ":memory:") return null;
   const path = controlSocketPath(ctx.db.path);
   const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now);
@@ -113,6 +119,34 @@ export function startControlSocket(ctx: HubContext): ControlSocket | null {
       }
       const made = provisionSimAgentsThrough(agents, CLI_ACTOR, ctx.config.catalogue.regions, count);
       return json(201, { agents: made.map((a) => ({ id: a.id, token: a.token, platform: a.platform, region: a.region.id })) });
+    },
+    [CONTROL_ROUTES.importField]: async (body) => {
+      const from = field(body, "from");
+      if (!isAbsolute(from)) throw new HttpProblem(400, 'The request needs "from" as an absolute path.');
+      const dryRun = body["dryRun"] === true;
+      const progress: [number, number][] = [];
+      const job = {
+        db: ctx.db.path,
+        from,
+        dryRun,
+        extraRegions: ctx.config.catalogue.regions.slice(BUILT_IN_REGIONS.length),
+        key: loadOrCreateKey(ctx.db.path, ctx.config.secretKey).bytes,
+        sessionSecret: ctx.config.sessionSecret,
+        now: ctx.now(),
+      };
+      let result;
+      try {
+        result = await runFieldImportOnWorker(options.importer, job, (done, total) => progress.push([done, total]));
+      } catch (error) {
+        if (error instanceof FieldImportError) throw new HttpProblem(409, error.message);
+        throw error;
+      }
+      if (!dryRun) {
+        // At once, rather than at the watcher's next look; imported readings may be newer than the live values, which only a rebuild shows.
+        options.reload();
+        ctx.live.rebuildAll();
+      }
+      return json(dryRun ? 200 : 201, { counts: result.counts, source: result.source, progress });
     },
   };
 

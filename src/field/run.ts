@@ -1,14 +1,19 @@
 /**
  * One run of the import (SPEC §22): open the field's file, check and copy into
- * this hub's database (or only count, on a dry run), with the server lock held
- * so that no hub writes beside it. `cli/import-field.ts` only parses and prints.
+ * this hub's database (or only count, on a dry run). Either the command does it
+ * on the file, holding the server lock so that no hub writes beside it, or the
+ * hub serving the database does it on its own connection, asked over the
+ * control socket (§16.2). `cli/import-field.ts` only parses and prints.
  */
 import type { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { hubSecrets, loadOrCreateKey } from "../auth/keys.ts";
+import type { TotpSecrets } from "../auth/totp.ts";
 import type { Config } from "../config/load.ts";
-import { acquireServerLock, closeDatabase, DatabaseError, migrate, openDatabase, type ServerLock } from "../db/open.ts";
+import type { Catalogue } from "../domain/catalogue.ts";
+import { closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { FieldImportRefusal, importField, type ImportCounts, type ImportOptions } from "./import.ts";
+import type { FieldImportJob, FieldImportReport } from "./import-worker.ts";
 import { FieldSource, FieldSourceError, openForReading } from "./source.ts";
 
 /** The import did not run, or was refused; nothing was changed. */
@@ -32,27 +37,34 @@ function run(source: FieldSource, target: Database, options: ImportOptions): Imp
   }
 }
 
-function serverLock(db: string): ServerLock {
-  try {
-    return acquireServerLock(db);
-  } catch (error) {
-    if (!(error instanceof DatabaseError)) throw error;
-    throw new FieldImportError(`a hub is serving ${db}; stop it first, then run import-field again (nothing was changed)`);
-  }
+export type Progress = (done: number, total: number) => void;
+
+export interface FieldImportResult {
+  readonly counts: ImportCounts;
+  readonly source: string;
 }
 
-export function runFieldImport(config: Config, from: string, dryRun: boolean, progress: (done: number, total: number) => void): { counts: ImportCounts; source: string } {
-  let source: FieldSource;
+/** The field's file, checked to be its database; every reason it is not is a refusal. */
+export function openSource(from: string): FieldSource {
   try {
-    source = FieldSource.open(from);
+    return FieldSource.open(from);
   } catch (error) {
     if (error instanceof FieldSourceError) throw new FieldImportError(`import refused, nothing was changed: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * The command's run, on the file, when no hub serves it. `lock` takes the
+ * server lock, held while this process writes (a dry run only reads), so
+ * that no hub starts writing beside it.
+ */
+export function runFieldImport(config: Config, from: string, dryRun: boolean, progress: Progress, lock: () => { release(): void }): FieldImportResult {
+  const source = openSource(from);
   const base = { catalogue: config.catalogue, now: Date.now(), progress };
   try {
     if (dryRun) {
-      // Read-only beside a serving hub; an absent database is what a first start would make, empty.
+      // Read-only; an absent database is what a first start would make, empty.
       const target = existsSync(config.db) ? openForReading(config.db) : emptyTarget();
       try {
         return { counts: run(source, target, { ...base, totpSecrets: null, dryRun: true }), source: source.path };
@@ -69,7 +81,7 @@ export function runFieldImport(config: Config, from: string, dryRun: boolean, pr
         empty.close();
       }
     }
-    const lock = serverLock(config.db);
+    const held = lock();
     try {
       const db = openDatabase(config.db);
       try {
@@ -80,9 +92,64 @@ export function runFieldImport(config: Config, from: string, dryRun: boolean, pr
         closeDatabase(db);
       }
     } finally {
-      lock.release();
+      held.release();
     }
   } finally {
     source.close();
+  }
+}
+
+export interface ServedTarget {
+  /** The serving hub's own connection: the one writer. */
+  readonly sqlite: Database;
+  readonly catalogue: Catalogue;
+  readonly totpSecrets: TotpSecrets;
+  readonly now: number;
+}
+
+/**
+ * The serving hub's run, on its own connection, of a file the command named
+ * by its absolute path. The hub may run as another user than the command
+ * (systemd's DynamicUser), so a file it cannot read is refused as such, not
+ * as a file that is missing or is not the field's.
+ */
+export function runFieldImportInHub(target: ServedTarget, from: string, dryRun: boolean, progress: Progress): FieldImportResult {
+  try {
+    accessSync(from, constants.R_OK);
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? String(error.code) : "";
+    throw new FieldImportError(
+      `import refused, nothing was changed: the hub serving this database cannot read ${from}${code ? ` (${code})` : ""}; it runs as user id ${process.getuid?.() ?? "unknown"}, perhaps with its own view of the file system (systemd DynamicUser, PrivateTmp); make the file readable to it, or stop the hub and run import-field again`,
+    );
+  }
+  const source = openSource(from);
+  try {
+    return { counts: run(source, target.sqlite, { catalogue: target.catalogue, now: target.now, totpSecrets: dryRun ? null : target.totpSecrets, dryRun, progress }), source: source.path };
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * Runs the serving hub's import on a worker thread (`import-worker.ts`, at
+ * `script`) and settles with its result; a refusal rejects with a
+ * FieldImportError, anything else with an Error.
+ */
+export async function runFieldImportOnWorker(script: URL, job: FieldImportJob, progress: Progress): Promise<FieldImportResult> {
+  const worker = new Worker(script);
+  try {
+    return await new Promise<FieldImportResult>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<FieldImportReport>) => {
+        const report = event.data;
+        if (report.type === "progress") progress(report.done, report.total);
+        else if (report.type === "done") resolve(report.result);
+        else if (report.type === "refused") reject(new FieldImportError(report.message));
+        else reject(new Error(report.message));
+      };
+      worker.onerror = (event) => reject(new Error(event.message));
+      worker.postMessage(job);
+    });
+  } finally {
+    worker.terminate();
   }
 }

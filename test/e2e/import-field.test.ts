@@ -326,17 +326,5 @@ describe("hub import-field, twice and refused", () => {
       sqlite.close();
       await refused(path, 'the token of the field\'s agent "eu-1" is already used here by agent 1 with other data');
     });
-
-    test("a hub serving the database", async () => {
-      const serving = await startHub({ cmd: [hubBinary], args: ["--db", db] });
-      try {
-        const result = await runCli(["import-field", "--from", field.path, "--db", db], { cmd: [hubBinary] });
-        expect(result.exitCode).toBe(1);
-        expect(result.stderr.trim()).toBe(`hub: a hub is serving ${db}; stop it first, then run import-field again (nothing was changed)`);
-        expect(rows(db, "SELECT COUNT(*) AS n FROM users")[0]?.n).toBe(1);
-      } finally {
-        await serving.stop();
-      }
-    });
   });
 });
