@@ -30,6 +30,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
+import { shareRoutes } from "./routes/share.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
 export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
@@ -50,6 +51,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies) {
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access, incentives))
     .use(historyRoutes(ctx, access))
+    .use(shareRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))
     .use(authRoutes(ctx, access, accounts))

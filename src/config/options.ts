@@ -58,6 +58,7 @@ export interface Settings {
   discordUrl: string | null;
   matrixUrl: string | null;
   contribute: boolean;
+  seoEnabled: boolean;
   demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
@@ -478,6 +479,10 @@ export const OPTIONS: OptionTable = {
   },
   contribute: {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  seoEnabled: {
+    flag: "--seo-enabled", env: "SEO_ENABLED", help: "Ask search engines to index the board: canonical links, a sitemap and robots.txt allowing the public pages (off: robots.txt refuses all, pages say noindex)", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
   },
   demo: {

@@ -626,4 +626,12 @@ export const de: Messages = {
   "admin.alerts.newer": "Neuer",
   "admin.alerts.older": "Älter",
   "admin.alerts.pageNumber": "Seite {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} jetzt",
+  "share.none": "{place}, {platform}: gerade kein Bonus",
+  "share.noReading": "{place}, {platform}: noch keine Messung",
+  "share.board": "{platform}: Blutpunkt-Boni live in jeder Region",
+  "share.stale": "veraltet",
+  "share.eventStarts": "{label} beginnt: ×{multiplier} Blutpunkte",
+  "share.feedRegion": "{place}, {platform}: Boni ab {min}",
+  "share.feedPlatform": "{platform}: Boni ab {min}",
 };

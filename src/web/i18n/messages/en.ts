@@ -624,6 +624,14 @@ export const en = {
   "admin.audit.newer": "Newer",
   "admin.audit.older": "Older",
   "admin.audit.pageNumber": "Page {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} now",
+  "share.none": "{place}, {platform}: no bonus now",
+  "share.noReading": "{place}, {platform}: no reading yet",
+  "share.board": "{platform}: live bloodpoint incentives in every region",
+  "share.stale": "stale",
+  "share.eventStarts": "{label} starts: ×{multiplier} bloodpoints",
+  "share.feedRegion": "{place}, {platform}: bonuses of at least {min}",
+  "share.feedPlatform": "{platform}: bonuses of at least {min}",
 } as const;
 
 export type MessageKey = keyof typeof en;

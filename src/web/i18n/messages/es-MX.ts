@@ -626,4 +626,12 @@ export const esMX: Messages = {
   "admin.alerts.newer": "Más recientes",
   "admin.alerts.older": "Más antiguas",
   "admin.alerts.pageNumber": "Página {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} ahora",
+  "share.none": "{place}, {platform}: sin bono ahora",
+  "share.noReading": "{place}, {platform}: todavía sin lectura",
+  "share.board": "{platform}: incentivos de puntos de sangre en vivo en cada región",
+  "share.stale": "desactualizado",
+  "share.eventStarts": "Empieza {label}: ×{multiplier} puntos de sangre",
+  "share.feedRegion": "{place}, {platform}: bonos de al menos {min}",
+  "share.feedPlatform": "{platform}: bonos de al menos {min}",
 };

@@ -626,4 +626,12 @@ export const es: Messages = {
   "admin.alerts.newer": "Más recientes",
   "admin.alerts.older": "Más antiguas",
   "admin.alerts.pageNumber": "Página {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} ahora",
+  "share.none": "{place}, {platform}: sin bonificación ahora",
+  "share.noReading": "{place}, {platform}: aún sin lectura",
+  "share.board": "{platform}: incentivos de puntos de sangre en directo en cada región",
+  "share.stale": "desactualizado",
+  "share.eventStarts": "Empieza {label}: ×{multiplier} puntos de sangre",
+  "share.feedRegion": "{place}, {platform}: bonificaciones de al menos {min}",
+  "share.feedPlatform": "{platform}: bonificaciones de al menos {min}",
 };

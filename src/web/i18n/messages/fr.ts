@@ -626,4 +626,12 @@ export const fr: Messages = {
   "admin.alerts.newer": "Plus récentes",
   "admin.alerts.older": "Plus anciennes",
   "admin.alerts.pageNumber": "Page {page}",
+  "share.now": "{place}, {platform} : {role} {bonus} maintenant",
+  "share.none": "{place}, {platform} : aucun bonus pour l’instant",
+  "share.noReading": "{place}, {platform} : pas encore de relevé",
+  "share.board": "{platform} : bonus de points de sang en direct dans chaque région",
+  "share.stale": "périmé",
+  "share.eventStarts": "Début de {label} : ×{multiplier} points de sang",
+  "share.feedRegion": "{place}, {platform} : bonus d’au moins {min}",
+  "share.feedPlatform": "{platform} : bonus d’au moins {min}",
 };

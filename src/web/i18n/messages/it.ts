@@ -626,4 +626,12 @@ export const it: Messages = {
   "admin.alerts.newer": "Più recenti",
   "admin.alerts.older": "Meno recenti",
   "admin.alerts.pageNumber": "Pagina {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} ora",
+  "share.none": "{place}, {platform}: nessun bonus ora",
+  "share.noReading": "{place}, {platform}: ancora nessuna lettura",
+  "share.board": "{platform}: incentivi di punti sangue in diretta in ogni regione",
+  "share.stale": "non aggiornato",
+  "share.eventStarts": "Inizia {label}: ×{multiplier} punti sangue",
+  "share.feedRegion": "{place}, {platform}: bonus di almeno {min}",
+  "share.feedPlatform": "{platform}: bonus di almeno {min}",
 };

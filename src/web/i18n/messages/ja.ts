@@ -626,4 +626,12 @@ export const ja: Messages = {
   "admin.alerts.newer": "新しい配信",
   "admin.alerts.older": "古い配信",
   "admin.alerts.pageNumber": "{page}ページ",
+  "share.now": "{place}、{platform}：現在 {role} {bonus}",
+  "share.none": "{place}、{platform}：現在ボーナスなし",
+  "share.noReading": "{place}、{platform}：まだ計測がありません",
+  "share.board": "{platform}：全地域のブラッドポイント報酬をライブで",
+  "share.stale": "古い",
+  "share.eventStarts": "{label} 開始：ブラッドポイント ×{multiplier}",
+  "share.feedRegion": "{place}、{platform}：{min} 以上のボーナス",
+  "share.feedPlatform": "{platform}：{min} 以上のボーナス",
 };

@@ -626,4 +626,12 @@ export const ko: Messages = {
   "admin.alerts.newer": "최신 항목",
   "admin.alerts.older": "이전 항목",
   "admin.alerts.pageNumber": "{page}페이지",
+  "share.now": "{place}, {platform}: 지금 {role} {bonus}",
+  "share.none": "{place}, {platform}: 지금은 보너스 없음",
+  "share.noReading": "{place}, {platform}: 아직 측정값 없음",
+  "share.board": "{platform}: 모든 지역의 블러드포인트 보너스 실시간",
+  "share.stale": "오래됨",
+  "share.eventStarts": "{label} 시작: 블러드포인트 ×{multiplier}",
+  "share.feedRegion": "{place}, {platform}: {min} 이상 보너스",
+  "share.feedPlatform": "{platform}: {min} 이상 보너스",
 };

@@ -626,4 +626,12 @@ export const pl: Messages = {
   "admin.alerts.newer": "Nowsze",
   "admin.alerts.older": "Starsze",
   "admin.alerts.pageNumber": "Strona {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} teraz",
+  "share.none": "{place}, {platform}: teraz bez premii",
+  "share.noReading": "{place}, {platform}: jeszcze brak odczytu",
+  "share.board": "{platform}: premie punktów krwi na żywo w każdym regionie",
+  "share.stale": "nieaktualne",
+  "share.eventStarts": "Początek: {label}: ×{multiplier} punktów krwi",
+  "share.feedRegion": "{place}, {platform}: premie co najmniej {min}",
+  "share.feedPlatform": "{platform}: premie co najmniej {min}",
 };

@@ -626,4 +626,12 @@ export const ptBR: Messages = {
   "admin.alerts.newer": "Mais recentes",
   "admin.alerts.older": "Mais antigas",
   "admin.alerts.pageNumber": "Página {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} agora",
+  "share.none": "{place}, {platform}: sem bônus agora",
+  "share.noReading": "{place}, {platform}: ainda sem leitura",
+  "share.board": "{platform}: incentivos de pontos de sangue ao vivo em cada região",
+  "share.stale": "desatualizado",
+  "share.eventStarts": "{label} começa: ×{multiplier} pontos de sangue",
+  "share.feedRegion": "{place}, {platform}: bônus de pelo menos {min}",
+  "share.feedPlatform": "{platform}: bônus de pelo menos {min}",
 };

@@ -626,4 +626,12 @@ export const ru: Messages = {
   "admin.alerts.newer": "Более новые",
   "admin.alerts.older": "Более старые",
   "admin.alerts.pageNumber": "Страница {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} сейчас",
+  "share.none": "{place}, {platform}: сейчас без бонуса",
+  "share.noReading": "{place}, {platform}: данных ещё нет",
+  "share.board": "{platform}: бонусы очков крови в каждом регионе в реальном времени",
+  "share.stale": "устарело",
+  "share.eventStarts": "Начало события {label}: ×{multiplier} очков крови",
+  "share.feedRegion": "{place}, {platform}: бонусы от {min}",
+  "share.feedPlatform": "{platform}: бонусы от {min}",
 };

@@ -626,4 +626,12 @@ export const th: Messages = {
   "admin.alerts.newer": "ใหม่กว่า",
   "admin.alerts.older": "เก่ากว่า",
   "admin.alerts.pageNumber": "หน้า {page}",
+  "share.now": "{place}, {platform}: {role} {bonus} ตอนนี้",
+  "share.none": "{place}, {platform}: ตอนนี้ไม่มีโบนัส",
+  "share.noReading": "{place}, {platform}: ยังไม่มีค่าที่วัดได้",
+  "share.board": "{platform}: โบนัสบลัดพอยต์สดในทุกภูมิภาค",
+  "share.stale": "ล้าสมัย",
+  "share.eventStarts": "{label} เริ่มแล้ว: บลัดพอยต์ ×{multiplier}",
+  "share.feedRegion": "{place}, {platform}: โบนัสอย่างน้อย {min}",
+  "share.feedPlatform": "{platform}: โบนัสอย่างน้อย {min}",
 };

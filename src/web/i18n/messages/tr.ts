@@ -626,4 +626,12 @@ export const tr: Messages = {
   "admin.alerts.newer": "Daha yeni",
   "admin.alerts.older": "Daha eski",
   "admin.alerts.pageNumber": "Sayfa {page}",
+  "share.now": "{place}, {platform}: şimdi {role} {bonus}",
+  "share.none": "{place}, {platform}: şu an bonus yok",
+  "share.noReading": "{place}, {platform}: henüz ölçüm yok",
+  "share.board": "{platform}: her bölgede canlı kan puanı bonusları",
+  "share.stale": "eski",
+  "share.eventStarts": "{label} başlıyor: ×{multiplier} kan puanı",
+  "share.feedRegion": "{place}, {platform}: en az {min} bonuslar",
+  "share.feedPlatform": "{platform}: en az {min} bonuslar",
 };

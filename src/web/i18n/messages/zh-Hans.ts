@@ -626,4 +626,12 @@ export const zhHans: Messages = {
   "admin.alerts.newer": "较新",
   "admin.alerts.older": "较早",
   "admin.alerts.pageNumber": "第 {page} 页",
+  "share.now": "{place}，{platform}：现在 {role} {bonus}",
+  "share.none": "{place}，{platform}：现在没有奖励",
+  "share.noReading": "{place}，{platform}：尚无读数",
+  "share.board": "{platform}：各地区血点奖励实时更新",
+  "share.stale": "已过时",
+  "share.eventStarts": "{label} 开始：血点 ×{multiplier}",
+  "share.feedRegion": "{place}，{platform}：至少 {min} 的奖励",
+  "share.feedPlatform": "{platform}：至少 {min} 的奖励",
 };

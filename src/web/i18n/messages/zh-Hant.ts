@@ -626,4 +626,12 @@ export const zhHant: Messages = {
   "admin.alerts.newer": "較新",
   "admin.alerts.older": "較舊",
   "admin.alerts.pageNumber": "第 {page} 頁",
+  "share.now": "{place}，{platform}：現在 {role} {bonus}",
+  "share.none": "{place}，{platform}：現在沒有獎勵",
+  "share.noReading": "{place}，{platform}：尚無讀數",
+  "share.board": "{platform}：各地區血點獎勵即時更新",
+  "share.stale": "已過時",
+  "share.eventStarts": "{label} 開始：血點 ×{multiplier}",
+  "share.feedRegion": "{place}，{platform}：至少 {min} 的獎勵",
+  "share.feedPlatform": "{platform}：至少 {min} 的獎勵",
 };

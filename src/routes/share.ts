@@ -1,0 +1,147 @@
+/** What other sites take from the hub (SPEC §19): badges, feeds, link-preview images, robots.txt and the sitemap. */
+import { Elysia, t } from "elysia";
+import type { HubContext } from "../context.ts";
+import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
+import type { RegionIncentive } from "../domain/incentives.ts";
+import type { Access } from "../http/access.ts";
+import { HttpProblem } from "../http/problem.ts";
+import { etagMatches, PlatformParams, problems, queryInteger, requirePlatform, requireRegion, integerQuery } from "../http/schemas.ts";
+import { badgeContent, badgeSvg, MAX_LABEL_LENGTH } from "../share/badge.ts";
+import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds } from "../share/feed.ts";
+import { robotsTxt, sitemapXml } from "../share/seo.ts";
+
+const SHARED_CACHE = "public, max-age=60";
+export const BADGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
+const FileParams = (example: string, description: string) =>
+  t.Object({ platform: PlatformParams.properties.platform, file: t.String({ description, examples: [example] }) });
+
+/** Splits "eu-west-1.svg" into the region and the suffix, or a 404 naming what exists. */
+function splitFile(file: string, suffixes: readonly string[]): { name: string; suffix: string } {
+  const dot = file.lastIndexOf(".");
+  const suffix = dot < 0 ? "" : file.slice(dot + 1);
+  if (dot < 0 || !suffixes.includes(suffix)) throw new HttpProblem(404, `There is no "${file}" here; ask for <name>.${suffixes.join(" or <name>.")}.`);
+  return { name: file.slice(0, dot), suffix };
+}
+
+export function shareRoutes(ctx: HubContext, access: Access) {
+  const { config, live, settings } = ctx;
+  const feeds = new Feeds(ctx.db, config.catalogue, config.origin);
+  const cacheControl = () => (settings.get().requireAuth ? "no-store" : SHARED_CACHE);
+
+  const regionOf = (platform: Platform, id: string): { region: RegionIncentive; revision: number } => {
+    requireRegion(config.catalogue, id);
+    const published = live.current(platform);
+    const region = published.content.regions.find((r) => r.region === id);
+    if (!region) throw new HttpProblem(404, `No agent covers ${id} on ${platform}, and it has no reading.`);
+    return { region, revision: published.revision };
+  };
+
+  return new Elysia({ name: "routes/share" })
+    .use(access.plugin)
+    .get(
+      "/badge/:platform/:file",
+      ({ params, query, request }) => {
+        const platform = requirePlatform(params.platform);
+        const { name, suffix } = splitFile(params.file, ["svg", "json"]);
+        const label = query.label ?? null;
+        if (label !== null && [...label].length > MAX_LABEL_LENGTH) throw new HttpProblem(400, `The label is longer than ${MAX_LABEL_LENGTH} characters.`);
+        const { region, revision } = regionOf(platform, name);
+        const badge = badgeContent(region, label);
+        const etag = `"${revision}-${suffix}-${Bun.hash(label ?? "").toString(36)}"`;
+        const headers: Record<string, string> = { "cache-control": cacheControl(), etag };
+        if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+        if (suffix === "json") {
+          return new Response(JSON.stringify({ schemaVersion: 1, label: badge.label, message: badge.message, color: badge.color }), {
+            headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+          });
+        }
+        return new Response(badgeSvg(badge), { headers: { ...headers, "content-type": "image/svg+xml; charset=utf-8", "content-security-policy": BADGE_CSP } });
+      },
+      {
+        access: "public-read",
+        params: FileParams("eu-central-1.svg", "The region id with .svg (the badge) or .json (the shields.io endpoint schema)"),
+        query: t.Object({ label: t.Optional(t.String({ maxLength: MAX_LABEL_LENGTH, description: "Replaces the left text (the region's name)" })) }),
+        response: { 200: t.String({ description: "An SVG badge, or with .json the shields.io endpoint JSON { schemaVersion: 1, label, message, color }" }), 304: t.Void({ description: "Not modified" }), ...problems(400, 401, 404) },
+        detail: {
+          tags: ["incentives"],
+          summary: "Badge of a region's bonus",
+          description: "A shields-style badge such as \"Killer +75 %\" in the role's colour, grey and \"stale\" when the reading is stale; with .json, the shields.io endpoint schema for the same words.",
+          "x-media-type": "image/svg+xml",
+          "x-response-headers": { 200: ["ETag", "Cache-Control"], 304: ["ETag", "Cache-Control"] },
+        },
+      },
+    )
+    .get(
+      "/feeds/:platform",
+      ({ params, query }) => {
+        const { name } = splitFile(params.platform, ["atom"]);
+        const platform = requirePlatform(name);
+        return atomReply(feeds.atom(platform, null, minOf(query.min), ctx.now()), cacheControl());
+      },
+      {
+        access: "public-read",
+        params: t.Object({ platform: t.String({ description: "The platform id with .atom, such as Windows.atom", examples: ["Windows.atom"] }) }),
+        query: t.Object({ min: t.Optional(MinQuery) }),
+        response: { 200: t.String({ description: "An Atom 1.0 feed" }), ...problems(400, 401, 404) },
+        detail: FEED_DETAIL("Feed of a platform's bonus changes"),
+      },
+    )
+    .get(
+      "/feeds/:platform/:file",
+      ({ params, query }) => {
+        const platform = requirePlatform(params.platform);
+        const { name } = splitFile(params.file, ["atom"]);
+        return atomReply(feeds.atom(platform, requireRegion(config.catalogue, name), minOf(query.min), ctx.now()), cacheControl());
+      },
+      {
+        access: "public-read",
+        params: FileParams("eu-central-1.atom", "The region id with .atom"),
+        query: t.Object({ min: t.Optional(MinQuery) }),
+        response: { 200: t.String({ description: "An Atom 1.0 feed" }), ...problems(400, 401, 404) },
+        detail: FEED_DETAIL("Feed of a region's bonus changes"),
+      },
+    )
+    .get(
+      "/robots.txt",
+      () => new Response(robotsTxt(config.seoEnabled, config.origin), { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "public, max-age=3600" } }),
+      {
+        access: "public",
+        response: { 200: t.String({ description: "robots.txt" }) },
+        detail: { tags: ["system"], summary: "Rules for crawlers", description: "With SEO_ENABLED, everything but the API and the account pages, and the sitemap; without, nothing.", "x-media-type": "text/plain" },
+      },
+    )
+    .get(
+      "/sitemap.xml",
+      () => {
+        if (!config.seoEnabled) throw new HttpProblem(404, "This hub does not ask to be indexed (SEO_ENABLED is off).");
+        const covered = PLATFORMS.map((platform) => ({ platform, regions: config.catalogue.regions.filter((r) => ctx.agents.coveredRegions(platform).has(r.id)).map((r) => r.id) }));
+        return new Response(sitemapXml(config.origin, covered), { headers: { "content-type": "application/xml; charset=utf-8", "cache-control": "public, max-age=3600" } });
+      },
+      {
+        access: "public",
+        response: { 200: t.String({ description: "A sitemap" }), ...problems(404) },
+        detail: { tags: ["system"], summary: "Sitemap", description: "The board, each platform and each covered region, with SEO_ENABLED; a 404 without.", "x-media-type": "application/xml" },
+      },
+    );
+}
+
+const MinQuery = integerQuery({ description: "The smallest bonus percent that makes an entry", minimum: 0, maximum: FEED_MAX_MIN, examples: [FEED_DEFAULT_MIN] });
+
+function minOf(raw: string | undefined): number {
+  return queryInteger(raw, "min", { minimum: 0, maximum: FEED_MAX_MIN }) ?? FEED_DEFAULT_MIN;
+}
+
+function atomReply(body: string, cacheControl: string): Response {
+  return new Response(body, { headers: { "content-type": "application/atom+xml; charset=utf-8", "cache-control": cacheControl } });
+}
+
+function FEED_DETAIL(summary: string) {
+  return {
+    tags: ["incentives"],
+    summary,
+    description:
+      "Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.",
+    "x-media-type": "application/atom+xml",
+  };
+}
