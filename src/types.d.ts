@@ -17,3 +17,13 @@ declare module "*/init.js" {
   const text: string;
   export default text;
 }
+
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+
+declare module "*.ttf" {
+  const path: string;
+  export default path;
+}

@@ -1,6 +1,7 @@
 import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
 import { webRoutes } from "../http/web.ts";
+import { pageHeads } from "../share/head.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
@@ -60,7 +61,7 @@ export const serve: Command = {
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
-    const web = webRoutes(config.origin.startsWith("https:"));
+    const web = webRoutes(config.origin.startsWith("https:"), pageHeads(ctx));
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });

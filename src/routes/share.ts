@@ -8,6 +8,8 @@ import { HttpProblem } from "../http/problem.ts";
 import { etagMatches, PlatformParams, problems, queryInteger, requirePlatform, requireRegion, integerQuery } from "../http/schemas.ts";
 import { badgeContent, badgeSvg, MAX_LABEL_LENGTH } from "../share/badge.ts";
 import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds } from "../share/feed.ts";
+import { defaultPlatform } from "../share/head.ts";
+import { OgImages, platformSvg, regionSvg } from "../share/og.ts";
 import { robotsTxt, sitemapXml } from "../share/seo.ts";
 
 const SHARED_CACHE = "public, max-age=60";
@@ -37,8 +39,60 @@ export function shareRoutes(ctx: HubContext, access: Access) {
     return { region, revision: published.revision };
   };
 
+  const og = new OgImages();
+  const ogReply = async (request: Request, key: string, revision: number, draw: () => string): Promise<Response> => {
+    const headers: Record<string, string> = { "cache-control": cacheControl(), etag: `"${revision}"` };
+    if (etagMatches(request.headers.get("if-none-match"), headers.etag ?? "")) return new Response(null, { status: 304, headers });
+    const started = performance.now();
+    const picture = await og.picture(key, revision, draw);
+    // Says whether this request drew the picture, so a cache in front (or a test) can see the once-per-revision rule hold.
+    const timing = `${picture.rendered ? "render" : "cache"};dur=${(performance.now() - started).toFixed(1)}`;
+    return new Response(picture.png, { headers: { ...headers, "content-type": "image/png", "server-timing": timing } });
+  };
+  const platformPicture = (request: Request, platform: Platform) => {
+    const published = live.current(platform);
+    return ogReply(request, platform, published.revision, () => platformSvg(platform, published.content.regions, published.content.activeEvent));
+  };
+  const OG_DETAIL = (summary: string, description: string) => ({
+    tags: ["incentives"],
+    summary,
+    description: `${description} 1200×630, rendered at most once per payload revision (the ETag).`,
+    "x-media-type": "image/png",
+    "x-response-headers": { 200: ["ETag", "Cache-Control"], 304: ["ETag", "Cache-Control"] },
+  });
+
   return new Elysia({ name: "routes/share" })
     .use(access.plugin)
+    .get("/og.png", ({ request }) => platformPicture(request, defaultPlatform(ctx.agents)), {
+      access: "public-read",
+      response: { 200: t.String({ description: "A PNG picture" }), 304: t.Void({ description: "Not modified" }), ...problems(401) },
+      detail: OG_DETAIL("Link-preview picture of the board", "The picture of the platform the board opens on."),
+    })
+    .get(
+      "/og/:platform",
+      ({ params, request }) => platformPicture(request, requirePlatform(splitFile(params.platform, ["png"]).name)),
+      {
+        access: "public-read",
+        params: t.Object({ platform: t.String({ description: "The platform id with .png, such as Windows.png", examples: ["Windows.png"] }) }),
+        response: { 200: t.String({ description: "A PNG picture" }), 304: t.Void({ description: "Not modified" }), ...problems(401, 404) },
+        detail: OG_DETAIL("Link-preview picture of a platform", "The platform's three biggest bonuses now."),
+      },
+    )
+    .get(
+      "/og/:platform/:file",
+      ({ params, request }) => {
+        const platform = requirePlatform(params.platform);
+        const { region, revision } = regionOf(platform, splitFile(params.file, ["png"]).name);
+        const event = live.current(platform).content.activeEvent;
+        return ogReply(request, `${platform}/${region.region}`, revision, () => regionSvg(platform, region, event));
+      },
+      {
+        access: "public-read",
+        params: FileParams("eu-central-1.png", "The region id with .png"),
+        response: { 200: t.String({ description: "A PNG picture" }), 304: t.Void({ description: "Not modified" }), ...problems(401, 404) },
+        detail: OG_DETAIL("Link-preview picture of a region", "The region's bonus per role, its freshness and any event."),
+      },
+    )
     .get(
       "/badge/:platform/:file",
       ({ params, query, request }) => {
