@@ -27,3 +27,8 @@ declare module "*.ttf" {
   const path: string;
   export default path;
 }
+
+declare module "*.svg" {
+  const path: string;
+  export default path;
+}

@@ -9,6 +9,7 @@ import { etagMatches, PlatformParams, problems, queryInteger, requirePlatform, r
 import { badgeContent, badgeSvg, MAX_LABEL_LENGTH } from "../share/badge.ts";
 import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds } from "../share/feed.ts";
 import { defaultPlatform } from "../share/head.ts";
+import { ICON_SIZES, iconPng, iconSvg, manifest, type IconSize } from "../share/icons.ts";
 import { OgImages, platformSvg, regionSvg } from "../share/og.ts";
 import { robotsTxt, sitemapXml } from "../share/seo.ts";
 
@@ -61,8 +62,29 @@ export function shareRoutes(ctx: HubContext, access: Access) {
     "x-response-headers": { 200: ["ETag", "Cache-Control"], 304: ["ETag", "Cache-Control"] },
   });
 
+  const ICON_CACHE = "public, max-age=86400";
   return new Elysia({ name: "routes/share" })
     .use(access.plugin)
+    .get(
+      "/icons/:file",
+      async ({ params }) => {
+        if (params.file === "icon.svg") return new Response(await iconSvg(), { headers: { "content-type": "image/svg+xml; charset=utf-8", "cache-control": ICON_CACHE, "content-security-policy": BADGE_CSP } });
+        const size = Number(/^icon-(\d+)\.png$/.exec(params.file)?.[1]);
+        if (!(ICON_SIZES as readonly number[]).includes(size)) throw new HttpProblem(404, `There is no icon "${params.file}"; the hub has icon.svg and icon-{${ICON_SIZES.join(",")}}.png.`);
+        return new Response(await iconPng(size as IconSize), { headers: { "content-type": "image/png", "cache-control": ICON_CACHE } });
+      },
+      {
+        access: "public",
+        params: t.Object({ file: t.String({ description: "icon.svg, or icon-N.png for N in 32, 180, 192, 512", examples: ["icon-192.png"] }) }),
+        response: { 200: t.String({ description: "The icon" }), ...problems(404) },
+        detail: { tags: ["system"], summary: "Icons", description: "The favicon as SVG and its PNG renderings, drawn at build time from one source.", "x-media-type": "image/png" },
+      },
+    )
+    .get("/manifest.webmanifest", () => new Response(manifest(), { headers: { "content-type": "application/manifest+json; charset=utf-8", "cache-control": ICON_CACHE } }), {
+      access: "public",
+      response: { 200: t.String({ description: "The web app manifest" }) },
+      detail: { tags: ["system"], summary: "Web app manifest", description: "Name, icons, start_url / and display standalone, for installing the board.", "x-media-type": "application/manifest+json" },
+    })
     .get("/og.png", ({ request }) => platformPicture(request, defaultPlatform(ctx.agents)), {
       access: "public-read",
       response: { 200: t.String({ description: "A PNG picture" }), 304: t.Void({ description: "Not modified" }), ...problems(401) },

@@ -11,6 +11,7 @@ import type { AgentDirectory } from "../live/agents.ts";
 import type { LiveStore } from "../live/store.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { escapeMarkup, jsonForScript } from "./escape.ts";
+import { iconFileName, THEME_COLOURS } from "./icons.ts";
 import { OG_HEIGHT, OG_WIDTH } from "./og.ts";
 import { answerText, platformSentence, regionSentence, SITE_NAME } from "./words.ts";
 import { PLATFORM_LABELS } from "../domain/catalogue.ts";
@@ -70,7 +71,14 @@ export function pageHeads(deps: HeadDeps): (path: string) => PageHead {
     const shown: Preview =
       (board && !gated ? preview(platform, isPlatform(first) ? (second ?? null) : null) : null) ?? { title: SITE_NAME, description: null, image: null };
     const url = `${origin}${path}`;
-    const tags = [`<title>${escapeMarkup(shown.title)}</title>`, meta("property", "og:site_name", SITE_NAME), meta("property", "og:title", shown.title), meta("property", "og:type", "website")];
+    const tags = [
+      `<title>${escapeMarkup(shown.title)}</title>`,
+      `<link rel="icon" href="/icons/icon.svg" type="image/svg+xml" />`,
+      `<link rel="icon" href="/icons/${iconFileName(32)}" sizes="32x32" type="image/png" />`,
+      `<link rel="apple-touch-icon" href="/icons/${iconFileName(180)}" />`,
+      `<link rel="manifest" href="/manifest.webmanifest" />`,
+      `<meta name="theme-color" media="(prefers-color-scheme: dark)" content="${THEME_COLOURS.dark}" />`,
+      `<meta name="theme-color" media="(prefers-color-scheme: light)" content="${THEME_COLOURS.light}" />`, meta("property", "og:site_name", SITE_NAME), meta("property", "og:title", shown.title), meta("property", "og:type", "website")];
     tags.push(meta("property", "og:url", url));
     if (shown.description !== null) tags.push(meta("name", "description", shown.description), meta("property", "og:description", shown.description));
     if (shown.image !== null) {

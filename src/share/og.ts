@@ -24,6 +24,17 @@ const COLOURS = { background: "#15171c", text: "#f2f3f5", muted: "#a3a9b5", kill
 
 let ready: Promise<Uint8Array[]> | null = null;
 
+/** Rasterises an SVG with the embedded fonts; shared by the pictures and the icons. */
+export async function rasterise(svg: string, width?: number): Promise<Uint8Array<ArrayBuffer>> {
+  const fonts = await renderer();
+  const resvg = new Resvg(svg, { font: { fontBuffers: fonts, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" }, ...(width ? { fitTo: { mode: "width", value: width } } : {}) });
+  try {
+    return new Uint8Array(resvg.render().asPng());
+  } finally {
+    resvg.free();
+  }
+}
+
 /** Loads the WebAssembly module and the fonts once, on the first picture. */
 function renderer(): Promise<Uint8Array[]> {
   ready ??= (async () => {
@@ -104,15 +115,9 @@ export class OgImages {
     const etag = `"${revision}"`;
     const cached = this.cache.get(key);
     if (cached && cached.revision === revision) return { png: cached.png, etag, rendered: false };
-    const fonts = await renderer();
-    const resvg = new Resvg(draw(), { font: { fontBuffers: fonts, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" } });
-    try {
-      const png = new Uint8Array(resvg.render().asPng());
-      this.renders++;
-      this.cache.set(key, { revision, png });
-      return { png, etag, rendered: true };
-    } finally {
-      resvg.free();
-    }
+    const png = await rasterise(draw());
+    this.renders++;
+    this.cache.set(key, { revision, png });
+    return { png, etag, rendered: true };
   }
 }

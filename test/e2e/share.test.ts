@@ -139,4 +139,36 @@ describe("link previews through dist/hub", () => {
       await hub.stop();
     }
   }, 60_000);
+
+  test("icons: the SVG favicon, PNGs of 32, 180, 192 and 512 px from the same drawing, theme colours and the manifest", async () => {
+    const hub = await start();
+    try {
+      const head = await headOf(hub, "/");
+      expect(head.html).toContain('<link rel="icon" href="/icons/icon.svg" type="image/svg+xml" />');
+      expect(head.html).toContain('<link rel="apple-touch-icon" href="/icons/icon-180.png" />');
+      expect(head.html).toContain('<link rel="manifest" href="/manifest.webmanifest" />');
+      expect(head.html).toContain('<meta name="theme-color" media="(prefers-color-scheme: dark)"');
+      expect(head.html).toContain('<meta name="theme-color" media="(prefers-color-scheme: light)"');
+      expect(head.html).not.toContain('href="data:,"');
+      const svg = await fetch(`${hub.url}/icons/icon.svg`);
+      expect(svg.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
+      expect(await svg.text()).toStartWith("<svg");
+      for (const size of [32, 180, 192, 512]) {
+        const response = await fetch(`${hub.url}/icons/icon-${size}.png`);
+        expect(response.headers.get("content-type")).toBe("image/png");
+        const png = decodePng(new Uint8Array(await response.arrayBuffer()));
+        expect([png.width, png.height]).toEqual([size, size]);
+        // The drawing's centre is the white drop.
+        expect(png.pixel(size / 2, Math.round(size * 0.66))).toEqual([0xf2, 0xf3, 0xf5, 255]);
+      }
+      expect((await fetch(`${hub.url}/icons/icon-64.png`)).status).toBe(404);
+      const manifest = await fetch(`${hub.url}/manifest.webmanifest`);
+      expect(manifest.headers.get("content-type")).toBe("application/manifest+json; charset=utf-8");
+      const body = (await manifest.json()) as { name: string; start_url: string; display: string; icons: { src: string; sizes: string }[] };
+      expect(body).toMatchObject({ name: "Bloodpoint incentives", start_url: "/", display: "standalone" });
+      expect(body.icons.map((i) => i.sizes)).toEqual(["any", "192x192", "512x512"]);
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
 });
