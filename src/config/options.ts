@@ -59,6 +59,7 @@ export interface Settings {
   matrixUrl: string | null;
   contribute: boolean;
   seoEnabled: boolean;
+  embedAncestors: string;
   demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
@@ -319,6 +320,15 @@ function parseHostNames(value: unknown): string[] {
   });
 }
 
+/** The source list of a CSP frame-ancestors directive: * or origins. */
+function parseEmbedAncestors(value: unknown): string {
+  const text = String(value).trim();
+  if (text === "*") return "*";
+  const items = text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.length === 0) throw new InvalidValue("expected * or at least one origin");
+  return items.map((item) => parseOrigin(item)).join(" ");
+}
+
 function parseCors(value: unknown): CorsOrigins {
   const items = list(value);
   if (items.length === 0) return { kind: "none" };
@@ -484,6 +494,10 @@ export const OPTIONS: OptionTable = {
   seoEnabled: {
     flag: "--seo-enabled", env: "SEO_ENABLED", help: "Ask search engines to index the board: canonical links, a sitemap and robots.txt allowing the public pages (off: robots.txt refuses all, pages say noindex)", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  embedAncestors: {
+    flag: "--embed-ancestors", env: "EMBED_ANCESTORS", arg: "ORIGINS", help: "Sites that may show the embeds (/embed/…) in an iframe; every other page refuses to be framed", defaultText: "*",
+    allowed: "* or a comma list of origins such as https://clan.example.org", default: "*", parse: parseEmbedAncestors,
   },
   demo: {
     flag: "--demo", env: "HUB_DEMO", help: "Demo mode: a throw-away database with 14 days of simulated history and simulated agents (ignores --db)", defaultText: "false",

@@ -9,6 +9,7 @@ import { etagMatches, PlatformParams, problems, queryInteger, requirePlatform, r
 import { badgeContent, badgeSvg, MAX_LABEL_LENGTH } from "../share/badge.ts";
 import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds } from "../share/feed.ts";
 import { defaultPlatform } from "../share/head.ts";
+import { EMBED_CSS, EMBED_JS, embedCsp, embedHtml, embedLanguage } from "../share/embed.ts";
 import { ICON_SIZES, iconPng, iconSvg, manifest, type IconSize } from "../share/icons.ts";
 import { OgImages, platformSvg, regionSvg } from "../share/og.ts";
 import { robotsTxt, sitemapXml } from "../share/seo.ts";
@@ -63,6 +64,28 @@ export function shareRoutes(ctx: HubContext, access: Access) {
   });
 
   const ICON_CACHE = "public, max-age=86400";
+  const embedPage = (platform: Platform, region: string | null, query: { theme?: string; lang?: string }) => {
+    if (region !== null) regionOf(platform, region);
+    const html = embedHtml({
+      platform,
+      region,
+      regions: live.current(platform).content.regions,
+      theme: query.theme === "light" ? "light" : "dark",
+      lang: embedLanguage(query.lang),
+      origin: config.origin,
+    });
+    return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", "content-security-policy": embedCsp(config.embedAncestors) } });
+  };
+  const EmbedQuery = t.Object({
+    theme: t.Optional(t.String({ enum: ["light", "dark"], description: "Colours (default dark)" })),
+    lang: t.Optional(t.String({ description: "A language of the web app, such as de or pt-BR (default en)" })),
+  });
+  const EMBED_DETAIL = (summary: string) => ({
+    tags: ["incentives"],
+    summary,
+    description: "A compact live page for an iframe on another site, driven by the stream. Framing allowed for EMBED_ANCESTORS (default *); links open the hub in a new tab.",
+    "x-media-type": "text/html",
+  });
   return new Elysia({ name: "routes/share" })
     .use(access.plugin)
     .get(
@@ -80,6 +103,30 @@ export function shareRoutes(ctx: HubContext, access: Access) {
         detail: { tags: ["system"], summary: "Icons", description: "The favicon as SVG and its PNG renderings, drawn at build time from one source.", "x-media-type": "image/png" },
       },
     )
+    .get("/embed/embed.js", () => new Response(EMBED_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } }), {
+      access: "public",
+      response: { 200: t.String({ description: "The embed's script" }) },
+      detail: { tags: ["system"], summary: "Embed script", description: "Follows the stream inside an embed.", "x-media-type": "text/javascript" },
+    })
+    .get("/embed/embed.css", () => new Response(EMBED_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" } }), {
+      access: "public",
+      response: { 200: t.String({ description: "The embed's styles" }) },
+      detail: { tags: ["system"], summary: "Embed styles", description: "Light and dark colours of an embed.", "x-media-type": "text/css" },
+    })
+    .get("/embed/:platform", ({ params, query }) => embedPage(requirePlatform(params.platform), null, query), {
+      access: "public-read",
+      params: PlatformParams,
+      query: EmbedQuery,
+      response: { 200: t.String({ description: "An HTML page" }), ...problems(401, 404) },
+      detail: EMBED_DETAIL("Embed of a platform's board"),
+    })
+    .get("/embed/:platform/:region", ({ params, query }) => embedPage(requirePlatform(params.platform), params.region, query), {
+      access: "public-read",
+      params: t.Object({ platform: PlatformParams.properties.platform, region: t.String({ description: "A region id", examples: ["eu-central-1"] }) }),
+      query: EmbedQuery,
+      response: { 200: t.String({ description: "An HTML page" }), ...problems(401, 404) },
+      detail: EMBED_DETAIL("Embed of a region's answer"),
+    })
     .get("/manifest.webmanifest", () => new Response(manifest(), { headers: { "content-type": "application/manifest+json; charset=utf-8", "cache-control": ICON_CACHE } }), {
       access: "public",
       response: { 200: t.String({ description: "The web app manifest" }) },

@@ -1,7 +1,9 @@
 /** Badges, feeds, robots.txt and the sitemap (SPEC §19), in-process. */
 import { describe, expect, test } from "bun:test";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { call, testHub } from "../helpers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { call, tempDir, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
 const T0 = Date.parse("2026-11-21T18:00:00.000Z");
@@ -197,5 +199,43 @@ describe("robots.txt and the sitemap", () => {
       "https://hub.example.org/EGS/us-east-1",
       "https://hub.example.org/GRDK",
     ]);
+  });
+});
+
+describe("embed headers", () => {
+  test("only the embeds let other origins frame them (EMBED_ANCESTORS, default *) and omit X-Frame-Options; the API keeps DENY", async () => {
+    const { hub } = setup();
+    addAgent(hub, "eu-central-1");
+    for (const path of ["/embed/Windows", "/embed/Windows/eu-central-1"]) {
+      const response = await call(hub, "GET", path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-security-policy")).toContain("frame-ancestors *");
+      expect(response.headers.get("x-frame-options")).toBeNull();
+    }
+    expect((await call(hub, "GET", "/api/v1/meta")).headers.get("x-frame-options")).toBe("DENY");
+    const limited = setup({ EMBED_ANCESTORS: "https://clan.example.org, https://b.example.org" }).hub;
+    addAgent(limited, "eu-central-1");
+    const response = await call(limited, "GET", "/embed/Windows/eu-central-1");
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors https://clan.example.org https://b.example.org");
+    expect((await call(limited, "GET", "/embed/Windows/xx-nowhere-1")).status).toBe(404);
+  });
+
+  test("under https the finisher still leaves X-Frame-Options off the embeds only", async () => {
+    const { hub } = setup({ ORIGIN: "https://hub.example.org" });
+    addAgent(hub, "eu-central-1");
+    expect((await call(hub, "GET", "/embed/Windows")).headers.get("x-frame-options")).toBeNull();
+    expect((await call(hub, "GET", "/badge/Windows/eu-central-1.svg")).headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  test("region names from the catalogue are escaped in the embed", async () => {
+    const dir = tempDir();
+    const file = join(dir.path, "hub.json");
+    writeFileSync(file, JSON.stringify({ regions: [{ id: "xx-evil-1", name: `<img src=x onerror="alert(1)">`, tz: "UTC" }] }));
+    const hub = testHub({ argv: ["--config", file] });
+    dir.cleanup();
+    addAgent(hub, "xx-evil-1");
+    const html = await (await call(hub, "GET", "/embed/Windows")).text();
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
   });
 });
