@@ -14,6 +14,7 @@ import { PLATFORM_LABELS, type Platform } from "../domain/catalogue.ts";
 import type { PublicEvent } from "../domain/events.ts";
 import type { RegionIncentive } from "../domain/incentives.ts";
 import { escapeMarkup } from "./escape.ts";
+import { encodePng } from "./png.ts";
 import { answerText, bonusText, leadingRole, roleName, say, SITE_NAME } from "./words.ts";
 import { en } from "../web/i18n/messages/en.ts";
 
@@ -29,7 +30,12 @@ export async function rasterise(svg: string, width?: number): Promise<Uint8Array
   const fonts = await renderer();
   const resvg = new Resvg(svg, { font: { fontBuffers: fonts, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" }, ...(width ? { fitTo: { mode: "width", value: width } } : {}) });
   try {
-    return new Uint8Array(resvg.render().asPng());
+    const image = resvg.render();
+    try {
+      return encodePng(image.pixels, image.width, image.height);
+    } finally {
+      image.free();
+    }
   } finally {
     resvg.free();
   }
