@@ -632,6 +632,18 @@ export const en = {
   "share.eventStarts": "{label} starts: ×{multiplier} bloodpoints",
   "share.feedRegion": "{place}, {platform}: bonuses of at least {min}",
   "share.feedPlatform": "{platform}: bonuses of at least {min}",
+  "admin.nav.sharing": "Sharing",
+  "admin.sharing.title": "Badges, embeds and feeds",
+  "admin.sharing.intro": "Paste these on another site: they stay live. Badges and feeds answer 401 while the hub requires sign-in.",
+  "admin.sharing.platform": "Platform",
+  "admin.sharing.region": "Region",
+  "admin.sharing.none": "No agent covers this platform yet.",
+  "admin.sharing.badge": "Badge (Markdown)",
+  "admin.sharing.badgeJson": "Badge through shields.io",
+  "admin.sharing.embedRegion": "Embed of the region",
+  "admin.sharing.embed": "Embed of the platform's board",
+  "admin.sharing.feedRegion": "Feed of the region (bonuses of at least +50 %)",
+  "admin.sharing.feed": "Feed of the platform",
 } as const;
 
 export type MessageKey = keyof typeof en;
