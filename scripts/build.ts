@@ -6,8 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { tmpdir } from "node:os";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { writeIcons } from "./icons.ts";
 
 const root = join(import.meta.dir, "..");
@@ -19,9 +18,10 @@ const outfile = values.outfile ?? join(root, "dist", "hub");
 mkdirSync(dirname(outfile), { recursive: true });
 // The checkpoint worker is a second entry point, so the executable carries it too. Splitting lets the web app
 // load its region page, chart library and each language as separate chunks.
-// The PNG icons are drawn now from the one source drawing and embedded as files (Bun.embeddedFiles).
-const iconDir = mkdtempSync(join(tmpdir(), "hub-icons-"));
-process.once("exit", () => rmSync(iconDir, { recursive: true, force: true }));
+// The PNG icons are drawn now from the one source drawing and embedded as files (Bun.embeddedFiles). They are
+// written inside src/ so the entry points keep src/ as their common root, where the checkpoint worker is looked up.
+const iconDir = join(root, "src", ".build", "icons");
+process.once("exit", () => rmSync(join(root, "src", ".build"), { recursive: true, force: true }));
 const icons = await writeIcons(iconDir);
 const args = [process.execPath, "build", "--compile", "--minify", "--splitting", "--sourcemap", join(root, "src", "main.ts"), join(root, "src", "db", "checkpointer.ts"), ...icons, "--outfile", outfile];
 if (values.target) args.push(`--target=${values.target}`);

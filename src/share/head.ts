@@ -6,7 +6,7 @@
  * into a chat shows what the board shows now.
  */
 import type { Config } from "../config/load.ts";
-import { isPlatform, PLATFORMS, type Platform } from "../domain/catalogue.ts";
+import { isPlatform, PLATFORM_LABELS, PLATFORMS, type Platform } from "../domain/catalogue.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { LiveStore } from "../live/store.ts";
 import type { RuntimeSettings } from "../settings.ts";
@@ -14,7 +14,6 @@ import { escapeMarkup, jsonForScript } from "./escape.ts";
 import { iconFileName, THEME_COLOURS } from "./icons.ts";
 import { OG_HEIGHT, OG_WIDTH } from "./og.ts";
 import { answerText, platformSentence, regionSentence, SITE_NAME } from "./words.ts";
-import { PLATFORM_LABELS } from "../domain/catalogue.ts";
 
 export interface PageHead {
   /** Equal keys mean equal heads: the page, the payload revision and the read gate. */

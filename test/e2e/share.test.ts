@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { HTML_CSP } from "../../src/http/security.ts";
 import { tempDir } from "../helpers.ts";
 import { decodePng } from "../png.ts";
 import { compiledHub } from "./compiled.ts";
@@ -52,6 +53,7 @@ describe("link previews through dist/hub", () => {
       await postReading(hub, 75);
       const region = await headOf(hub, "/Windows/eu-central-1");
       expect(region.title).toBe("EU Central (Frankfurt), Steam: Killer +75 % now");
+      expect((await fetch(`${hub.url}/Windows/eu-central-1`)).headers.get("content-security-policy")).toBe(HTML_CSP);
       expect(region.meta.get("og:title")).toBe(region.title);
       expect(unescape(region.meta.get("description") ?? "")).toContain("Killer +75 % now");
       expect(region.meta.get("og:url")).toBe(`${ORIGIN}/Windows/eu-central-1`);
