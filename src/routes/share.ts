@@ -200,7 +200,7 @@ export function shareRoutes(ctx: HubContext, access: Access) {
       ({ params, query }) => {
         const { name } = splitFile(params.platform, ["atom"]);
         const platform = requirePlatform(name);
-        return atomReply(feeds.atom(platform, null, minOf(query.min), ctx.now()), cacheControl());
+        return atomReply(feeds.atom(platform, null, minOf(query.min), ctx.now(), live.current(platform).revision), cacheControl());
       },
       {
         access: "public-read",
@@ -215,7 +215,7 @@ export function shareRoutes(ctx: HubContext, access: Access) {
       ({ params, query }) => {
         const platform = requirePlatform(params.platform);
         const { name } = splitFile(params.file, ["atom"]);
-        return atomReply(feeds.atom(platform, requireRegion(config.catalogue, name), minOf(query.min), ctx.now()), cacheControl());
+        return atomReply(feeds.atom(platform, requireRegion(config.catalogue, name), minOf(query.min), ctx.now(), live.current(platform).revision), cacheControl());
       },
       {
         access: "public-read",

@@ -45,6 +45,8 @@ function tagId(host: string, row: FeedRow, platform: Platform, what: string): st
 }
 
 export class Feeds {
+  /** The last feed per (platform, region, min) with the payload revision it was built at: readings only arrive with a new revision. */
+  private readonly built = new Map<string, { revision: number; body: string }>();
   private readonly platformQuery;
   private readonly regionQuery;
 
@@ -99,7 +101,19 @@ export class Feeds {
     return found.slice(-FEED_MAX_ENTRIES).reverse();
   }
 
-  atom(platform: Platform, region: string | null, min: number, now: number): string {
+  /** The feed as of `revision`, built again only when the revision moved. */
+  atom(platform: Platform, region: string | null, min: number, now: number, revision: number): string {
+    const key = `${platform}/${region ?? ""}/${min}`;
+    const cached = this.built.get(key);
+    if (cached && cached.revision === revision) return cached.body;
+    // Bounded by the catalogue: platforms × (regions + 1) × the mins asked for, so a crawler trying every min empties it now and then.
+    if (this.built.size >= 1024) this.built.clear();
+    const body = this.build(platform, region, min, now);
+    this.built.set(key, { revision, body });
+    return body;
+  }
+
+  private build(platform: Platform, region: string | null, min: number, now: number): string {
     const entries = this.entries(platform, region, min);
     const path = region === null ? `/feeds/${platform}.atom` : `/feeds/${platform}/${region}.atom`;
     const self = `${this.origin}${path}${min === FEED_DEFAULT_MIN ? "" : `?min=${min}`}`;

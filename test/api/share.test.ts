@@ -170,6 +170,25 @@ describe("feeds", () => {
   });
 });
 
+describe("feed cache", () => {
+  test("a feed is built again only when the platform's revision moves", async () => {
+    const { hub, now, advance } = setup();
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer: 75 }));
+    const first = await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom")).text();
+    // A row written behind the live store's back leaves the revision alone, so the feed is the cached one.
+    hub.ctx.db.sqlite
+      .query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-central-1', 0, 100, 1, ?, ?)")
+      .run(now() + 1000, now() + 1000);
+    expect(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom")).text()).toBe(first);
+    advance(STEP);
+    expect((await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer: 50 }))).status).toBe(201);
+    const after = await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom")).text();
+    expect(after).toContain("Killer +100 % now");
+    expect(after).not.toBe(first);
+  });
+});
+
 describe("robots.txt and the sitemap", () => {
   test("SEO off: robots.txt refuses everything and there is no sitemap", async () => {
     const { hub } = setup();
