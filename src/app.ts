@@ -31,6 +31,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
+import { shareRoutes } from "./routes/share.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
 export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFoundPage: ((request: Request) => Promise<Response>) | null = null) {
@@ -52,6 +53,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(publicRoutes(ctx, access, incentives))
     .use(eventRoutes(ctx, access))
     .use(historyRoutes(ctx, access))
+    .use(shareRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
     .use(agentRoutes(ctx, access))
     .use(authRoutes(ctx, access, accounts))

@@ -22,3 +22,18 @@ declare module "*/dark.css" {
   const text: string;
   export default text;
 }
+
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+
+declare module "*.ttf" {
+  const path: string;
+  export default path;
+}
+
+declare module "*.svg" {
+  const path: string;
+  export default path;
+}

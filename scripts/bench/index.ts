@@ -13,6 +13,7 @@ import { historyBench } from "./history.ts";
 import { importFieldBench } from "./import-field.ts";
 import { incentivesBench } from "./incentives.ts";
 import { ingestBench } from "./ingest.ts";
+import { shareBench } from "./share.ts";
 import { startupBench } from "./startup.ts";
 import { streamsBench } from "./streams.ts";
 import { webhooksBench } from "./webhooks.ts";
@@ -21,7 +22,7 @@ import { webBench } from "./web.ts";
 const started = performance.now();
 console.log(`Bun ${Bun.version} on ${availableParallelism()} cores${PINNING ? " (load tests pin server and client to separate cores)" : ""}; each figure against a baseline measured in the same run.`);
 const rows: BenchRow[] = [];
-for (const bench of [incentivesBench, streamsBench, gripBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), webBench]) {
+for (const bench of [incentivesBench, streamsBench, gripBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), shareBench, webBench]) {
   rows.push(...(await bench()));
 }
 printBenchRows("Budgets (SPEC §15)", rows);

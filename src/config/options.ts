@@ -62,11 +62,12 @@ export interface Settings {
   discordUrl: string | null;
   matrixUrl: string | null;
   contribute: boolean;
-  seo: boolean;
   tz: string | null;
   publicDir: string | null;
   publicDirCsp: CspAdditions;
   latencyProbes: boolean;
+  seoEnabled: boolean;
+  embedAncestors: string;
   demo: boolean;
   agentSetupUrl: string | null;
   maxStreams: number;
@@ -351,6 +352,15 @@ function parseCspAdditions(value: unknown): CspAdditions {
   return additions;
 }
 
+/** The source list of a CSP frame-ancestors directive: * or origins. */
+function parseEmbedAncestors(value: unknown): string {
+  const text = String(value).trim();
+  if (text === "*") return "*";
+  const items = text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.length === 0) throw new InvalidValue("expected * or at least one origin");
+  return items.map((item) => parseOrigin(item)).join(" ");
+}
+
 function parseCors(value: unknown): CorsOrigins {
   const items = list(value);
   if (items.length === 0) return { kind: "none" };
@@ -517,10 +527,6 @@ export const OPTIONS: OptionTable = {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
     allowed: "true or false", default: false, fieldKey: "contributeEnabled", parse: parseBoolean,
   },
-  seo: {
-    flag: "--seo", env: "SEO_ENABLED", help: "Let search engines index the public pages (SPEC §19 sharing; declared now, what it switches comes with §19)", defaultText: "false",
-    allowed: "true or false", default: false, fieldKey: "seoEnabled", parse: parseBoolean,
-  },
   tz: {
     flag: "--tz", env: "TZ", arg: "ZONE", help: "Time zone of the process; the hub writes every time in UTC, so nothing it shows changes (the field's hub reads it too)", defaultText: "the system's",
     allowed: "a time zone such as Europe/Berlin", default: null, parse: optionalText(200),
@@ -536,6 +542,14 @@ export const OPTIONS: OptionTable = {
   latencyProbes: {
     flag: "--latency-probes", env: "LATENCY_PROBES", help: "Let the board time the game's regional servers from the browser to find the viewer's closest region (the page's CSP allows exactly those hosts)", defaultText: "true",
     allowed: "true or false", default: true, parse: parseBoolean,
+  },
+  seoEnabled: {
+    flag: "--seo-enabled", env: "SEO_ENABLED", help: "Ask search engines to index the board: canonical links, a sitemap and robots.txt allowing the public pages (off: robots.txt refuses all, pages say noindex)", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  embedAncestors: {
+    flag: "--embed-ancestors", env: "EMBED_ANCESTORS", arg: "ORIGINS", help: "Sites that may show the embeds (/embed/…) in an iframe; every other page refuses to be framed", defaultText: "*",
+    allowed: "* or a comma list of origins such as https://clan.example.org", default: "*", parse: parseEmbedAncestors,
   },
   demo: {
     flag: "--demo", env: "HUB_DEMO", help: "Demo mode: a throw-away database with 14 days of simulated history and simulated agents (ignores --db)", defaultText: "false",

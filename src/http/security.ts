@@ -50,6 +50,12 @@ export interface ResponseFinisher {
   finish: Finish;
 }
 
+/** Whether a response's CSP allows framing by some origin (frame-ancestors present and not 'none'). */
+export function frameable(headers: Headers): boolean {
+  const directive = /(?:^|;)\s*frame-ancestors\s+([^;]*)/.exec(headers.get("content-security-policy") ?? "")?.[1]?.trim();
+  return directive !== undefined && directive !== "'none'";
+}
+
 /** Headers every response carries; a route that builds its own Response may include them up front. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "x-content-type-options": "nosniff",
@@ -101,6 +107,8 @@ export function responseFinisher(options: { https: boolean; cors: CorsOrigins; m
     options.metrics.count(request.method, route || "unmatched", response.status);
     const headers = response.headers;
     if (options.https || !headers.has("x-content-type-options")) for (const [name, value] of base) headers.set(name, value);
+    // A page whose CSP lets other sites frame it (the embeds) must not be refused by the older header.
+    if (frameable(headers)) headers.delete("x-frame-options");
     if (cors.kind === "none") return response;
     const origin = request.headers.get("origin");
     if (origin === null || !allowedOrigin(origin)) return response;

@@ -161,6 +161,30 @@ export function webNotFoundPage(https: boolean, csp: string): (request: Request)
 
 type Handler = { GET: (request: BunRequest<string>) => Response | Promise<Response> };
 
+/** A page's own <head> (title, preview tags); equal keys give equal heads. */
+export type PageHead = (path: string) => { readonly key: string; readonly head: string };
+
+/** Most page variants kept at once: a few per page of the board, a handful of revisions each. */
+const MAX_HEADED = 256;
+
+/** The app's page with its <title> replaced by a page's own head, built (and compressed) once per key. */
+function headedPages(head: PageHead): (html: WebFile, path: string) => WebFile {
+  const pages = new Map<string, WebFile>();
+  const encoder = new TextEncoder();
+  return (html, path) => {
+    const { key, head: tags } = head(path);
+    let page = pages.get(key);
+    if (!page) {
+      const text = new TextDecoder().decode(html.body).replace(/<title>[^<]*<\/title>/, () => tags);
+      const body = encoder.encode(text);
+      if (pages.size >= MAX_HEADED) pages.clear();
+      page = new WebFile(html.path, html.type, body, etagOf(body));
+      pages.set(key, page);
+    }
+    return page;
+  };
+}
+
 /** Compresses every file now, off the main thread, so the first visitors already get the small copies. */
 async function warm(): Promise<void> {
   const web = await webBundle();
@@ -173,7 +197,7 @@ async function warm(): Promise<void> {
  * import; a from-source build serves everything under /assets/), and the files
  * are read or built on first use, so the web app never delays start-up.
  */
-export function webRoutes(https: boolean, csp: string): Record<string, Handler> {
+export function webRoutes(https: boolean, csp: string, head?: PageHead): Record<string, Handler> {
   const security: Record<string, string> = { ...SECURITY_HEADERS };
   if (https) security["strict-transport-security"] = "max-age=31536000; includeSubDomains";
   const pageHeaders = { ...security, "cache-control": "no-cache", "content-security-policy": csp };
@@ -184,8 +208,13 @@ export function webRoutes(https: boolean, csp: string): Record<string, Handler> 
     const file = (await webBundle()).assets.get(new URL(request.url, "http://hub.invalid").pathname);
     return file ? await serveFile(file, request, assetHeaders) : notFound();
   };
+  const headed = head ? headedPages(head) : null;
+  const page = async (request: BunRequest<string>) => {
+    const html = (await webBundle()).html;
+    return serveFile(headed ? headed(html, new URL(request.url, "http://hub.invalid").pathname) : html, request, pageHeaders);
+  };
   const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, notFound) };
-  for (const route of CLIENT_ROUTES) routes[route] = { GET: async (request) => serveFile((await webBundle()).html, request, pageHeaders) };
+  for (const route of CLIENT_ROUTES) routes[route] = { GET: page };
   if (embedded) {
     for (const file of embedded) if (file.loader !== "html") routes[`/${basename(file.path)}`] = { GET: asset };
   } else {

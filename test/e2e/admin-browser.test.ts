@@ -455,4 +455,24 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(takeRefusals()).toEqual([]);
   }, 60_000);
+
+  test("sharing: copy-paste snippets for a badge, embeds and feeds of a covered region, each of which answers", async () => {
+    await openSection(page, "Sharing", "/admin/sharing");
+    const panel = page.getByRole("region", { name: "Badges, embeds and feeds" });
+    await panel.getByLabel("Platform", { exact: true }).selectOption("Windows");
+    const badge = panel.getByLabel("Badge (Markdown)");
+    const text = await until(async () => ((await badge.count()) > 0 ? await badge.inputValue() : ""), (v) => v.includes("/badge/Windows/"), "the badge snippet");
+    const badgeUrl = /\((http[^)]+\.svg)\)/.exec(text)?.[1] ?? "";
+    expect(badgeUrl).toStartWith(`${hub.url}/badge/Windows/`);
+    const urls = [
+      badgeUrl,
+      /src="([^"]+)"/.exec(await panel.getByLabel("Embed of the region").inputValue())?.[1] ?? "",
+      /src="([^"]+)"/.exec(await panel.getByLabel("Embed of the platform's board").inputValue())?.[1] ?? "",
+      await panel.getByLabel("Feed of the region (bonuses of at least +50 %)").inputValue(),
+      await panel.getByLabel("Feed of the platform").inputValue(),
+    ];
+    for (const url of urls) expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
+    await expectClean(admin, "admin-sharing");
+    expect(takeRefusals()).toEqual([]);
+  }, 30_000);
 });

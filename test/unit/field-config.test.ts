@@ -47,7 +47,7 @@ describe("the field hub's config file", () => {
     expect(c.retentionDays).toBe(45);
     expect(c.forecastWindowDays).toBe(56);
     expect(c.contribute).toBe(true);
-    expect(c.seo).toBe(true);
+    expect(c.seoEnabled).toBe(true);
     expect(c.enableApiKeys).toBe(true);
     expect(c.agentSetupUrl).toBe("https://github.com/Buco7854/bloodpoint-incentives#running-an-agent");
     expect(c.discordUrl).toBe("https://discord.gg/example");
@@ -67,7 +67,7 @@ describe("the field hub's config file", () => {
     expect(c.pollMin).toBe("%refreshTime%");
     expect(c.pollMax).toBe("%refreshTime% * 1.5");
     expect(c.provision.map((p) => p.id)).toEqual(["eu-1"]);
-    for (const key of ["staleAfter", "db", "requireAuth", "adminUser", "pollMax", "seo"] as const) expect(c.explicit.has(key)).toBe(true);
+    for (const key of ["staleAfter", "db", "requireAuth", "adminUser", "pollMax", "seoEnabled"] as const) expect(c.explicit.has(key)).toBe(true);
   });
 
   test("a matching environment variable still wins, as in the field's hub", () => {
@@ -75,7 +75,7 @@ describe("the field hub's config file", () => {
     expect(c.staleAfter).toBe(1200);
     expect(c.origin).toBe("https://other.example.org");
     expect(c.pollMax).toBe("700");
-    expect(c.seo).toBe(false);
+    expect(c.seoEnabled).toBe(false);
     expect(c.db).toBe("/srv/hub.db");
   });
 
@@ -117,7 +117,7 @@ describe("the field hub's config file", () => {
 
   test("its variables are ours: SEO_ENABLED, PUBLIC_DIR, TZ", () => {
     const c = configFrom([], { SEO_ENABLED: "true", PUBLIC_DIR: "/srv/dashboard", TZ: "UTC" }).config;
-    expect(c.seo).toBe(true);
+    expect(c.seoEnabled).toBe(true);
     expect(c.publicDir).toBe("/srv/dashboard");
     expect(c.tz).toBe("UTC");
   });

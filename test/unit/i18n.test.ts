@@ -89,3 +89,11 @@ describe("language list", () => {
     expect(Object.keys(CATALOGUES).sort()).toEqual(EXPECTED_CODES.filter((code) => code !== "en").sort());
   });
 });
+
+describe("the server's copy of the language list", () => {
+  test("the embeds offer exactly the web app's languages", async () => {
+    const { LANGUAGES } = await import("../../src/web/i18n/index.ts");
+    const { LANGUAGE_CODES } = await import("../../src/share/languages.ts");
+    expect([...LANGUAGE_CODES].sort()).toEqual(LANGUAGES.map((l) => l.code).sort());
+  });
+});

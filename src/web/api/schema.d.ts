@@ -87,6 +87,132 @@ export interface paths {
      */
     get: operations["regionForecast"];
   };
+  "/icons/{file}": {
+    /**
+     * Icons
+     * @description The favicon as SVG and its PNG renderings, drawn at build time from one source.
+     *
+     * Who may call it: Open to everyone, never behind the read gate.
+     */
+    get: operations["icons"];
+  };
+  "/embed/embed.js": {
+    /**
+     * Embed script
+     * @description Follows the stream inside an embed.
+     *
+     * Who may call it: Open to everyone, never behind the read gate.
+     */
+    get: operations["embedScript"];
+  };
+  "/embed/embed.css": {
+    /**
+     * Embed styles
+     * @description Light and dark colours of an embed.
+     *
+     * Who may call it: Open to everyone, never behind the read gate.
+     */
+    get: operations["embedStyles"];
+  };
+  "/embed/{platform}": {
+    /**
+     * Embed of a platform's board
+     * @description A compact live page for an iframe on another site, driven by the stream. Framing allowed for EMBED_ANCESTORS (default *); links open the hub in a new tab.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["embedOfAPlatformSBoard"];
+  };
+  "/embed/{platform}/{region}": {
+    /**
+     * Embed of a region's answer
+     * @description A compact live page for an iframe on another site, driven by the stream. Framing allowed for EMBED_ANCESTORS (default *); links open the hub in a new tab.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["embedOfARegionSAnswer"];
+  };
+  "/manifest.webmanifest": {
+    /**
+     * Web app manifest
+     * @description Name, icons, start_url / and display standalone, for installing the board.
+     *
+     * Who may call it: Open to everyone, never behind the read gate.
+     */
+    get: operations["webAppManifest"];
+  };
+  "/og.png": {
+    /**
+     * Link-preview picture of the board
+     * @description The picture of the platform the board opens on. 1200×630, rendered at most once per payload revision (the ETag).
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["linkPreviewPictureOfTheBoard"];
+  };
+  "/og/{platform}": {
+    /**
+     * Link-preview picture of a platform
+     * @description The platform's three biggest bonuses now. 1200×630, rendered at most once per payload revision (the ETag).
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["linkPreviewPictureOfAPlatform"];
+  };
+  "/og/{platform}/{file}": {
+    /**
+     * Link-preview picture of a region
+     * @description The region's bonus per role, its freshness and any event. 1200×630, rendered at most once per payload revision (the ETag).
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["linkPreviewPictureOfARegion"];
+  };
+  "/badge/{platform}/{file}": {
+    /**
+     * Badge of a region's bonus
+     * @description A shields-style badge such as "Killer +75 %" in the role's colour, grey and "stale" when the reading is stale; with .json, the shields.io endpoint schema for the same words.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["badgeOfARegionSBonus"];
+  };
+  "/feeds/{platform}": {
+    /**
+     * Feed of a platform's bonus changes
+     * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["feedOfAPlatformSBonusChanges"];
+  };
+  "/feeds/{platform}/{file}": {
+    /**
+     * Feed of a region's bonus changes
+     * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["feedOfARegionSBonusChanges"];
+  };
+  "/robots.txt": {
+    /**
+     * Rules for crawlers
+     * @description With SEO_ENABLED, everything but the API and the account pages, and the sitemap; without, nothing.
+     *
+     * Who may call it: Open to everyone, never behind the read gate.
+     */
+    get: operations["rulesForCrawlers"];
+  };
+  "/sitemap.xml": {
+    /**
+     * Sitemap
+     * @description The board, each platform and each covered region, with SEO_ENABLED; a 404 without.
+     *
+     * Who may call it: Open to everyone, never behind the read gate.
+     */
+    get: operations["sitemap"];
+  };
   "/api/v1/platforms/{platform}/incentives/stream": {
     /**
      * Live incentives stream
@@ -1808,6 +1934,748 @@ export interface operations {
       401: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Icons
+   * @description The favicon as SVG and its PNG renderings, drawn at build time from one source.
+   *
+   * Who may call it: Open to everyone, never behind the read gate.
+   */
+  icons: {
+    parameters: {
+      path: {
+        /** @description icon.svg, or icon-N.png for N in 32, 180, 192, 512 */
+        file: string;
+      };
+    };
+    responses: {
+      /** @description The icon */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "image/png": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Embed script
+   * @description Follows the stream inside an embed.
+   *
+   * Who may call it: Open to everyone, never behind the read gate.
+   */
+  embedScript: {
+    responses: {
+      /** @description The embed's script */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "text/javascript": string;
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Embed styles
+   * @description Light and dark colours of an embed.
+   *
+   * Who may call it: Open to everyone, never behind the read gate.
+   */
+  embedStyles: {
+    responses: {
+      /** @description The embed's styles */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "text/css": string;
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Embed of a platform's board
+   * @description A compact live page for an iframe on another site, driven by the stream. Framing allowed for EMBED_ANCESTORS (default *); links open the hub in a new tab.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  embedOfAPlatformSBoard: {
+    parameters: {
+      query?: {
+        /** @description Colours (default dark) */
+        theme?: "light" | "dark";
+        /** @description A language of the web app, such as de or pt-BR (default en) */
+        lang?: string;
+      };
+      path: {
+        /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
+        platform: "Windows" | "EGS" | "GRDK";
+      };
+    };
+    responses: {
+      /** @description An HTML page */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Embed of a region's answer
+   * @description A compact live page for an iframe on another site, driven by the stream. Framing allowed for EMBED_ANCESTORS (default *); links open the hub in a new tab.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  embedOfARegionSAnswer: {
+    parameters: {
+      query?: {
+        /** @description Colours (default dark) */
+        theme?: "light" | "dark";
+        /** @description A language of the web app, such as de or pt-BR (default en) */
+        lang?: string;
+      };
+      path: {
+        /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
+        platform: "Windows" | "EGS" | "GRDK";
+        /** @description A region id */
+        region: string;
+      };
+    };
+    responses: {
+      /** @description An HTML page */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Web app manifest
+   * @description Name, icons, start_url / and display standalone, for installing the board.
+   *
+   * Who may call it: Open to everyone, never behind the read gate.
+   */
+  webAppManifest: {
+    responses: {
+      /** @description The web app manifest */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/manifest+json": string;
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Link-preview picture of the board
+   * @description The picture of the platform the board opens on. 1200×630, rendered at most once per payload revision (the ETag).
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  linkPreviewPictureOfTheBoard: {
+    responses: {
+      /** @description A PNG picture */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "image/png": string;
+        };
+      };
+      /** @description Not modified */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: never;
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Link-preview picture of a platform
+   * @description The platform's three biggest bonuses now. 1200×630, rendered at most once per payload revision (the ETag).
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  linkPreviewPictureOfAPlatform: {
+    parameters: {
+      path: {
+        /** @description The platform id with .png, such as Windows.png */
+        platform: string;
+      };
+    };
+    responses: {
+      /** @description A PNG picture */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "image/png": string;
+        };
+      };
+      /** @description Not modified */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Link-preview picture of a region
+   * @description The region's bonus per role, its freshness and any event. 1200×630, rendered at most once per payload revision (the ETag).
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  linkPreviewPictureOfARegion: {
+    parameters: {
+      path: {
+        /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
+        platform: "Windows" | "EGS" | "GRDK";
+        /** @description The region id with .png */
+        file: string;
+      };
+    };
+    responses: {
+      /** @description A PNG picture */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "image/png": string;
+        };
+      };
+      /** @description Not modified */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Badge of a region's bonus
+   * @description A shields-style badge such as "Killer +75 %" in the role's colour, grey and "stale" when the reading is stale; with .json, the shields.io endpoint schema for the same words.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  badgeOfARegionSBonus: {
+    parameters: {
+      query?: {
+        /** @description Replaces the left text (the region's name) */
+        label?: string;
+      };
+      path: {
+        /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
+        platform: "Windows" | "EGS" | "GRDK";
+        /** @description The region id with .svg (the badge) or .json (the shields.io endpoint schema) */
+        file: string;
+      };
+    };
+    responses: {
+      /** @description An SVG badge, or with .json the shields.io endpoint JSON { schemaVersion: 1, label, message, color } */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "image/svg+xml": string;
+        };
+      };
+      /** @description Not modified */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Feed of a platform's bonus changes
+   * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  feedOfAPlatformSBonusChanges: {
+    parameters: {
+      query?: {
+        /** @description The smallest bonus percent that makes an entry */
+        min?: number;
+      };
+      path: {
+        /** @description The platform id with .atom, such as Windows.atom */
+        platform: string;
+      };
+    };
+    responses: {
+      /** @description An Atom 1.0 feed */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/atom+xml": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Feed of a region's bonus changes
+   * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  feedOfARegionSBonusChanges: {
+    parameters: {
+      query?: {
+        /** @description The smallest bonus percent that makes an entry */
+        min?: number;
+      };
+      path: {
+        /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
+        platform: "Windows" | "EGS" | "GRDK";
+        /** @description The region id with .atom */
+        file: string;
+      };
+    };
+    responses: {
+      /** @description An Atom 1.0 feed */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/atom+xml": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Rules for crawlers
+   * @description With SEO_ENABLED, everything but the API and the account pages, and the sitemap; without, nothing.
+   *
+   * Who may call it: Open to everyone, never behind the read gate.
+   */
+  rulesForCrawlers: {
+    responses: {
+      /** @description robots.txt */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Sitemap
+   * @description The board, each platform and each covered region, with SEO_ENABLED; a 404 without.
+   *
+   * Who may call it: Open to everyone, never behind the read gate.
+   */
+  sitemap: {
+    responses: {
+      /** @description A sitemap */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/xml": string;
         };
       };
       /** @description Not Found */

@@ -16,9 +16,10 @@ import { DataSection } from "./data.tsx";
 import { EventsSection } from "./events.tsx";
 import { PresenceSection } from "./presence.tsx";
 import { SettingsSection } from "./settings.tsx";
+import { SharingSection } from "./sharing.tsx";
 import { UsersSection } from "./users.tsx";
 
-const SECTIONS = ["agents", "users", "settings", "events", "data", "presence", "audit", "alerts"] as const;
+const SECTIONS = ["agents", "users", "settings", "events", "data", "presence", "audit", "alerts", "sharing"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const SECTION_LABELS: Readonly<Record<Section, MessageKey>> = {
@@ -30,6 +31,7 @@ const SECTION_LABELS: Readonly<Record<Section, MessageKey>> = {
   presence: "admin.nav.presence",
   audit: "admin.nav.audit",
   alerts: "admin.alerts.nav",
+  sharing: "admin.nav.sharing",
 };
 
 function isSection(value: string): value is Section {
@@ -54,6 +56,8 @@ function SectionBody({ section }: { section: Section }) {
       return <AuditSection />;
     case "alerts":
       return <AlertsSection />;
+    case "sharing":
+      return <SharingSection />;
   }
 }
 

@@ -68,7 +68,7 @@ export function useAction(): Action {
 let controlIds = 0;
 
 /** A stable id for a label's `for`, a hint or an error. */
-function useId(prefix: string): string {
+export function useId(prefix: string): string {
   const [id] = useState(() => `${prefix}-${++controlIds}`);
   return id;
 }
