@@ -50,11 +50,14 @@ describe("the field hub's addresses", () => {
     expect((await get("/contribute")).status).toBe(200);
   });
 
-  test("/favicon.svg is an SVG icon", async () => {
+  test("/favicon.svg leads to the hub's SVG icon", async () => {
     const response = await get("/favicon.svg");
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("image/svg+xml");
-    expect(await response.text()).toStartWith("<svg");
+    expect(response.status).toBe(301);
+    expect(response.headers.get("location")).toBe("/icons/icon.svg");
+    const icon = await get("/icons/icon.svg");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toStartWith("image/svg+xml");
+    expect(await icon.text()).toContain("<svg");
   });
 
   test("/og.png is a valid 1200 × 630 PNG", async () => {
@@ -65,6 +68,8 @@ describe("the field hub's addresses", () => {
     expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const view = new DataView(png.buffer);
     expect([view.getUint32(16), view.getUint32(20)]).toEqual([1200, 630]);
+    // Bit depth 8 and colour type 6: RGBA, four bytes a pixel.
+    expect([png[24], png[25]]).toEqual([8, 6]);
     let at = 8;
     const data: Uint8Array[] = [];
     while (at < png.length) {
@@ -74,6 +79,6 @@ describe("the field hub's addresses", () => {
       if (new TextDecoder().decode(typeAndData.slice(0, 4)) === "IDAT") data.push(typeAndData.slice(4));
       at += 12 + length;
     }
-    expect(inflateSync(Buffer.concat(data)).length).toBe((1 + 1200 * 3) * 630);
+    expect(inflateSync(Buffer.concat(data)).length).toBe((1 + 1200 * 4) * 630);
   });
 });
