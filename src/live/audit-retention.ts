@@ -7,12 +7,9 @@ import { pruneAuditBatch } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { DAY_MS } from "../domain/timezone.ts";
 import type { Logger } from "../log.ts";
-import { deleteInBatches, PRUNE_INTERVAL_MS, type StorageRefusals } from "./retention.ts";
+import { deleteInBatches, PeriodicPrune, PRUNE_INTERVAL_MS, type StorageRefusals } from "./retention.ts";
 
-export class AuditRetention {
-  private timer: ReturnType<typeof setInterval> | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+export class AuditRetention extends PeriodicPrune {
   private readonly retentionMs: number;
 
   constructor(
@@ -21,33 +18,13 @@ export class AuditRetention {
     private readonly now: () => number,
     private readonly log: Logger,
     private readonly storageRefusal: StorageRefusals,
-    private readonly intervalMs = PRUNE_INTERVAL_MS,
+    intervalMs = PRUNE_INTERVAL_MS,
   ) {
+    super(intervalMs);
     this.retentionMs = retentionDays * DAY_MS;
   }
 
-  /** Prunes every row written before the window; resolves to the number removed. A prune under way is shared, not doubled. */
-  prune(): Promise<number> {
-    this.running ??= this.pruneInBatches().finally(() => {
-      this.running = null;
-    });
-    return this.running;
-  }
-
-  start(): void {
-    this.stopped = false;
-    void this.prune();
-    this.timer ??= setInterval(() => void this.prune(), this.intervalMs);
-    this.timer.unref?.();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-  }
-
-  private async pruneInBatches(): Promise<number> {
+  protected async pruneInBatches(): Promise<number> {
     const before = this.now() - this.retentionMs;
     let removed = 0;
     try {

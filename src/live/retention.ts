@@ -28,33 +28,19 @@ export async function deleteInBatches(deleteBatch: (limit: number) => number, st
   }
 }
 
-export class Retention {
+/**
+ * Runs a batched prune at start and then every interval, until stopped; a
+ * prune under way is shared, not doubled, and ends after its current batch
+ * once stopped. Subclasses say what they delete.
+ */
+export abstract class PeriodicPrune {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<number> | null = null;
-  private stopped = false;
-  private readonly retentionMs: number;
+  protected stopped = false;
 
-  constructor(
-    private readonly readings: ReadingQueries,
-    retentionDays: number,
-    private readonly now: () => number,
-    /** Called after a prune that removed readings, to rebuild what depended on them. */
-    private readonly onPruned: (removed: number) => void,
-    private readonly log: Logger,
-    private readonly storageRefusal: StorageRefusals,
-    private readonly intervalMs = PRUNE_INTERVAL_MS,
-  ) {
-    this.retentionMs = retentionDays * DAY_MS;
-    // Before the first prune ends (or after a restart with a shorter window) old readings are still stored; they must not show meanwhile.
-    readings.limitTo(() => this.cutoff());
-  }
+  constructor(private readonly intervalMs: number) {}
 
-  /** Readings measured before this instant are hidden and due for pruning. */
-  cutoff(): number {
-    return this.now() - this.retentionMs;
-  }
-
-  /** Prunes everything due; resolves to the number removed. A prune already under way is shared, not doubled. */
+  /** Prunes everything due; resolves to the number removed. */
   prune(): Promise<number> {
     this.running ??= this.pruneInBatches().finally(() => {
       this.running = null;
@@ -62,7 +48,7 @@ export class Retention {
     return this.running;
   }
 
-  /** Prunes now and every hour after, until stopped. */
+  /** Prunes now and every interval after, until stopped. */
   start(): void {
     this.stopped = false;
     void this.prune();
@@ -77,7 +63,34 @@ export class Retention {
     this.timer = null;
   }
 
-  private async pruneInBatches(): Promise<number> {
+  protected abstract pruneInBatches(): Promise<number>;
+}
+
+export class Retention extends PeriodicPrune {
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly readings: ReadingQueries,
+    retentionDays: number,
+    private readonly now: () => number,
+    /** Called after a prune that removed readings, to rebuild what depended on them. */
+    private readonly onPruned: (removed: number) => void,
+    private readonly log: Logger,
+    private readonly storageRefusal: StorageRefusals,
+    intervalMs = PRUNE_INTERVAL_MS,
+  ) {
+    super(intervalMs);
+    this.retentionMs = retentionDays * DAY_MS;
+    // Before the first prune ends (or after a restart with a shorter window) old readings are still stored; they must not show meanwhile.
+    readings.limitTo(() => this.cutoff());
+  }
+
+  /** Readings measured before this instant are hidden and due for pruning. */
+  cutoff(): number {
+    return this.now() - this.retentionMs;
+  }
+
+  protected async pruneInBatches(): Promise<number> {
     const before = this.cutoff();
     let removed = 0;
     try {

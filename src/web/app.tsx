@@ -14,24 +14,9 @@ import { NotFound } from "./pages/misc.tsx";
 import { location, parseRoute, type Route } from "./router.ts";
 import { goSignIn, here, refreshSession, session } from "./session.ts";
 import { useLoad } from "./use-load.ts";
+import { remember, remembered } from "./stored.ts";
 
 const PLATFORM_KEY = "hub.platform";
-
-function remembered(key: string): string | null {
-  try {
-    return localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-function remember(key: string, value: string): void {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // Without storage the choice lasts for this page.
-  }
-}
 
 /** The platform the board at this path will show, when it can be told before /meta answers. */
 export function boardPlatformOf(pathname: string): Platform | null {

@@ -6,6 +6,7 @@ import { now } from "../clock.ts";
 import { formatBonus, formatNumber, formatRelative, formatTime, t } from "../i18n/index.ts";
 import { Flag } from "./flag.tsx";
 import { EventTotal } from "./region-card.tsx";
+import { remember, remembered } from "../stored.ts";
 
 /**
  * The answer first (SPEC §17.1): for the viewer's region, the role to queue,
@@ -83,18 +84,3 @@ export function HonestyBanner() {
 
 const HONESTY_KEY = "hub.honesty";
 
-function remembered(key: string): string | null {
-  try {
-    return localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-function remember(key: string, value: string): void {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // Without storage the choice lasts for this page.
-  }
-}
