@@ -200,7 +200,9 @@ describe("hub import-field beside a serving hub", () => {
       expect((await importing).exitCode).toBe(0);
       expect(posts.length).toBeGreaterThan(3);
       // A post waits at most the storage layer's 2 s for the lock, then is refused; health and the read take milliseconds.
-      expect(slowest).toBeLessThan(3_000);
+      // The bound leaves room for a shared, loaded machine (4.2 s seen with eight test runs at once); waiting for the
+      // import itself would take its whole duration, and would also leave too few rounds for the count above.
+      expect(slowest).toBeLessThan(6_000);
       // Past the first, posts come faster than the agent's cadence allows (429); none waits or fails otherwise.
       for (const post of posts) {
         if (post.status !== 201) expect([429, 503]).toContain(post.status);
