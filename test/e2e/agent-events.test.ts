@@ -111,10 +111,10 @@ describe("agent event reports through dist/hub", () => {
         ["BPEVENT_Anniversary_NAME", "agent", epicId, false],
         ["BPEVENT_Bloodhunt_NAME", "agent", agents.body.agents.find((a) => a.provisionId === steam.id)?.id ?? null, false],
       ]);
-      const audit = await api<{ entries: { target: string; detail: Record<string, number> }[] }>("GET", "/api/v1/admin/audit?action=events.reported");
-      expect(audit.body.entries.map((e) => [e.target, e.detail])).toEqual([
-        [`agent:${epicId}`, { events: 2, added: 1, changed: 0, removed: 0 }],
-        [expect.stringMatching(/^agent:\d+$/), { events: 1, added: 1, changed: 0, removed: 0 }],
+      const audit = await api<{ entries: { target: string; via: string | null; detail: Record<string, number> }[] }>("GET", "/api/v1/admin/audit?action=events.reported");
+      expect(audit.body.entries.map((e) => [e.target, e.via, e.detail])).toEqual([
+        [`agent:${epicId}`, "agent", { events: 2, added: 1, changed: 0, removed: 0 }],
+        [expect.stringMatching(/^agent:\d+$/), "agent", { events: 1, added: 1, changed: 0, removed: 0 }],
       ]);
       const metrics = await (await fetch(`${first.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 1');
