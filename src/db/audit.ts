@@ -17,7 +17,12 @@ import { and, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { HubDb, Orm } from "./open.ts";
 import { auditLog, users } from "./schema.ts";
 
-export const AUDIT_VIA = ["session", "api-key", "cli", "config"] as const;
+/**
+ * How an audited change came in (SPEC §11.5b), declared here only: the
+ * column's type, the API's schema and the web app's labels follow it.
+ * `agent`: an agent's own report (SPEC §9.1).
+ */
+export const AUDIT_VIA = ["session", "api-key", "cli", "config", "agent"] as const;
 export type AuditVia = (typeof AUDIT_VIA)[number];
 
 export interface Actor {

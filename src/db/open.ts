@@ -112,7 +112,23 @@ export function openDatabase(path: string): HubDb {
   return { path, sqlite, orm: drizzle(sqlite, { schema }) };
 }
 
-/** Applies every migration the database has not seen, each in its own transaction. Returns the names applied. */
+/** A row of PRAGMA foreign_key_check: a row of `table` whose reference into `parent` points at nothing. */
+interface ForeignKeyViolation {
+  table: string;
+  rowid: number | null;
+  parent: string;
+}
+
+/**
+ * Applies every migration the database has not seen, each in its own
+ * transaction. Returns the names applied.
+ *
+ * Foreign keys are off while a migration runs (SQLite ignores the switch
+ * inside a transaction, so it is made around them), as SQLite's table rebuild
+ * requires: dropping a parent table to create it again must neither cascade
+ * into its children nor detach them. Each migration's result is checked
+ * before it commits: a dangling reference rolls it back.
+ */
 export function migrate(db: HubDb, migrations: readonly Migration[] = MIGRATIONS): string[] {
   const { sqlite } = db;
   sqlite.exec(
@@ -120,21 +136,32 @@ export function migrate(db: HubDb, migrations: readonly Migration[] = MIGRATIONS
   );
   const newest = migrations.at(-1)?.version ?? 0;
   const applied: string[] = [];
-  for (const migration of migrations) {
-    const run = sqlite.transaction(() => {
-      const done = sqlite.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM schema_migrations WHERE version = ?").get(migration.version);
-      if (done && done.n > 0) return false;
-      sqlite.exec(migration.sql);
-      sqlite
-        .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
-        .run(migration.version, migration.name, Date.now());
-      return true;
-    });
-    try {
-      if (run.immediate()) applied.push(migration.name);
-    } catch (error) {
-      throw new DatabaseError(`migration ${migration.name} failed and was rolled back: ${describe(error)}`);
+  const foreignKeys = sqlite.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys ?? 0;
+  sqlite.exec("PRAGMA foreign_keys = OFF");
+  try {
+    for (const migration of migrations) {
+      const run = sqlite.transaction(() => {
+        const done = sqlite.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM schema_migrations WHERE version = ?").get(migration.version);
+        if (done && done.n > 0) return false;
+        sqlite.exec(migration.sql);
+        const dangling = sqlite.query<ForeignKeyViolation, []>("PRAGMA foreign_key_check").all();
+        if (dangling.length > 0) {
+          const where = dangling.slice(0, 3).map((v) => `${v.table} row ${v.rowid ?? "?"} → ${v.parent}`);
+          throw new Error(`${dangling.length} reference(s) point at nothing (${where.join(", ")})`);
+        }
+        sqlite
+          .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+          .run(migration.version, migration.name, Date.now());
+        return true;
+      });
+      try {
+        if (run.immediate()) applied.push(migration.name);
+      } catch (error) {
+        throw new DatabaseError(`migration ${migration.name} failed and was rolled back: ${describe(error)}`);
+      }
     }
+  } finally {
+    sqlite.exec(`PRAGMA foreign_keys = ${foreignKeys === 1 ? "ON" : "OFF"}`);
   }
   const latest = sqlite.query<{ v: number | null }, []>("SELECT MAX(version) AS v FROM schema_migrations").get()?.v ?? 0;
   if (latest > newest) {

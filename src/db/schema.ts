@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { EVENT_SOURCES } from "../domain/events.ts";
+import type { AuditVia } from "./audit.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const agents = sqliteTable(
@@ -203,7 +204,7 @@ export const auditLog = sqliteTable(
     target: text("target"),
     detail: text("detail"),
     /** How the change came in; null on entries written before the hub recorded it. */
-    via: text("via", { enum: ["session", "api-key", "cli", "config"] }),
+    via: text("via").$type<AuditVia>(),
   },
   (t) => [index("audit_log_at").on(t.at)],
 );

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { audit, CLI_ACTOR } from "../../src/db/audit.ts";
+import { audit, AUDIT_VIA, CLI_ACTOR } from "../../src/db/audit.ts";
 import { adminHub, PASSWORD } from "../admin-helpers.ts";
 import { Browser } from "../browser.ts";
 import { call, expectProblem, json, testHub } from "../helpers.ts";
@@ -179,5 +179,14 @@ describe("GET /api/v1/admin/audit", () => {
     const entries = (await page(admin, "?action=agent.create")).entries;
     expect(entries).toEqual([expect.objectContaining({ actorName: "root", via: "api-key" })]);
     expect((await page(admin, "?action=apikey.create")).entries).toEqual([expect.objectContaining({ actorName: "root", via: "session" })]);
+  });
+
+  test("the OpenAPI description lists exactly the `via` values the hub writes, agents' reports included", async () => {
+    const doc = await json<{ components: { schemas: { AuditEntry: { properties: { via: { anyOf: { enum?: string[]; type: string }[] } } } } } }>(
+      await call(testHub(), "GET", "/openapi.json"),
+    );
+    const listed = doc.components.schemas.AuditEntry.properties.via.anyOf;
+    expect(listed).toEqual([expect.objectContaining({ type: "string", enum: [...AUDIT_VIA] }), { type: "null" }]);
+    expect(AUDIT_VIA).toContain("agent");
   });
 });

@@ -42,7 +42,8 @@ const listed = async (hub: Hub) => (await json<{ events: ListedEvent[] }>(await 
 const active = async (hub: Hub, platform: string) => (await json<{ activeEvent: Record<string, unknown> | null }>(await call(hub, "GET", `/api/v1/platforms/${platform}/incentives`))).activeEvent;
 const stored = (hub: Hub) =>
   hub.ctx.db.sqlite.query<{ id: number; key: string; label: string; updated_at: number }, []>("SELECT id, key, label, updated_at FROM events WHERE source = 'agent' ORDER BY id").all();
-const auditRows = (hub: Hub) => hub.ctx.db.sqlite.query<{ actor: string; target: string; detail: string }, []>("SELECT actor, target, detail FROM audit_log WHERE action = 'events.reported' ORDER BY id").all();
+const auditRows = (hub: Hub) =>
+  hub.ctx.db.sqlite.query<{ actor: string; target: string; detail: string; via: string | null }, []>("SELECT actor, target, detail, via FROM audit_log WHERE action = 'events.reported' ORDER BY id").all();
 
 describe("POST /api/v1/agent/events", () => {
   test("the field agent's report: 204 without a body; the event reaches the schedule and every platform's activeEvent", async () => {
@@ -224,6 +225,10 @@ describe("POST /api/v1/agent/events", () => {
     const rows = auditRows(hub);
     expect(rows).toHaveLength(2);
     expect(rows[1]?.target).toBe(`agent:${b.id}`);
+    expect(rows.map((row) => [row.actor, row.via])).toEqual([
+      [`agent:${a.id}`, "agent"],
+      [`agent:${b.id}`, "agent"],
+    ]);
     expect(JSON.parse(rows[1]?.detail ?? "null")).toEqual({ events: 2, added: 1, changed: 1, removed: 1 });
     expect(JSON.parse(rows[0]?.detail ?? "null")).toEqual({ events: 2, added: 2, changed: 0, removed: 0 });
   });

@@ -70,9 +70,13 @@ describe("agent event reports through dist/hub", () => {
     };
     const shownLabel = "Anniversary <!channel> @everyone [y](https://x)";
     const exampleShown = Date.parse("2026-11-30T15:00:00Z") > now && Date.parse("2026-11-26T15:00:00Z") <= now + 14 * DAY;
+    // The example's dates are fixed: while they hold, its event is in force from the first report on, and announced too.
+    const exampleInForce = Date.parse("2026-11-26T15:00:00Z") <= now && now < Date.parse("2026-11-30T15:00:00Z");
+    const exampleStarted = exampleInForce ? [{ type: "event.started", key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", platforms: [...PLATFORMS] }] : [];
 
     const first = await startHub({ cmd: [binary], args: ["--db", db], env });
     let before: ListedEvent[] = [];
+    let atStop: typeof received = [];
     try {
       const api = await signedIn(first.url, "root", PASSWORD);
       const made = await api<{ secret: string }>("POST", "/api/v1/admin/webhooks", { url: `http://127.0.0.1:${receiverPort}/hook`, format: "json", onEvents: true });
@@ -86,6 +90,7 @@ describe("agent event reports through dist/hub", () => {
       expect(example.status).toBe(204);
       expect(await example.text()).toBe("");
       expect((await listed(first)).map((e) => e.key)).toEqual(exampleShown ? ["BPEVENT_Bloodhunt_NAME"] : []);
+      if (exampleInForce) for (const stream of streams) expect(JSON.parse((await stream.nextMessage(2000))?.data ?? "{}").activeEvent).toMatchObject({ key: "BPEVENT_Bloodhunt_NAME" });
       const repeat = await report(first, steam.token, FIELD_EXAMPLE);
       expect(repeat.status).toBe(429);
       expect(Number(repeat.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
@@ -111,17 +116,22 @@ describe("agent event reports through dist/hub", () => {
         ["BPEVENT_Anniversary_NAME", "agent", epicId, false],
         ["BPEVENT_Bloodhunt_NAME", "agent", agents.body.agents.find((a) => a.provisionId === steam.id)?.id ?? null, false],
       ]);
-      const audit = await api<{ entries: { target: string; detail: Record<string, number> }[] }>("GET", "/api/v1/admin/audit?action=events.reported");
-      expect(audit.body.entries.map((e) => [e.target, e.detail])).toEqual([
-        [`agent:${epicId}`, { events: 2, added: 1, changed: 0, removed: 0 }],
-        [expect.stringMatching(/^agent:\d+$/), { events: 1, added: 1, changed: 0, removed: 0 }],
+      const audit = await api<{ entries: { target: string; via: string | null; detail: Record<string, number> }[] }>("GET", "/api/v1/admin/audit?action=events.reported");
+      expect(audit.body.entries.map((e) => [e.target, e.via, e.detail])).toEqual([
+        [`agent:${epicId}`, "agent", { events: 2, added: 1, changed: 0, removed: 0 }],
+        [expect.stringMatching(/^agent:\d+$/), "agent", { events: 1, added: 1, changed: 0, removed: 0 }],
       ]);
       const metrics = await (await fetch(`${first.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 1');
 
-      await eventually(() => received.length >= 1);
+      const runningStarted = { type: "event.started", key: running.key, label: shownLabel, platforms: [...PLATFORMS] };
+      await eventually(() => received.some((r) => r.key === running.key));
       await Bun.sleep(500);
-      expect(received).toEqual([{ type: "event.started", key: running.key, label: shownLabel, platforms: [...PLATFORMS] }]);
+      expect(received.filter((r) => r.type === "event.started")).toEqual([...exampleStarted, runningStarted]);
+      expect(received.filter((r) => r.key === running.key)).toEqual([runningStarted]);
+      // The example's event, superseded by a higher multiplier, is also announced as ended then; otherwise nothing else is sent.
+      if (!exampleInForce) expect(received).toEqual([runningStarted]);
+      atStop = [...received];
     } finally {
       expect(await first.stop()).toBe(0);
     }
@@ -133,7 +143,7 @@ describe("agent event reports through dist/hub", () => {
       // Reported again after the restart: the event in force is not announced again.
       expect((await report(second, epic.token, JSON.stringify({ events: [running] }))).status).toBe(204);
       await Bun.sleep(1000);
-      expect(received.map((r) => r.type)).toEqual(["event.started"]);
+      expect(received).toEqual(atStop);
     } finally {
       expect(await second.stop()).toBe(0);
       await receiver.stop(true);

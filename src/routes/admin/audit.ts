@@ -1,7 +1,7 @@
 /** Admin: the audit log, newest first, paged and filtered. */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../../context.ts";
-import { AUDIT_RATE_LIMIT, AUDIT_SUPPRESSED, listAudit } from "../../db/audit.ts";
+import { AUDIT_RATE_LIMIT, AUDIT_SUPPRESSED, AUDIT_VIA, listAudit } from "../../db/audit.ts";
 import type { Access } from "../../http/access.ts";
 import { integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 
@@ -11,17 +11,18 @@ const AuditEntrySchema = t.Object(
   {
     id: t.Integer({ minimum: 1, description: "Entry id; entries are numbered in the order they were written" }),
     at: t.Integer({ description: "When the change was made (epoch milliseconds)" }),
-    actorId: t.Nullable(t.Integer({ description: "Id of the user who made the change; null for the command line, the configuration and refused sign-ins" })),
+    actorId: t.Nullable(t.Integer({ description: "Id of the user who made the change; null for the command line, the configuration, agents and refused sign-ins" })),
     actorName: t.Nullable(
       t.String({
         description:
-          "The user's current username (the one recorded at the time, once the user is deleted); null for the command line and the configuration",
+          "The user's current username (the one recorded at the time, once the user is deleted); null for the command line, the configuration and agents",
       }),
     ),
     via: t.Nullable(
-      t.Union([t.Literal("session"), t.Literal("api-key"), t.Literal("cli"), t.Literal("config")], {
+      t.String({
+        enum: [...AUDIT_VIA],
         description:
-          "How the change came in: a signed-in session, an API key, the hub command line, or the configuration at start-up; " +
+          "How the change came in: a signed-in session, an API key, the hub command line, the configuration at start-up, or an agent's own report; " +
           "null for entries written before the hub recorded it",
       }),
     ),

@@ -6,12 +6,19 @@
 import { useState } from "preact/hooks";
 import { getPrivate } from "../../api/client.ts";
 import { Field, Panel } from "../../components/forms.tsx";
-import { t } from "../../i18n/index.ts";
+import { t, type MessageKey } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
 import { auditSentence } from "./audit-sentence.ts";
 import { ADMIN, Listed, SelectField, When, type AuditEntry, type AuditPage, type User, AdminTable } from "./parts.tsx";
 
-const VIA_LABELS = { session: "admin.audit.via.session", "api-key": "admin.audit.via.apiKey", cli: "admin.audit.via.cli", config: "admin.audit.via.config" } as const;
+/** A label for every `via` the API's schema lists: the type check fails when the server declares one this lacks. */
+const VIA_LABELS: Readonly<Record<NonNullable<AuditEntry["via"]>, MessageKey>> = {
+  session: "admin.audit.via.session",
+  "api-key": "admin.audit.via.apiKey",
+  cli: "admin.audit.via.cli",
+  config: "admin.audit.via.config",
+  agent: "admin.audit.via.agent",
+};
 const PAGE_SIZES = ["10", "50", "200"];
 
 interface Query {
