@@ -137,7 +137,7 @@ export class AgentEventReports {
     });
     const removed = [...current].filter(([identity]) => !incoming.has(identity)).map(([, event]) => event.id);
     if (added.length === 0 && changed.length === 0 && removed.length === 0) return;
-    const actor: Actor = { userId: null, name: `agent:${agent.id}`, via: "agent" };
+    const actor: Actor = { userId: null, name: `agent:${agent.id}`, via: "config" };
     const change: ScheduleChange = { added: added.length, changed: changed.length, removed: removed.length };
     try {
       this.db.sqlite.transaction(() => {

@@ -226,8 +226,8 @@ describe("POST /api/v1/agent/events", () => {
     expect(rows).toHaveLength(2);
     expect(rows[1]?.target).toBe(`agent:${b.id}`);
     expect(rows.map((row) => [row.actor, row.via])).toEqual([
-      [`agent:${a.id}`, "agent"],
-      [`agent:${b.id}`, "agent"],
+      [`agent:${a.id}`, "config"],
+      [`agent:${b.id}`, "config"],
     ]);
     expect(JSON.parse(rows[1]?.detail ?? "null")).toEqual({ events: 2, added: 1, changed: 1, removed: 1 });
     expect(JSON.parse(rows[0]?.detail ?? "null")).toEqual({ events: 2, added: 2, changed: 0, removed: 0 });

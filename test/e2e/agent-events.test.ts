@@ -118,8 +118,8 @@ describe("agent event reports through dist/hub", () => {
       ]);
       const audit = await api<{ entries: { target: string; via: string | null; detail: Record<string, number> }[] }>("GET", "/api/v1/admin/audit?action=events.reported");
       expect(audit.body.entries.map((e) => [e.target, e.via, e.detail])).toEqual([
-        [`agent:${epicId}`, "agent", { events: 2, added: 1, changed: 0, removed: 0 }],
-        [expect.stringMatching(/^agent:\d+$/), "agent", { events: 1, added: 1, changed: 0, removed: 0 }],
+        [`agent:${epicId}`, "config", { events: 2, added: 1, changed: 0, removed: 0 }],
+        [expect.stringMatching(/^agent:\d+$/), "config", { events: 1, added: 1, changed: 0, removed: 0 }],
       ]);
       const metrics = await (await fetch(`${first.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 1');

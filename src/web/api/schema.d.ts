@@ -1340,7 +1340,7 @@ export interface components {
       at: number;
       actorId: number | null;
       actorName: string | null;
-      via: ("session" | "api-key" | "cli" | "config" | "agent") | null;
+      via: ("session" | "api-key" | "cli" | "config") | null;
       /** @description What was done, such as agent.create, user.delete or settings.update */
       action: string;
       target: string | null;

@@ -512,7 +512,6 @@ export const de: Messages = {
   "admin.audit.via.apiKey": "API-Schlüssel",
   "admin.audit.via.cli": "Kommandozeile",
   "admin.audit.via.config": "Konfiguration",
-  "admin.audit.via.agent": "Agent",
   "admin.audit.detail": "Details",
   "admin.audit.nobody": "Der Hub",
   "admin.audit.anonymous": "Jemand ohne Anmeldung",

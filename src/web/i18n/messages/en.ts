@@ -620,7 +620,6 @@ export const en = {
   "admin.audit.via.apiKey": "API key",
   "admin.audit.via.cli": "Command line",
   "admin.audit.via.config": "Configuration",
-  "admin.audit.via.agent": "Agent",
   "admin.audit.detail": "Detail",
   "admin.audit.nobody": "The hub",
   "admin.audit.anonymous": "Someone not signed in",

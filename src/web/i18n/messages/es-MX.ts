@@ -512,7 +512,6 @@ export const esMX: Messages = {
   "admin.audit.via.apiKey": "Clave de API",
   "admin.audit.via.cli": "Línea de comandos",
   "admin.audit.via.config": "Configuración",
-  "admin.audit.via.agent": "Agente",
   "admin.audit.detail": "Detalle",
   "admin.audit.nobody": "El hub",
   "admin.audit.anonymous": "Alguien sin sesión iniciada",

@@ -512,7 +512,6 @@ export const fr: Messages = {
   "admin.audit.via.apiKey": "Clé API",
   "admin.audit.via.cli": "Ligne de commande",
   "admin.audit.via.config": "Configuration",
-  "admin.audit.via.agent": "Agent",
   "admin.audit.detail": "Détail",
   "admin.audit.nobody": "Le hub",
   "admin.audit.anonymous": "Quelqu'un de non connecté",

@@ -512,7 +512,6 @@ export const it: Messages = {
   "admin.audit.via.apiKey": "Chiave API",
   "admin.audit.via.cli": "Riga di comando",
   "admin.audit.via.config": "Configurazione",
-  "admin.audit.via.agent": "Agente",
   "admin.audit.detail": "Dettagli",
   "admin.audit.nobody": "L'hub",
   "admin.audit.anonymous": "Qualcuno non connesso",

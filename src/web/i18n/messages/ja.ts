@@ -512,7 +512,6 @@ export const ja: Messages = {
   "admin.audit.via.apiKey": "APIキー",
   "admin.audit.via.cli": "コマンドライン",
   "admin.audit.via.config": "設定",
-  "admin.audit.via.agent": "エージェント",
   "admin.audit.detail": "詳細",
   "admin.audit.nobody": "ハブ",
   "admin.audit.anonymous": "サインインしていない人",

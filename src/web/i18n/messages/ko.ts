@@ -512,7 +512,6 @@ export const ko: Messages = {
   "admin.audit.via.apiKey": "API 키",
   "admin.audit.via.cli": "명령줄",
   "admin.audit.via.config": "구성",
-  "admin.audit.via.agent": "에이전트",
   "admin.audit.detail": "세부 정보",
   "admin.audit.nobody": "허브",
   "admin.audit.anonymous": "로그인하지 않은 사람",

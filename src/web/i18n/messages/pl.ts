@@ -512,7 +512,6 @@ export const pl: Messages = {
   "admin.audit.via.apiKey": "Klucz API",
   "admin.audit.via.cli": "Wiersz poleceń",
   "admin.audit.via.config": "Konfiguracja",
-  "admin.audit.via.agent": "Agent",
   "admin.audit.detail": "Szczegóły",
   "admin.audit.nobody": "Hub",
   "admin.audit.anonymous": "Ktoś niezalogowany",

@@ -512,7 +512,6 @@ export const ptBR: Messages = {
   "admin.audit.via.apiKey": "Chave de API",
   "admin.audit.via.cli": "Linha de comando",
   "admin.audit.via.config": "Configuração",
-  "admin.audit.via.agent": "Agente",
   "admin.audit.detail": "Detalhes",
   "admin.audit.nobody": "O hub",
   "admin.audit.anonymous": "Alguém sem login",

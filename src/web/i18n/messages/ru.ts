@@ -512,7 +512,6 @@ export const ru: Messages = {
   "admin.audit.via.apiKey": "API-ключ",
   "admin.audit.via.cli": "Командная строка",
   "admin.audit.via.config": "Конфигурация",
-  "admin.audit.via.agent": "Агент",
   "admin.audit.detail": "Подробности",
   "admin.audit.nobody": "Хаб",
   "admin.audit.anonymous": "Кто-то без входа",

@@ -512,7 +512,6 @@ export const th: Messages = {
   "admin.audit.via.apiKey": "คีย์ API",
   "admin.audit.via.cli": "บรรทัดคำสั่ง",
   "admin.audit.via.config": "การกำหนดค่า",
-  "admin.audit.via.agent": "เอเจนต์",
   "admin.audit.detail": "รายละเอียด",
   "admin.audit.nobody": "ฮับ",
   "admin.audit.anonymous": "ผู้ที่ยังไม่ได้ลงชื่อเข้าใช้",

@@ -512,7 +512,6 @@ export const tr: Messages = {
   "admin.audit.via.apiKey": "API anahtarı",
   "admin.audit.via.cli": "Komut satırı",
   "admin.audit.via.config": "Yapılandırma",
-  "admin.audit.via.agent": "Ajan",
   "admin.audit.detail": "Ayrıntı",
   "admin.audit.nobody": "Hub",
   "admin.audit.anonymous": "Oturum açmamış biri",

@@ -512,7 +512,6 @@ export const zhHans: Messages = {
   "admin.audit.via.apiKey": "API 密钥",
   "admin.audit.via.cli": "命令行",
   "admin.audit.via.config": "配置",
-  "admin.audit.via.agent": "代理程序",
   "admin.audit.detail": "详情",
   "admin.audit.nobody": "本站",
   "admin.audit.anonymous": "未登录的人",

@@ -512,7 +512,6 @@ export const zhHant: Messages = {
   "admin.audit.via.apiKey": "API 金鑰",
   "admin.audit.via.cli": "命令列",
   "admin.audit.via.config": "設定",
-  "admin.audit.via.agent": "代理程式",
   "admin.audit.detail": "詳細資訊",
   "admin.audit.nobody": "本站",
   "admin.audit.anonymous": "未登入的人",

@@ -17,7 +17,6 @@ const VIA_LABELS: Readonly<Record<NonNullable<AuditEntry["via"]>, MessageKey>> =
   "api-key": "admin.audit.via.apiKey",
   cli: "admin.audit.via.cli",
   config: "admin.audit.via.config",
-  agent: "admin.audit.via.agent",
 };
 const PAGE_SIZES = ["10", "50", "200"];
 
