@@ -469,7 +469,7 @@ describe("storage faults against the compiled hub", () => {
     }
   }, 120_000);
 
-  // Linux acknowledges an fsync that races the journal's abort without ever committing it (README, "When storage
+  // Linux can acknowledge an fsync that races the journal's abort without ever committing it (README, "When storage
   // fails"; scripts/faults/fsync-at-abort.ts shows it without SQLite): a 201 answered across the abort is in doubt for
   // any program. So every reading acknowledged before the abort began must be there afterwards, the ones answered
   // across it are counted and bounded (at most one per other poster), and nothing requested after it is acknowledged.
