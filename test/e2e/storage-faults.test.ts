@@ -469,9 +469,11 @@ describe("storage faults against the compiled hub", () => {
     }
   }, 120_000);
 
-  // One rerun: in about one run of five on these shared machines the reading acknowledged at the instant ext4
-  // aborts its journal is missing after the remount (issue 26, under investigation); a loss on both runs fails.
-  test("a file system that turns read-only while agents post: no acknowledged reading lost, health says read-only, a clean exit", async () => {
+  // Linux can acknowledge an fsync that races the journal's abort without ever committing it (README, "When storage
+  // fails"; scripts/faults/fsync-at-abort.ts shows it without SQLite): a 201 answered across the abort is in doubt for
+  // any program. So every reading acknowledged before the abort began must be there afterwards, the ones answered
+  // across it are counted and bounded (at most one per other poster), and nothing requested after it is acknowledged.
+  test("a file system that turns read-only while agents post: no reading acknowledged before it is lost, none acknowledged after, health says read-only, a clean exit", async () => {
     if (!available("root (loop devices, mounts)", isRoot) || !available("mkfs.ext4", Bun.which("mkfs.ext4") !== null)) return;
     const dir = scratch();
     const image = join(dir, "fs.img");
@@ -488,31 +490,41 @@ describe("storage faults against the compiled hub", () => {
       const db = join(mountPoint, "hub.db");
       const list = agents(1500, "ro");
       const hub = await startHub({ cmd: [await compiledHub()], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), MIN_FREE_MB: "1" } });
-      const acknowledged: { agent: Agent; measuredAt: number }[] = [];
+      const posters = 8;
+      // Answered 201 before the trigger was pulled: their commits' fsyncs had returned before the journal aborted.
+      const beforeAbort: { agent: Agent; measuredAt: number }[] = [];
+      // Requested before the trigger, answered 201 after it was pulled: their fsyncs may have raced the abort.
+      const acrossAbort: { agent: Agent; measuredAt: number }[] = [];
+      // Requested after the abort had completed: every one must be refused.
+      const afterAbort: { agent: Agent; measuredAt: number }[] = [];
       let next = 0;
       let refused = 0;
-      let flipped = false;
-      const worker = async (): Promise<void> => {
+      let aborted = false;
+      const poster = async (): Promise<void> => {
         while (next < list.length && refused < 100) {
           const agent = list[next++];
           if (!agent) return;
           const measuredAt = Date.now() - 1000;
+          const requestedAfterAbort = aborted;
           const result = await post(hub.url, agent, measuredAt);
-          if (result.status === 201) acknowledged.push({ agent, measuredAt });
+          if (result.status === 201) (requestedAfterAbort ? afterAbort : aborted ? acrossAbort : beforeAbort).push({ agent, measuredAt });
           else {
             expect(result.status).toBe(503);
             expect(result.retryAfter).not.toBeNull();
             refused++;
           }
-          if (!flipped && acknowledged.length >= 300) {
-            flipped = true;
+          if (!aborted && beforeAbort.length >= 300) {
+            aborted = true;
+            // Synchronous: no answer is looked at while ext4 aborts, and the abort is complete when the shell exits.
             Bun.spawnSync(["sh", "-c", `echo 1 > ${trigger}`]);
           }
         }
       };
-      await Promise.all(Array.from({ length: 8 }, () => worker()));
-      expect(flipped).toBe(true);
+      await Promise.all(Array.from({ length: posters }, () => poster()));
+      expect(aborted).toBe(true);
       expect(refused).toBeGreaterThan(0);
+      expect(afterAbort).toEqual([]);
+      expect(acrossAbort.length).toBeLessThan(posters);
       expect(await healthSays(hub.url, "read-only", 2500)).not.toBeNull();
       expect((await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
       expect(await hub.stop()).toBe(0);
@@ -524,13 +536,14 @@ describe("storage faults against the compiled hub", () => {
       const again = await startHub({ cmd: [await compiledHub()], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), MIN_FREE_MB: "1" } });
       expect((await health(again.url)).storage).toBe("ok");
       expect(await again.stop()).toBe(0);
-      console.log(`read-only: ${acknowledged.length} acknowledged, ${refused} refused`);
-      expect(missingFrom(db, acknowledged)).toEqual([]);
+      const lostAcross = missingFrom(db, acrossAbort).length;
+      console.log(`read-only: ${beforeAbort.length} acknowledged before the abort, ${acrossAbort.length} across it (${lostAcross} of those gone), ${refused} refused`);
+      expect(missingFrom(db, beforeAbort)).toEqual([]);
     } finally {
       Bun.spawnSync(["umount", "-l", mountPoint]);
       Bun.spawnSync(["losetup", "-d", device]);
     }
-  }, { timeout: 120_000, retry: 1 });
+  }, 120_000);
 
   test("a hub that ran a day ahead: after the clock comes back, its future reading is not live, the agent is not locked out, and the lag is reported", async () => {
     // libfaketime preloaded into the hub itself: the faketime wrapper would stand between the hub and its SIGTERM.
