@@ -6,8 +6,8 @@ import { webhooks } from "../db/schema.ts";
 import { PLATFORMS, type Catalogue } from "../domain/catalogue.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { LiveStore } from "../live/store.ts";
-import type { WebhookFormat } from "./formats/index.ts";
 import type { FormatSpec } from "./formats/format.ts";
+import type { WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
 import { targetProblem } from "./guard.ts";
 import { ALERT_ROLES, type AlertMessage, type AlertRole, type Webhook } from "./model.ts";
@@ -110,8 +110,8 @@ export class WebhookAdmin {
   private checkFormat(format: WebhookFormat, storedUrl: string | null): void {
     const problem = storedUrl === null ? null : this.deps.formats.targetProblem(format, storedUrl);
     if (problem !== null) {
-      const message = `${problem}; send a url it takes with it`;
-      throw new HttpProblem(400, `Invalid format: the stored url does not suit it: ${message}.`, { errors: [{ location: "body.format", message }] });
+      const message = `${format} does not take the stored url (it ${problem}); send a url it takes along with the format`;
+      throw new HttpProblem(400, `Invalid format: ${message}.`, { errors: [{ location: "body.format", message }] });
     }
   }
 
