@@ -6,8 +6,11 @@ import { webhooks } from "../db/schema.ts";
 import { PLATFORMS, type Catalogue } from "../domain/catalogue.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { LiveStore } from "../live/store.ts";
+import type { FormatSpec } from "./formats/format.ts";
+import type { WebhookFormat } from "./formats/index.ts";
+import type { FormatRegistry } from "./formats/registry.ts";
 import { targetProblem } from "./guard.ts";
-import { ALERT_ROLES, type AlertMessage, type AlertRole, type Webhook, type WebhookFormat } from "./model.ts";
+import { ALERT_ROLES, type AlertMessage, type AlertRole, type Webhook } from "./model.ts";
 import type { DeliveryPage, Outbox } from "./outbox.ts";
 import { bonusHolds, type AlertRules } from "./rules.ts";
 import { maskUrl, newWebhookSecret, UNREADABLE_URL, type WebhookSecrets } from "./secrets.ts";
@@ -74,6 +77,7 @@ export interface WebhookAdminDeps {
   readonly catalogue: Catalogue;
   readonly live: LiveStore;
   readonly secrets: WebhookSecrets;
+  readonly formats: FormatRegistry<readonly FormatSpec<WebhookFormat>[]>;
   readonly rules: AlertRules;
   readonly outbox: Outbox;
   readonly allowPrivate: boolean;
@@ -96,9 +100,19 @@ export class WebhookAdmin {
     return row;
   }
 
-  private checkUrl(url: string): void {
-    const problem = targetProblem(url, this.deps.allowPrivate);
+  /** Refuses a new URL the private-address guard or its format's rule refuses. */
+  private checkUrl(url: string, format: WebhookFormat): void {
+    const problem = targetProblem(url, this.deps.allowPrivate) ?? this.deps.formats.targetProblem(format, url);
     if (problem !== null) throw new HttpProblem(400, `Invalid url: ${problem}.`, { errors: [{ location: "body.url", message: problem }] });
+  }
+
+  /** Refuses a new format whose rule refuses the stored URL (one that cannot be read is set again before anything is sent to it). */
+  private checkFormat(format: WebhookFormat, storedUrl: string | null): void {
+    const problem = storedUrl === null ? null : this.deps.formats.targetProblem(format, storedUrl);
+    if (problem !== null) {
+      const message = `${format} does not take the stored url (it ${problem}); send a url it takes along with the format`;
+      throw new HttpProblem(400, `Invalid format: ${message}.`, { errors: [{ location: "body.format", message }] });
+    }
   }
 
   /**
@@ -165,7 +179,7 @@ export class WebhookAdmin {
   }
 
   create(actor: Actor, input: WebhookInput & { url: string; format: WebhookFormat }): { webhook: Webhook; secret: string } {
-    this.checkUrl(input.url);
+    this.checkUrl(input.url, input.format);
     const { db, secrets, now } = this.deps;
     const secret = newWebhookSecret();
     const created = db.sqlite.transaction(() => {
@@ -190,8 +204,10 @@ export class WebhookAdmin {
   update(actor: Actor, id: number, input: WebhookInput): Webhook {
     const stored = this.row(id);
     const before = this.webhook(stored);
-    if (input.url !== undefined) this.checkUrl(input.url);
     const { db, secrets, now } = this.deps;
+    const format = input.format ?? before.format;
+    if (input.url !== undefined) this.checkUrl(input.url, format);
+    else if (input.format !== undefined) this.checkFormat(format, secrets.openUrl(id, stored.url));
     const columns = this.columns(before, input);
     const enabling = columns.enabled && !before.enabled;
     // A new target, or an admin switching the webhook back on, starts with a clean record.

@@ -19,6 +19,9 @@ import type { PreparedEffects } from "../live/ingest.ts";
 import type { LiveStore } from "../live/store.ts";
 import type { Logger } from "../log.ts";
 import { WebhookAdmin } from "./admin.ts";
+import type { FormatSpec } from "./formats/format.ts";
+import { FORMATS, type WebhookFormat } from "./formats/index.ts";
+import type { FormatRegistry } from "./formats/registry.ts";
 import { resolveWithBun, type Resolve } from "./guard.ts";
 import type { AlertMessage, EventChangedData } from "./model.ts";
 import { Outbox } from "./outbox.ts";
@@ -32,6 +35,8 @@ export interface AlertsOptions {
   readonly resolve?: Resolve;
   readonly fetch?: Fetcher;
   readonly random?: () => number;
+  /** The formats' objects (the built-in ones unless a test gives others under their names). */
+  readonly formats?: FormatRegistry<readonly FormatSpec<WebhookFormat>[]>;
 }
 
 export interface AlertsDeps {
@@ -89,10 +94,12 @@ export class Alerts {
     if (urls.unreadable > 0) log.warn("some stored webhook URLs cannot be decrypted with this key (was hub.key replaced?); set those webhooks' URLs again", { webhooks: urls.unreadable });
     this.rules = new AlertRules(db);
     this.outbox = new Outbox(db);
+    const formats = options.formats ?? FORMATS;
     this.worker = new DeliveryWorker({
       db,
       outbox: this.outbox,
       secrets,
+      formats,
       policy: { ...DEFAULT_POLICY, ...options.policy },
       transport: { allowPrivate: config.webhookAllowPrivate, resolve: options.resolve ?? resolveWithBun, fetch: options.fetch ?? fetch },
       now,
@@ -106,6 +113,7 @@ export class Alerts {
       catalogue: config.catalogue,
       live,
       secrets,
+      formats,
       rules: this.rules,
       outbox: this.outbox,
       allowPrivate: config.webhookAllowPrivate,

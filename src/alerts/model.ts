@@ -1,8 +1,7 @@
 /** The vocabulary of alerts (SPEC §18): webhooks, the messages they carry and their deliveries. */
 import type { PublicEvent } from "../domain/events.ts";
 import type { PlatformStatus } from "../domain/incentives.ts";
-
-export type WebhookFormat = "json" | "discord" | "slack" | "ntfy";
+import type { WebhookFormat } from "./formats/index.ts";
 
 export const ALERT_ROLES = ["survivor", "killer"] as const;
 export type AlertRole = (typeof ALERT_ROLES)[number];

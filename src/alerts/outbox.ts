@@ -4,7 +4,8 @@
  * worker then only moves them from pending to delivered or failed.
  */
 import type { HubDb } from "../db/open.ts";
-import type { AlertMessage, AlertType, Delivery, DeliveryStatus, WebhookFormat } from "./model.ts";
+import type { WebhookFormat } from "./formats/index.ts";
+import type { AlertMessage, AlertType, Delivery, DeliveryStatus } from "./model.ts";
 
 /** The oldest pending delivery of a webhook: the only one of it that may be sent, so each webhook gets its messages in order. */
 export interface Head {

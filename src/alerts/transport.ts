@@ -4,7 +4,7 @@
  * checked again), within a time limit, reading only the start of the reply.
  */
 import { RefusedTarget, resolveTarget, type Resolve } from "./guard.ts";
-import type { Rendered } from "./formats.ts";
+import type { FormatMethod, FormatSpec, Rendered } from "./formats/format.ts";
 
 /** fetch as Bun has it: with TLS options, which pin the certificate's name while the URL names the address. */
 export type Fetcher = (url: string, init: BunFetchRequestInit) => Promise<Response>;
@@ -26,6 +26,23 @@ export interface Outcome {
   readonly statusCode: number | null;
   /** Why it was not delivered, in words safe to show and store (never the URL, which may hold a token). */
   readonly error: string | null;
+}
+
+/** What goes on the wire: a rendered message, sent with its format's method (POST when it names none). */
+export interface OutgoingRequest extends Rendered {
+  readonly method?: FormatMethod;
+}
+
+/**
+ * The request one attempt makes in a format: to the URL the format's rule
+ * builds from the target, with the format's method, and the delivery's id in
+ * the headers the format puts it in.
+ */
+export function formatRequest(format: FormatSpec, target: string, messageId: string, rendered: Rendered): { url: string; request: OutgoingRequest } {
+  return {
+    url: format.target.deliveryUrl(new URL(target), messageId).href,
+    request: { method: format.method, headers: { ...rendered.headers, ...format.idempotency(messageId) }, body: rendered.body },
+  };
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -76,8 +93,8 @@ export function pinnedRequest(url: URL, address: string): { url: string; host: s
   return { url: target.href, host: url.host, serverName: named && url.protocol === "https:" ? url.hostname : null };
 }
 
-/** Sends a POST; never throws. `stop` aborts it when the hub shuts down. */
-export async function deliver(target: string, request: Rendered, options: TransportOptions, stop: AbortSignal): Promise<Outcome> {
+/** Sends the request, to each redirect with the same method; never throws. `stop` aborts it when the hub shuts down. */
+export async function deliver(target: string, request: OutgoingRequest, options: TransportOptions, stop: AbortSignal): Promise<Outcome> {
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), stop]);
   let url = new URL(target);
   let statusCode: number | null = null;
@@ -87,7 +104,7 @@ export async function deliver(target: string, request: Rendered, options: Transp
       signal.throwIfAborted();
       const pinned = pinnedRequest(url, address);
       const response = await options.fetch(pinned.url, {
-        method: "POST",
+        method: request.method ?? "POST",
         headers: { ...request.headers, host: pinned.host, "user-agent": "incentives-hub-webhooks" },
         body: request.body,
         redirect: "manual",

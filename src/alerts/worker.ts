@@ -9,8 +9,9 @@
 import { audit, SYSTEM_ACTOR } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import type { Logger } from "../log.ts";
-import { renderChat, renderSigned, type Rendered } from "./formats.ts";
-import type { AlertMessage } from "./model.ts";
+import type { FormatSpec } from "./formats/format.ts";
+import type { WebhookFormat } from "./formats/index.ts";
+import type { FormatRegistry, Prepared } from "./formats/registry.ts";
 import type { Head, Outbox, Sendable } from "./outbox.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import { deliver, type Outcome, type TransportOptions } from "./transport.ts";
@@ -59,6 +60,7 @@ export interface WorkerDeps {
   readonly db: HubDb;
   readonly outbox: Outbox;
   readonly secrets: WebhookSecrets;
+  readonly formats: FormatRegistry<readonly FormatSpec<WebhookFormat>[]>;
   readonly policy: DeliveryPolicy;
   readonly transport: Omit<TransportOptions, "timeoutMs" | "maxRedirects" | "bodyCapBytes">;
   readonly now: () => number;
@@ -187,16 +189,15 @@ export class DeliveryWorker {
   }
 
   /** The target and what to send it, or why neither can be had. */
-  private prepare(head: Head, sendable: Sendable): { url: string; request: Rendered } | string {
+  private prepare(head: Head, sendable: Sendable): Prepared | string {
     const { secrets } = this.deps;
     const url = secrets.openUrl(head.webhookId, sendable.url);
     if (url === null) return "the target URL cannot be read with this hub's key (was hub.key replaced?); set the webhook's URL again";
-    if (sendable.format === "json") {
-      const secret = secrets.open(head.webhookId, sendable.secret);
-      if (secret === null) return "the signing secret cannot be read with this hub's key (was hub.key replaced?); rotate the webhook's secret";
-      return { url, request: renderSigned(sendable.payload, { id: head.messageId, timestampSeconds: Math.floor(this.deps.now() / SECOND), secret }) };
-    }
-    return { url, request: renderChat(sendable.format, JSON.parse(sendable.payload) as AlertMessage) };
+    return this.deps.formats.prepare(sendable.format, url, sendable.payload, {
+      messageId: head.messageId,
+      timestampSeconds: Math.floor(this.deps.now() / SECOND),
+      secret: () => secrets.open(head.webhookId, sendable.secret),
+    });
   }
 
   /** Never rejects: whatever goes wrong is logged, and the delivery stays pending, held back for the first backoff step. */

@@ -3,6 +3,7 @@
  * source of truth; test/api/db.test.ts checks that both agree.
  */
 import { sql } from "drizzle-orm";
+import type { WebhookFormat } from "../alerts/formats/index.ts";
 import { EVENT_SOURCES } from "../domain/events.ts";
 import type { AuditVia } from "./audit.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -212,7 +213,7 @@ export const auditLog = sqliteTable(
 export const webhooks = sqliteTable("webhooks", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   url: text("url").notNull(),
-  format: text("format", { enum: ["json", "discord", "slack", "ntfy"] }).notNull(),
+  format: text("format").$type<WebhookFormat>().notNull(),
   enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
   /** JSON array of platform ids; null for all. */
   platforms: text("platforms"),

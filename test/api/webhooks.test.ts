@@ -8,6 +8,12 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import type { AlertsOptions } from "../../src/alerts/alerts.ts";
+import { discord } from "../../src/alerts/formats/discord.ts";
+import type { UnsignedFormat } from "../../src/alerts/formats/format.ts";
+import { json } from "../../src/alerts/formats/json.ts";
+import { ntfy } from "../../src/alerts/formats/ntfy.ts";
+import { FormatRegistry } from "../../src/alerts/formats/registry.ts";
+import { slack } from "../../src/alerts/formats/slack.ts";
 import type { Resolve } from "../../src/alerts/guard.ts";
 import type { Fetcher } from "../../src/alerts/transport.ts";
 import { MIGRATIONS } from "../../src/db/migrations.ts";
@@ -54,6 +60,7 @@ interface DeliveryBody {
 }
 
 interface Received {
+  readonly method: string;
   readonly path: string;
   readonly headers: Headers;
   readonly body: string;
@@ -70,7 +77,7 @@ class Receiver {
       port: 0,
       fetch: async (request) => {
         const url = new URL(request.url);
-        this.received.push({ path: `${url.pathname}${url.search}`, headers: request.headers, body: await request.text() });
+        this.received.push({ method: request.method, path: `${url.pathname}${url.search}`, headers: request.headers, body: await request.text() });
         return await this.answer(this.received.length - 1);
       },
     });
@@ -632,6 +639,44 @@ describe("webhooks: delivery", () => {
       expect(ntfy?.headers.get("click")).toBe(`${hub.ctx.config.origin}/Windows/sa-east-1`);
       expect(ntfy?.headers.get("title")).toMatch(/^=\?UTF-8\?B\?/);
       for (const request of received) expect(request.headers.get("webhook-signature")).toBeNull();
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+
+  test("the formats' objects decide: the URL rule when saving; the method, delivery URL and message-id headers when sending", async () => {
+    // ntfy as someone might rewrite it: only /topic/ URLs, PUT to the topic plus the delivery's id, the id in a header too.
+    const topicNtfy = {
+      ...ntfy,
+      method: "PUT",
+      target: {
+        problem: (target) => (target.pathname.startsWith("/topic/") ? null : "must be a /topic/ URL"),
+        deliveryUrl: (target, messageId) => new URL(`${target.pathname}/${messageId}`, target),
+      },
+      idempotency: (messageId) => ({ "x-message-id": messageId }),
+    } as const satisfies UnsignedFormat<"ntfy">;
+    const receiver = new Receiver();
+    const { hub, admin } = await alertHub({ alerts: { formats: new FormatRegistry([json, discord, slack, topicNtfy]) } });
+    hub.start();
+    try {
+      const refused = await admin.json<{ detail: string; errors: { location: string }[] }>("POST", BASE, { url: receiver.url("/elsewhere"), format: "ntfy", onEvents: true });
+      expect({ status: refused.status, location: refused.body.errors[0]?.location }).toEqual({ status: 400, location: "body.url" });
+      expect(refused.body.detail).toContain("must be a /topic/ URL");
+      const { webhook } = await create(admin, { url: receiver.url("/elsewhere"), format: "json" });
+      const switched = await admin.json<{ detail: string; errors: { location: string }[] }>("PATCH", `${BASE}/${webhook.id}`, { format: "ntfy" });
+      expect({ status: switched.status, location: switched.body.errors[0]?.location }).toEqual({ status: 400, location: "body.format" });
+      expect(switched.body.detail).toContain("must be a /topic/ URL");
+      expect((await admin.json("PATCH", `${BASE}/${webhook.id}`, { url: receiver.url("/elsewhere/2") })).status).toBe(200);
+      expect((await admin.json("PATCH", `${BASE}/${webhook.id}`, { format: "ntfy", url: receiver.url("/topic/alerts") })).status).toBe(200);
+
+      const { deliveryId } = (await admin.json<{ deliveryId: number }>("POST", `${BASE}/${webhook.id}/test`)).body;
+      const [received] = await receiver.waitFor(1);
+      const { deliveries } = (await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`)).body;
+      const messageId = deliveries.find((d) => d.id === deliveryId)?.messageId ?? "";
+      expect(messageId).toMatch(/^msg_/);
+      expect({ method: received?.method, path: received?.path, id: received?.headers.get("x-message-id") }).toEqual({ method: "PUT", path: `/topic/alerts/${messageId}`, id: messageId });
+      expect(received?.body).toContain("If you can read this, the webhook works.");
     } finally {
       await hub.stop();
       await receiver.stop();

@@ -1,5 +1,8 @@
 /** Admin: webhooks, their secrets, test deliveries and delivery log (SPEC §18). */
 import { Elysia, t } from "elysia";
+import type { FormatSpec } from "../../alerts/formats/format.ts";
+import { FORMATS } from "../../alerts/formats/index.ts";
+import type { FormatRegistry } from "../../alerts/formats/registry.ts";
 import { ALERT_ROLES, MIN_BONUS_RANGE } from "../../alerts/model.ts";
 import { maskUrl, UNREADABLE_URL } from "../../alerts/secrets.ts";
 import { actorOf } from "../../auth/accounts.ts";
@@ -28,11 +31,27 @@ const EXAMPLE = {
 } as const;
 const EXAMPLE_WEBHOOK = { id: 3, ...EXAMPLE, url: maskUrl(EXAMPLE.url), createdAt: 1_795_300_000_000, lastDeliveryAt: 1_795_301_143_000, failingSince: null, disabledReason: null };
 
-const Format = t.Union([t.Literal("json"), t.Literal("discord"), t.Literal("slack"), t.Literal("ntfy")], {
-    description:
-      "json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); " +
-      "discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers)",
-});
+/** "a", "a and b", "a, b and c"; with a serial comma, "a, b, and c". */
+function series(items: readonly string[], conjunction: "and" | "or", serialComma = false): string {
+  if (items.length <= 2) return items.join(` ${conjunction} `);
+  return `${items.slice(0, -1).join(", ")}${serialComma ? "," : ""} ${conjunction} ${items.at(-1) ?? ""}`;
+}
+
+/** A format's name: the registry's names as a union of constants in its order, each format's summary in the description. */
+export function formatSchema<const Formats extends readonly FormatSpec[]>(registry: FormatRegistry<Formats>) {
+  const names: readonly Formats[number]["name"][] = registry.names;
+  const union = t.Union(
+    names.map((name) => t.Literal(name)),
+    { description: registry.formats.map((format) => `${format.name}: ${format.summary}`).join("; ") },
+  );
+  // TypeBox types a union built from a list as never; it validates the names, and is typed as them.
+  return t.Unsafe<Formats[number]["name"]>(union);
+}
+
+const Format = formatSchema(FORMATS);
+const SIGNED = FORMATS.formats.filter((format) => format.signed);
+const UNSIGNED = FORMATS.formats.filter((format) => !format.signed);
+const CARRIED = FORMATS.formats.flatMap((format) => (format.carries === null ? [] : [format.carries]));
 const Role = t.Union([t.Literal("survivor"), t.Literal("killer")]);
 const Platforms = t.Nullable(t.Array(text({ enum: PLATFORMS, description: "A platform id" }), { minItems: 1, maxItems: PLATFORMS.length, description: "Platforms followed; null for all" }));
 const MinBonus = t.Nullable(
@@ -49,7 +68,8 @@ export const WebhookSchema = t.Object(
     url: t.String({
       description:
         "The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never " +
-        "shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a " +
+        `shown again, since for ${series(UNSIGNED.map((f) => f.label), "and")} the URL itself is the credential and a ${series(SIGNED.map((f) => f.label), "or")} ` +
+        "URL may carry a token; to change it, PATCH a " +
         `new url. "${UNREADABLE_URL}" when hub.key was replaced since it was set`,
     }),
     format: Format,
@@ -125,7 +145,7 @@ const MESSAGES =
   "secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt " +
   "(ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and " +
   "event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry " +
-  "the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).";
+  `the same message as ${series(CARRIED, "or", true)}.`;
 
 function fields(ctx: HubContext) {
   return {
