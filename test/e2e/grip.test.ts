@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
 import { freePort, startHub, type RunningHub } from "./harness.ts";
-import { preparePushpin, pushpinAvailable, type RunningPushpin } from "./pushpin.ts";
+import { preparePushpin, pushpinAvailable, type RunningPushpin } from "../../scripts/support/pushpin.ts";
 
 const KEY = "grip-test-key-0123456789abcdef";
 const STREAM = "/api/v1/platforms/Windows/incentives/stream";

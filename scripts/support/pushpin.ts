@@ -1,11 +1,14 @@
 /**
- * Debian's Pushpin for end-to-end tests: each instance gets its own
- * directory (runner, ZeroMQ sockets, logs) and free loopback ports, built
- * from the deploy recipe's configuration so the recipe itself is tested.
+ * Debian's Pushpin for the end-to-end tests and the GRIP bench: each instance
+ * gets its own directory (runner, ZeroMQ sockets, logs) and free loopback
+ * ports, built from the deploy recipe's configuration so the recipe itself is
+ * tested.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, ROOT } from "./harness.ts";
+import { freePort } from "./ports.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
 
 export const PUSHPIN = Bun.which("pushpin");
 
