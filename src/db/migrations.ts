@@ -10,6 +10,7 @@ import sessionReauthentication from "../../migrations/0005_session_reauthenticat
 import webhookMessageIds from "../../migrations/0006_webhook_message_ids.sql" with { type: "text" };
 import agentEvents from "../../migrations/0007_agent_events.sql" with { type: "text" };
 import fieldImport from "../../migrations/0008_field_import.sql" with { type: "text" };
+import passkeyFlags from "../../migrations/0010_passkey_flags.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "0006_webhook_message_ids", sql: webhookMessageIds },
   { version: 7, name: "0007_agent_events", sql: agentEvents },
   { version: 8, name: "0008_field_import", sql: fieldImport },
+  { version: 10, name: "0010_passkey_flags", sql: passkeyFlags },
 ];
