@@ -6,10 +6,10 @@
  * The live store and the direct streams know nothing of this.
  */
 import { Publisher } from "@fanoutio/grip";
+import type { Config } from "../config/load.ts";
 import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
 import type { LiveStore, Published } from "../live/store.ts";
 import { firstBytes, PING_INTERVAL_MS, STREAM_HEADERS } from "../live/streams.ts";
-import type { Config } from "../config/load.ts";
 import type { Logger } from "../log.ts";
 import type { GripProxyCounters } from "../metrics.ts";
 
