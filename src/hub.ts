@@ -16,7 +16,7 @@ import { Storage, StorageRefusal } from "./db/storage.ts";
 import { AgentDirectory } from "./live/agents.ts";
 import { ClockCheck } from "./live/clock.ts";
 import { AgentEventReports } from "./events/reports.ts";
-import { GripFanout } from "./fanout/grip.ts";
+import { gripAuth, GripFanout } from "./fanout/grip.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
@@ -105,7 +105,8 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
     if (reading.activeEvent) eventReports.noteSeen(platform, reading.activeEvent, agentId);
   });
   const metrics = new Metrics();
-  const fanout = config.gripUrl.length > 0 && config.gripKey !== null ? new GripFanout(config.gripUrl, config.gripKey, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
+  const grip = gripAuth(config);
+  const fanout = grip ? new GripFanout(config.gripUrl, grip, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
   const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
 
   const reloadExternal = (): void => {

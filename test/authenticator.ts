@@ -70,8 +70,23 @@ export class SoftwareAuthenticator {
   private keys: CryptoKeyPair | null = null;
   private credentialId = crypto.getRandomValues(new Uint8Array(32));
   private counter = 0;
+  /** Whether the credential is of a kind that syncs (the backup-eligible flag, 0x08): fixed at creation. */
+  readonly backupEligible: boolean;
+  /** Whether it is synced now (the backed-up flag, 0x10); a password manager may sync it later, so it can change. */
+  backedUp: boolean;
 
-  constructor(private readonly origin: string) {}
+  constructor(
+    private readonly origin: string,
+    backup: { eligible: boolean; backedUp: boolean } = { eligible: false, backedUp: false },
+  ) {
+    this.backupEligible = backup.eligible;
+    this.backedUp = backup.backedUp;
+  }
+
+  /** The authenticator data's flags: user present (0x01), user verified (0x04), and the backup flags. */
+  private flags(base: number): Uint8Array {
+    return new Uint8Array([base | (this.backupEligible ? 0x08 : 0) | (this.backedUp ? 0x10 : 0)]);
+  }
 
   get id(): string {
     return b64url(this.credentialId);
@@ -97,7 +112,7 @@ export class SoftwareAuthenticator {
     const rpId = options.rp.id ?? new URL(this.origin).hostname;
     const authData = concat(
       await sha256(new TextEncoder().encode(rpId)),
-      new Uint8Array([0x45]),
+      this.flags(0x45),
       u32(this.counter),
       new Uint8Array(16),
       new Uint8Array([0, this.credentialId.length]),
@@ -120,7 +135,7 @@ export class SoftwareAuthenticator {
     if (!this.keys) throw new Error("create a credential first");
     this.counter++;
     const rpId = options.rpId ?? new URL(this.origin).hostname;
-    const authData = concat(await sha256(new TextEncoder().encode(rpId)), new Uint8Array([0x05]), u32(this.counter));
+    const authData = concat(await sha256(new TextEncoder().encode(rpId)), this.flags(0x05), u32(this.counter));
     const clientDataJSON = new TextEncoder().encode(JSON.stringify({ type: "webauthn.get", challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false }));
     const signed = concat(authData, await sha256(clientDataJSON));
     const signature = new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, this.keys.privateKey, signed));

@@ -52,6 +52,9 @@ export const FIELD_MIGRATIONS = [
   `ALTER TABLE webauthn_credentials ADD COLUMN flags INTEGER;`,
 ] as const;
 
+/** The flags the field's hub stores for a synced passkey (as its own test has them): UP 0x01 | UV 0x04 | BE 0x08 | BS 0x10. */
+export const FIELD_SYNCED_PASSKEY_FLAGS = 29;
+
 /** The field's own password hash: scrypt N=16384, r=8, p=1, 64 bytes, 16-byte salt. */
 export function fieldPasswordHash(password: string): string {
   const salt = randomBytes(16);
@@ -78,7 +81,7 @@ export interface FieldFixture {
   readonly newestEu: number;
 }
 
-export function createFieldSchema(path: string, version = FIELD_MIGRATIONS.length): Database {
+export function createFieldSchema(path: string, version: number = FIELD_MIGRATIONS.length): Database {
   const sqlite = new Database(path, { create: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   FIELD_MIGRATIONS.slice(0, version).forEach((sql, i) => {
@@ -98,7 +101,8 @@ export function createFieldSchema(path: string, version = FIELD_MIGRATIONS.lengt
 export async function createFieldDb(path: string, options: { readings?: number; origin: string }): Promise<FieldFixture> {
   const sqlite = createFieldSchema(path);
   const now = Date.now();
-  const admin = { username: "Alice", password: "correct horse battery staple", authenticator: new SoftwareAuthenticator(options.origin) };
+  // A synced passkey (a password manager's), so that its backup flags have something to carry.
+  const admin = { username: "Alice", password: "correct horse battery staple", authenticator: new SoftwareAuthenticator(options.origin, { eligible: true, backedUp: true }) };
   const totpSecret = new OTPAuth.Secret({ size: 20 }).base32;
   const totp = new OTPAuth.TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(totpSecret) });
   const user = { username: "bob", password: "bobs-old-password-123", apiKey: `bpi_${fieldToken()}` };
@@ -114,8 +118,8 @@ export async function createFieldDb(path: string, options: { readings?: number; 
     insertUser.run(admin.username, "alice@example.org", "Alice A.", fieldPasswordHash(admin.password), "admin", totpSecret, now - 90 * day, now - 2 * day, now - day, 0);
     insertUser.run(user.username, null, "Bob", fieldPasswordHash(user.password), "user", null, now - 60 * day, now - 60 * day, null, 0);
     sqlite
-      .query("INSERT INTO webauthn_credentials (user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at, flags) VALUES (1, ?, ?, 0, ?, ?, ?, NULL, 69)")
-      .run(admin.authenticator.id, Buffer.from(cose).toString("base64url"), JSON.stringify(["internal"]), "laptop", now - 30 * day);
+      .query("INSERT INTO webauthn_credentials (user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at, flags) VALUES (1, ?, ?, 0, ?, ?, ?, NULL, ?)")
+      .run(admin.authenticator.id, Buffer.from(cose).toString("base64url"), JSON.stringify(["internal"]), "laptop", now - 30 * day, FIELD_SYNCED_PASSKEY_FLAGS);
     sqlite
       .query("INSERT INTO api_keys (user_id, key_hash, prefix, label, enabled, created_at, last_used_at, expires_at) VALUES (2, ?, ?, 'grafana', 1, ?, NULL, NULL)")
       .run(sha256(user.apiKey), user.apiKey.slice(0, 12), now - 20 * day);

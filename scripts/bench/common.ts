@@ -11,6 +11,7 @@ import { configFrom } from "../../src/config/load.ts";
 import { migrate, openDatabase, type HubDb } from "../../src/db/open.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import { createLogger } from "../../src/log.ts";
+import { freePort } from "../support/ports.ts";
 
 export interface BenchRow {
   readonly figure: string;
@@ -41,12 +42,7 @@ export function fmt(value: number, digits = 1): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "n/a";
 }
 
-export async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  await probe.stop(true);
-  return port;
-}
+export { freePort };
 
 export interface Running {
   readonly url: string;

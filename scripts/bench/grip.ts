@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { preparePushpin, PUSHPIN, type RunningPushpin } from "../../test/e2e/pushpin.ts";
+import { preparePushpin, PUSHPIN, type RunningPushpin } from "../support/pushpin.ts";
 import { fmt, percentile, printBenchRows, rssBytes, scratch, startHubProcess, type BenchRow, type Running } from "./common.ts";
 import { REGION_AGENTS, REGION_TOKENS, seedLiveHub } from "./seed.ts";
 

@@ -16,6 +16,28 @@ export interface PasskeyBody {
   readonly label: string | null;
   readonly createdAt: number;
   readonly lastUsedAt: number | null;
+  readonly backupEligible: boolean | null;
+  readonly backedUp: boolean | null;
+}
+
+/** Bits of the authenticator data's flags byte (WebAuthn §6.1) that a passkey's row keeps, as the field's hub does. */
+export const PASSKEY_FLAGS = { userPresent: 0x01, userVerified: 0x04, backupEligible: 0x08, backedUp: 0x10 } as const;
+
+/** What the WebAuthn library reports of a verified registration or assertion. */
+interface VerifiedFlags {
+  readonly userVerified: boolean;
+  readonly credentialDeviceType: "singleDevice" | "multiDevice";
+  readonly credentialBackedUp: boolean;
+}
+
+/** The flags byte of a verified response: user presence is always part of one (the library requires it). */
+export function passkeyFlags(info: VerifiedFlags): number {
+  return (
+    PASSKEY_FLAGS.userPresent |
+    (info.userVerified ? PASSKEY_FLAGS.userVerified : 0) |
+    (info.credentialDeviceType === "multiDevice" ? PASSKEY_FLAGS.backupEligible : 0) |
+    (info.credentialBackedUp ? PASSKEY_FLAGS.backedUp : 0)
+  );
 }
 
 export interface RelyingParty {
@@ -39,7 +61,8 @@ async function webauthn() {
 }
 
 export function toPasskeyBody(row: PasskeyRow): PasskeyBody {
-  return { id: row.id, label: row.label, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
+  const flag = (bit: number) => (row.flags === null ? null : (row.flags & bit) !== 0);
+  return { id: row.id, label: row.label, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt, backupEligible: flag(PASSKEY_FLAGS.backupEligible), backedUp: flag(PASSKEY_FLAGS.backedUp) };
 }
 
 function transports(row: PasskeyRow): string[] | undefined {
@@ -101,6 +124,7 @@ export class Passkeys {
     }
     if (!verified.verified) return null;
     const { credential } = verified.registrationInfo;
+    const flags = passkeyFlags(verified.registrationInfo);
     const existing = this.orm.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.credentialId, credential.id)).get();
     if (existing) return null;
     return this.orm
@@ -113,6 +137,7 @@ export class Passkeys {
         transports: credential.transports ? JSON.stringify(credential.transports) : null,
         label,
         createdAt: this.now(),
+        flags,
       })
       .returning()
       .get();
@@ -151,7 +176,9 @@ export class Passkeys {
       return false;
     }
     if (!verified.verified) return false;
-    this.orm.update(passkeys).set({ counter: verified.authenticationInfo.newCounter, lastUsedAt: this.now() }).where(eq(passkeys.id, row.id)).run();
+    // A passkey may be synced after it was registered (or stop being), so each sign-in refreshes its flags.
+    const flags = passkeyFlags(verified.authenticationInfo);
+    this.orm.update(passkeys).set({ counter: verified.authenticationInfo.newCounter, lastUsedAt: this.now(), flags }).where(eq(passkeys.id, row.id)).run();
     return true;
   }
 }

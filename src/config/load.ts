@@ -15,6 +15,7 @@ import {
   OPTION_KEYS,
   parseProvisionList,
   provisionEntry,
+  PEM_PUBLIC_KEY,
   type OptionSpec,
   type ProvisionEntry,
   type ProvisionField,
@@ -451,10 +452,7 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
   if (provisioned.size > 0) explicit.add("provision");
 
   const settings = values as Omit<Settings, "provision">;
-  // Without a key any client could claim to be the proxy and have the hub answer with hold instructions.
-  if (settings.gripUrl.length > 0 && settings.gripKey === null) {
-    throw new ConfigError("GRIP_URL is set but GRIP_KEY (or GRIP_KEY_FILE) is not: give the key your GRIP proxy signs Grip-Sig with (Pushpin's sig_key)");
-  }
+  if (settings.gripUrl.length > 0) gripKeysProblem(settings);
   const origin = settings.origin ?? `http://localhost:${settings.port}`;
   // Only a proxy can reach a hub on a Unix socket (the socket's mode decides which), and its peer has no address:
   // the client is who the proxy says, one hop, unless TRUSTED_PROXIES says otherwise.
@@ -472,6 +470,25 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
     explicit,
     configFile,
   });
+}
+
+/**
+ * GRIP needs a key to check Grip-Sig with (without one any client could claim
+ * to be the proxy and be answered with hold instructions) and a way to
+ * authenticate publishes. Pushpin uses its one shared key for both; Fastly
+ * Fanout signs with its own public key, which it uses for every service, so
+ * the issuer must be checked too, and takes an API token for publishes.
+ */
+function gripKeysProblem(settings: Pick<Settings, "gripKey" | "gripVerifyKey" | "gripVerifyIss" | "gripPublishToken">): void {
+  if (settings.gripKey === null && settings.gripVerifyKey === null) {
+    throw new ConfigError("GRIP_URL is set but neither GRIP_KEY nor GRIP_VERIFY_KEY (or their _FILE variants) is: give the key your GRIP proxy signs Grip-Sig with (Pushpin's sig_key as GRIP_KEY; Fastly Fanout's public key as GRIP_VERIFY_KEY)");
+  }
+  if (settings.gripKey === null && settings.gripPublishToken === null) {
+    throw new ConfigError("GRIP_URL is set but neither GRIP_KEY nor GRIP_PUBLISH_TOKEN (or their _FILE variants) is: the hub needs one to authenticate its publishes (Fastly Fanout: an API token allowed to publish, as GRIP_PUBLISH_TOKEN)");
+  }
+  if (settings.gripVerifyKey?.startsWith(PEM_PUBLIC_KEY) && settings.gripVerifyIss === null) {
+    throw new ConfigError("GRIP_VERIFY_KEY is a public key but GRIP_VERIFY_ISS is not set: a proxy's public key may sign for others too, so name the issuer the hub must see (Fastly Fanout: fastly:SERVICE_ID)");
+  }
 }
 
 /** Parse flags and environment in one step (the usual path of every command). */

@@ -3,6 +3,7 @@
  * config-file parsers, `hub --help` and the README's settings table are all
  * generated from this table.
  */
+import { createPublicKey } from "node:crypto";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { parseProvider, type Provider } from "../domain/catalogue.ts";
 import { parseTrustedProxies, type TrustedProxies } from "../domain/net.ts";
@@ -80,6 +81,9 @@ export interface Settings {
   webhookAllowPrivate: boolean;
   gripUrl: readonly string[];
   gripKey: string | null;
+  gripVerifyKey: string | null;
+  gripVerifyIss: string | null;
+  gripPublishToken: string | null;
 }
 
 /** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
@@ -199,6 +203,17 @@ function cadence(value: unknown): string {
 
 const PROVISION_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const TOKEN = /^[\x21-\x7e]{16,512}$/;
+
+/** A secret of visible ASCII, or null when given empty. */
+function optionalToken(value: unknown): string | null {
+  const raw = text(value);
+  if (raw === "") return null;
+  if (!TOKEN.test(raw)) throw new InvalidValue();
+  return raw;
+}
+
+/** How a PEM public key (SPKI) begins; a GRIP_VERIFY_KEY that does is a proxy's public key, not a shared secret. */
+export const PEM_PUBLIC_KEY = "-----BEGIN PUBLIC KEY-----";
 
 export type ProvisionField = "id" | "token" | "region" | "provider" | "label";
 
@@ -590,31 +605,53 @@ export const OPTIONS: OptionTable = {
   },
   metricsToken: {
     flag: "--metrics-token", env: "METRICS_TOKEN", arg: "TOKEN", help: "Bearer token that may read /metrics", defaultText: "none (admins only)",
-    allowed: "16 to 512 visible ASCII characters", secret: true, default: null,
-    parse: (value) => {
-      const raw = text(value);
-      if (raw === "") return null;
-      if (!TOKEN.test(raw)) throw new InvalidValue();
-      return raw;
-    },
+    allowed: "16 to 512 visible ASCII characters", secret: true, default: null, parse: optionalToken,
   },
   webhookAllowPrivate: {
     flag: "--webhook-allow-private", env: "WEBHOOK_ALLOW_PRIVATE", help: "Allow webhooks to loopback, private and link-local addresses", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
   },
   gripUrl: {
-    flag: "--grip-url", env: "GRIP_URL", arg: "URLS", help: "Publish endpoints of GRIP proxies (Pushpin, Fastly Fanout) that hold the streams; needs GRIP_KEY", defaultText: "none (the hub serves every stream itself)",
+    flag: "--grip-url", env: "GRIP_URL", arg: "URLS", help: "Publish endpoints of GRIP proxies (Pushpin, Fastly Fanout) that hold the streams; needs GRIP_KEY, or GRIP_VERIFY_KEY and GRIP_PUBLISH_TOKEN", defaultText: "none (the hub serves every stream itself)",
     allowed: "a comma list of http(s) URLs such as http://127.0.0.1:5561", default: [], parse: (value) => list(value).map((raw) => httpUrl(raw).toString()),
   },
   gripKey: {
     flag: "--grip-key", env: "GRIP_KEY", arg: "KEY", help: "Key the GRIP proxies sign Grip-Sig with (Pushpin's sig_key) and the hub signs its publishes with", defaultText: "none",
     allowed: "16 to 512 visible ASCII characters (base64:… for binary keys)", secret: true, default: null,
+    parse: optionalToken,
+  },
+  gripVerifyKey: {
+    flag: "--grip-verify-key", env: "GRIP_VERIFY_KEY", arg: "KEY", help: "Key Grip-Sig is checked with when the proxy signs with a key of its own (Fastly Fanout's public key); needs GRIP_VERIFY_ISS when it is a public key", defaultText: "GRIP_KEY",
+    allowed: `a PEM public key (${PEM_PUBLIC_KEY}…) or 16 to 512 visible ASCII characters`, secret: true, default: null,
     parse: (value) => {
       const raw = text(value);
       if (raw === "") return null;
+      if (raw.startsWith(PEM_PUBLIC_KEY)) {
+        try {
+          createPublicKey(raw);
+        } catch {
+          throw new InvalidValue("not a readable public key");
+        }
+        return raw;
+      }
       if (!TOKEN.test(raw)) throw new InvalidValue();
       return raw;
     },
+  },
+  gripVerifyIss: {
+    flag: "--grip-verify-iss", env: "GRIP_VERIFY_ISS", arg: "ISSUER", help: "Issuer (iss) a Grip-Sig must name: Fastly Fanout signs as fastly:SERVICE_ID", defaultText: "any",
+    allowed: "1 to 256 visible ASCII characters", default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!/^[\x21-\x7e]{1,256}$/.test(raw)) throw new InvalidValue();
+      return raw;
+    },
+  },
+  gripPublishToken: {
+    flag: "--grip-publish-token", env: "GRIP_PUBLISH_TOKEN", arg: "TOKEN", help: "Bearer token the hub's publishes carry instead of a JWT signed with GRIP_KEY (Fastly Fanout: an API token allowed to publish)", defaultText: "none (publishes are signed with GRIP_KEY)",
+    allowed: "16 to 512 visible ASCII characters", secret: true, default: null,
+    parse: optionalToken,
   },
 };
 

@@ -11,6 +11,7 @@ import webhookMessageIds from "../../migrations/0006_webhook_message_ids.sql" wi
 import agentEvents from "../../migrations/0007_agent_events.sql" with { type: "text" };
 import fieldImport from "../../migrations/0008_field_import.sql" with { type: "text" };
 import noValueChecks from "../../migrations/0009_no_value_checks.sql" with { type: "text" };
+import passkeyFlags from "../../migrations/0010_passkey_flags.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "0007_agent_events", sql: agentEvents },
   { version: 8, name: "0008_field_import", sql: fieldImport },
   { version: 9, name: "0009_no_value_checks", sql: noValueChecks },
+  { version: 10, name: "0010_passkey_flags", sql: passkeyFlags },
 ];

@@ -137,6 +137,8 @@ export const passkeys = sqliteTable(
     label: text("label"),
     createdAt: integer("created_at").notNull(),
     lastUsedAt: integer("last_used_at"),
+    /** The authenticator data's flags (see PASSKEY_FLAGS); null when not known. */
+    flags: integer("flags"),
   },
   (t) => [index("passkeys_user").on(t.userId)],
 );

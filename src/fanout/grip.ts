@@ -6,6 +6,7 @@
  * The live store and the direct streams know nothing of this.
  */
 import { Publisher } from "@fanoutio/grip";
+import type { Config } from "../config/load.ts";
 import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
 import type { LiveStore, Published } from "../live/store.ts";
 import { firstBytes, PING_INTERVAL_MS, STREAM_HEADERS } from "../live/streams.ts";
@@ -42,6 +43,29 @@ export function gripLastId(header: string | null, channel: string): string | nul
   return null;
 }
 
+/**
+ * How the hub and its proxies prove themselves to each other. Pushpin uses
+ * one shared key both ways; Fastly Fanout signs Grip-Sig with its own public
+ * key (as `fastly:<service id>`) and takes an API token for publishes.
+ */
+export interface GripAuth {
+  /** What Grip-Sig is checked with: a shared key, or the proxy's PEM public key. */
+  readonly verifyKey: string;
+  /** The issuer a Grip-Sig must name; null accepts any (a shared key signs for this hub alone). */
+  readonly verifyIss: string | null;
+  /** How publishes are authenticated: a JWT signed with the shared key, or a bearer token. */
+  readonly publish: { readonly key: string } | { readonly token: string };
+}
+
+/** The GRIP settings in force, or null when GRIP is off (the loader has already refused a half-configured GRIP). */
+export function gripAuth(config: Pick<Config, "gripUrl" | "gripKey" | "gripVerifyKey" | "gripVerifyIss" | "gripPublishToken">): GripAuth | null {
+  if (config.gripUrl.length === 0) return null;
+  const verifyKey = config.gripVerifyKey ?? config.gripKey;
+  const publish = config.gripPublishToken !== null ? { token: config.gripPublishToken } : config.gripKey !== null ? { key: config.gripKey } : null;
+  if (verifyKey === null || publish === null) return null;
+  return { verifyKey, verifyIss: config.gripVerifyIss, publish };
+}
+
 interface Pending {
   readonly channel: string;
   readonly id: string;
@@ -64,13 +88,14 @@ class ProxyLink {
 
   constructor(
     url: string,
-    key: string,
+    publish: GripAuth["publish"],
     private readonly log: Logger,
     private readonly observeLag: (seconds: number) => void,
   ) {
     this.proxy = new URL(url).host;
+    // The library sends a key without an issuer as a bearer token, and one with an issuer as a JWT it signs.
     this.publisher = new Publisher(
-      { control_uri: url, control_iss: "hub", key },
+      "token" in publish ? { control_uri: url, key: publish.token } : { control_uri: url, control_iss: "hub", key: publish.key },
       { fetch: Object.assign((input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS) }), { preconnect: fetch.preconnect }) },
     );
   }
@@ -132,14 +157,14 @@ export class GripFanout {
 
   constructor(
     urls: readonly string[],
-    key: string,
+    auth: GripAuth,
     private readonly live: LiveStore,
     log: Logger,
     observeLag: (seconds: number) => void,
   ) {
     // The library checks signatures through a client's verify key; the first endpoint carries it for all.
-    this.verifier = new Publisher(urls.slice(0, 1).map((url) => ({ control_uri: url, verify_key: key })));
-    this.links = urls.map((url) => new ProxyLink(url, key, log, observeLag));
+    this.verifier = new Publisher(urls.slice(0, 1).map((url) => ({ control_uri: url, verify_key: auth.verifyKey, ...(auth.verifyIss === null ? {} : { verify_iss: auth.verifyIss }) })));
+    this.links = urls.map((url) => new ProxyLink(url, auth.publish, log, observeLag));
     for (const platform of PLATFORMS) this.lastRevision.set(platform, live.current(platform).revision);
     this.unsubscribe = live.onChange((published) => this.publish(published));
   }
@@ -148,7 +173,12 @@ export class GripFanout {
   async isProxied(request: Request): Promise<boolean> {
     const signature = request.headers.get("grip-sig");
     if (signature === null) return false;
-    return (await this.verifier.validateGripSig(signature)).isSigned;
+    try {
+      return (await this.verifier.validateGripSig(signature)).isSigned;
+    } catch {
+      // A token whose algorithm does not fit the key (HS256 against a public key) cannot even be checked.
+      return false;
+    }
   }
 
   /**

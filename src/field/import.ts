@@ -173,6 +173,7 @@ function check(source: FieldSource, target: Target, catalogue: Catalogue): Check
     if (!userIds.has(row.user_id)) return [];
     const publicKey = base64url(row.public_key) ?? refuse(`the public key of the field's passkey ${row.id} is not base64url`);
     if (base64url(row.credential_id) === null) refuse(`the credential id of the field's passkey ${row.id} is not base64url`);
+    if (row.flags !== null && !(Number.isInteger(row.flags) && row.flags >= 0 && row.flags <= 0xff)) refuse(`the flags of the field's passkey ${row.id} are not one byte (0 to 255)`);
     const imported = target.imported("passkey", row.id);
     if (imported !== null) return [{ row, publicKey, hubId: imported }];
     const here = target.one<{ id: number }>("SELECT id FROM passkeys WHERE credential_id = ?", row.credential_id);
@@ -329,9 +330,9 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
       if (hubId !== null || userId === undefined) continue;
       const created = targetDb
         .query<{ id: number }, (string | number | Buffer | null)[]>(
-          "INSERT INTO passkeys (user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+          "INSERT INTO passkeys (user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
-        .get(userId, row.credential_id, publicKey, row.counter, transports(row.transports), row.label, row.created_at, row.last_used_at);
+        .get(userId, row.credential_id, publicKey, row.counter, transports(row.transports), row.label, row.created_at, row.last_used_at, row.flags);
       if (created) remember.run("passkey", row.id, created.id, options.now);
     }
 

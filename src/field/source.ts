@@ -64,6 +64,8 @@ export interface FieldPasskey {
   readonly label: string | null;
   readonly created_at: number;
   readonly last_used_at: number | null;
+  /** The authenticator data's flags byte (UP 0x01, UV 0x04, BE 0x08, BS 0x10); null for a passkey the field registered before it kept them. */
+  readonly flags: number | null;
 }
 
 export interface FieldApiKey {
@@ -199,8 +201,10 @@ export class FieldSource {
   }
 
   passkeys(): FieldPasskey[] {
+    // flags came with the field's migration 4; before it none were kept.
+    const flags = this.schemaVersion >= 4 ? "flags" : "NULL";
     return this.sqlite
-      .query<FieldPasskey, []>("SELECT id, user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at FROM webauthn_credentials ORDER BY id")
+      .query<FieldPasskey, []>(`SELECT id, user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at, ${flags} AS flags FROM webauthn_credentials ORDER BY id`)
       .all();
   }
 

@@ -57,7 +57,16 @@ export const LoginReplySchema = t.Object(
 export const VerifiedSchema = t.Object({ next: t.Literal("ok"), methods: t.Array(MethodSchema) }, { title: "SecondFactorVerified" });
 
 export const PasskeySchema = t.Object(
-  { id: t.Integer(), label: t.Nullable(t.String()), createdAt: epochMs("Registered"), lastUsedAt: t.Nullable(epochMs("Last used")) },
+  {
+    id: t.Integer(),
+    label: t.Nullable(t.String()),
+    createdAt: epochMs("Registered"),
+    lastUsedAt: t.Nullable(epochMs("Last used")),
+    backupEligible: t.Nullable(
+      t.Boolean({ description: "Whether it is a passkey that can sync (a password manager or cloud account may hold it), from its authenticator's backup-eligible flag; null when not known (registered before the hub kept flags)" }),
+    ),
+    backedUp: t.Nullable(t.Boolean({ description: "Whether it was synced at its last use (the backed-up flag): a synced passkey survives the loss of one device; null when not known" })),
+  },
   { title: "Passkey" },
 );
 

@@ -3,7 +3,7 @@
  * by a stand-in for a proxy's publish endpoint on loopback.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
+import { createHmac, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { memoryLog, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
@@ -17,10 +17,23 @@ interface PublishedItem {
   formats: { "http-stream": { content: string } };
 }
 
-function signature(key = KEY, expiresIn = 3600): string {
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ iss: "pushpin", exp: Math.floor(Date.now() / 1000) + expiresIn })}`;
+const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+function signature(key = KEY, expiresIn = 3600, iss = "pushpin"): string {
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ iss, exp: Math.floor(Date.now() / 1000) + expiresIn })}`;
   return `${unsigned}.${createHmac("sha256", key).update(unsigned).digest("base64url")}`;
+}
+
+/** A Grip-Sig as Fastly Fanout makes it: ES256 with the proxy's private key, naming the service. */
+function es256Signature(privateKey: KeyObject, iss: string, expiresIn = 3600): string {
+  const unsigned = `${part({ alg: "ES256", typ: "JWT" })}.${part({ iss, exp: Math.floor(Date.now() / 1000) + expiresIn })}`;
+  return `${unsigned}.${sign("sha256", Buffer.from(unsigned), { key: privateKey, dsaEncoding: "ieee-p1363" }).toString("base64url")}`;
+}
+
+/** Whether the JWT is signed with the key (HS256). */
+function signedWith(jwt: string, key: string): boolean {
+  const [header, claims, mac] = jwt.split(".");
+  return mac === createHmac("sha256", key).update(`${header}.${claims}`).digest("base64url");
 }
 
 /** A publish endpoint that refuses the first `failFirst` requests. */
@@ -58,9 +71,9 @@ async function until(predicate: () => boolean, timeoutMs = 3000): Promise<void> 
   }
 }
 
-function gripHub(urls: string[]) {
+function gripHub(urls: string[], keys: Record<string, string> = { GRIP_KEY: KEY }) {
   const { log, lines } = memoryLog("debug");
-  const hub = testHub({ env: { GRIP_URL: urls.join(","), GRIP_KEY: KEY, POLL_MIN_SECONDS: "1" }, log });
+  const hub = testHub({ env: { GRIP_URL: urls.join(","), ...keys, POLL_MIN_SECONDS: "1" }, log });
   cleanups.push(() => hub.stop());
   return { hub, lines };
 }
@@ -130,6 +143,60 @@ describe("GRIP publishing and holds", () => {
       await until(() => hub.ctx.streams.openCount === 0);
     }
     expect(hub.ctx.fanout?.holds).toBe(1);
+  });
+
+  /** Whether the stream request with these headers is answered with a hold (else it is served directly, and closed here). */
+  async function isHeld(hub: ReturnType<typeof gripHub>["hub"], headers: Record<string, string>): Promise<boolean> {
+    const controller = new AbortController();
+    const response = await hub.app.handle(new Request(`http://localhost${STREAM}`, { headers, signal: controller.signal }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toStartWith("text/event-stream");
+    const held = response.headers.get("grip-hold") === "stream";
+    if (held) await response.text();
+    else controller.abort();
+    await until(() => hub.ctx.streams.openCount === 0);
+    return held;
+  }
+
+  test("Fastly Fanout: Grip-Sig is checked with its public key and service issuer; publishes carry the API token", async () => {
+    const proxy = fakeProxy();
+    cleanups.push(proxy.stop);
+    const fanout = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const stranger = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const publicPem = fanout.publicKey.export({ type: "spki", format: "pem" }).toString();
+    const apiToken = "fastly-api-token-0123456789abcdef";
+    const { hub, lines } = gripHub([proxy.url], { GRIP_VERIFY_KEY: publicPem, GRIP_VERIFY_ISS: "fastly:service-one", GRIP_PUBLISH_TOKEN: apiToken });
+
+    expect(await isHeld(hub, { "grip-sig": es256Signature(fanout.privateKey, "fastly:service-one") })).toBe(true);
+    // Another key, another Fastly service signing with the same key, an expired signature, and the
+    // public key's text used as an HMAC secret (the algorithm swap) are all served directly.
+    expect(await isHeld(hub, { "grip-sig": es256Signature(stranger.privateKey, "fastly:service-one") })).toBe(false);
+    expect(await isHeld(hub, { "grip-sig": es256Signature(fanout.privateKey, "fastly:service-two") })).toBe(false);
+    expect(await isHeld(hub, { "grip-sig": es256Signature(fanout.privateKey, "fastly:service-one", -60) })).toBe(false);
+    expect(await isHeld(hub, { "grip-sig": signature(publicPem, 3600, "fastly:service-one") })).toBe(false);
+    expect(hub.ctx.fanout?.holds).toBe(1);
+
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", Date.now(), { killer: 150 }))).status).toBe(201);
+    await until(() => proxy.items.some((item) => item.formats["http-stream"].content.includes('"killer":150')));
+    expect(proxy.auth.length).toBeGreaterThan(0);
+    expect(proxy.auth.every((header) => header === `Bearer ${apiToken}`)).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain(apiToken);
+  });
+
+  test("a verify key of its own beside GRIP_KEY: Grip-Sig is checked with it, publishes are still signed with GRIP_KEY", async () => {
+    const proxy = fakeProxy();
+    cleanups.push(proxy.stop);
+    const verifyKey = "grip-verify-key-of-its-own-0123";
+    const { hub } = gripHub([proxy.url], { GRIP_KEY: KEY, GRIP_VERIFY_KEY: verifyKey });
+    expect(await isHeld(hub, { "grip-sig": signature(verifyKey) })).toBe(true);
+    expect(await isHeld(hub, { "grip-sig": signature(KEY) })).toBe(false);
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", Date.now(), { killer: 175 }))).status).toBe(201);
+    await until(() => proxy.items.some((item) => item.formats["http-stream"].content.includes('"killer":175')));
+    const jwts = proxy.auth.map((header) => header.replace(/^Bearer /, ""));
+    expect(jwts.length).toBeGreaterThan(0);
+    expect(jwts.every((jwt) => signedWith(jwt, KEY) && !signedWith(jwt, verifyKey))).toBe(true);
   });
 
   test("without GRIP_URL a signed request is served directly", async () => {

@@ -150,7 +150,7 @@ describe("passkeys, with a software authenticator", () => {
     expect(creation.publicKey.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const registered = await admin.json<{ passkey: Record<string, unknown> }>("POST", "/api/v1/auth/mfa/passkeys", { response: await authenticator.create(creation), label: "laptop" });
     expect(registered.status).toBe(201);
-    expect(registered.body).toEqual({ passkey: { id: expect.any(Number), label: "laptop", createdAt: expect.any(Number), lastUsedAt: null } });
+    expect(registered.body).toEqual({ passkey: { id: expect.any(Number), label: "laptop", createdAt: expect.any(Number), lastUsedAt: null, backupEligible: false, backedUp: false } });
     expect(await admin.session()).toMatchObject({ authenticated: true, mfa: { methods: ["webauthn"] }, user: { hasPasskey: true } });
     const listed = await admin.json("GET", "/api/v1/auth/mfa/passkeys");
     expect(listed.status).toBe(200);
@@ -254,6 +254,36 @@ describe("passkeys, with a software authenticator", () => {
       expect((await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification", body)).status).toBe(400);
     }
     expect((await laptop.session()).authenticated).toBe(false);
+  });
+
+  test("a passkey's backup flags are kept at registration, listed, and refreshed at each sign-in", async () => {
+    const { h, admin } = await enrolling();
+    const synced = new SoftwareAuthenticator(ORIGIN, { eligible: true, backedUp: true });
+    const notYet = new SoftwareAuthenticator(ORIGIN, { eligible: true, backedUp: false });
+    const deviceBound = new SoftwareAuthenticator(ORIGIN);
+    await registerPasskey(admin, synced, "phone");
+    await registerPasskey(admin, notYet, "password manager");
+    await registerPasskey(admin, deviceBound, "security key");
+    const listed = async () => (await admin.json<{ passkeys: { label: string; backupEligible: boolean | null; backedUp: boolean | null }[] }>("GET", "/api/v1/auth/mfa/passkeys")).body.passkeys;
+    expect((await listed()).map(({ label, backupEligible, backedUp }) => ({ label, backupEligible, backedUp }))).toEqual([
+      { label: "phone", backupEligible: true, backedUp: true },
+      { label: "password manager", backupEligible: true, backedUp: false },
+      { label: "security key", backupEligible: false, backedUp: false },
+    ]);
+    // Stored as the flags byte the field's hub keeps: UP|UV|BE|BS = 29 (UV: the software authenticator verifies its user).
+    expect(h.ctx.db.sqlite.query<{ flags: number }, []>("SELECT flags FROM passkeys ORDER BY id").all().map((r) => r.flags)).toEqual([29, 13, 5]);
+
+    // The password manager syncs it; the next sign-in with it says so.
+    notYet.backedUp = true;
+    const laptop = new Browser(h);
+    await laptop.login("root", PASSWORD);
+    const request = (await laptop.json<PublicKeyReply<RequestOptions>>("POST", "/api/v1/auth/mfa/passkeys/challenge")).body;
+    expect((await laptop.json("POST", "/api/v1/auth/mfa/passkeys/verification", await notYet.get(request))).status).toBe(200);
+    expect((await listed()).find((p) => p.label === "password manager")).toMatchObject({ backupEligible: true, backedUp: true });
+
+    // A passkey registered before the hub kept flags says it does not know.
+    h.ctx.db.sqlite.run("UPDATE passkeys SET flags = NULL WHERE id = (SELECT MIN(id) FROM passkeys)");
+    expect((await listed())[0]).toMatchObject({ label: "phone", backupEligible: null, backedUp: null });
   });
 
   test("a registration must answer the pending challenge", async () => {

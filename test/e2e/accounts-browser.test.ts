@@ -227,6 +227,8 @@ describe.skipIf(!available)("accounts in Chromium, from dist/hub", () => {
     await page.getByLabel("Name for this passkey (optional)").fill("Virtual key");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await textMatches(page.locator("#account-passkeys ~ .account-list .account-item-title"), /^Virtual key$/);
+    // The virtual authenticator's passkeys do not sync, and the list says so.
+    await textMatches(page.locator("#account-passkeys ~ .account-list .account-item-meta"), /never used · on one device only$/);
     await checkPage(admin, "account");
 
     await page.getByRole("button", { name: "I have copied it" }).click();

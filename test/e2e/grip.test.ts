@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
 import { freePort, startHub, type RunningHub } from "./harness.ts";
-import { preparePushpin, pushpinAvailable, type RunningPushpin } from "./pushpin.ts";
+import { preparePushpin, pushpinAvailable, type RunningPushpin } from "../../scripts/support/pushpin.ts";
 
 const KEY = "grip-test-key-0123456789abcdef";
 const STREAM = "/api/v1/platforms/Windows/incentives/stream";
@@ -108,9 +108,9 @@ async function startTheHub(): Promise<RunningHub> {
 }
 
 /** Posts a reading that changes the Windows payload, from the next agent in turn. */
-async function change(): Promise<void> {
+async function change(target = hub): Promise<void> {
   const i = sent++;
-  const response = await fetch(`${hub?.url}/api/v1/agent/readings`, {
+  const response = await fetch(`${target?.url}/api/v1/agent/readings`, {
     method: "POST",
     headers: { authorization: `Bearer ${token(i % REGIONS.length)}`, "content-type": "application/json" },
     body: JSON.stringify({ region: REGIONS[i % REGIONS.length], platform: "Windows", survivor: 0, killer: 25 * ((i % 12) + 1), ratio: 2, isReal: true, measuredAt: new Date().toISOString() }),
@@ -118,8 +118,8 @@ async function change(): Promise<void> {
   expect(response.status).toBe(201);
 }
 
-async function metrics(): Promise<string> {
-  return await (await fetch(`${hub?.url}/metrics`, { headers: { authorization: "Bearer metrics-token-0123456789" } })).text();
+async function metrics(target = hub): Promise<string> {
+  return await (await fetch(`${target?.url}/metrics`, { headers: { authorization: "Bearer metrics-token-0123456789" } })).text();
 }
 
 function metric(text: string, name: string): number {
@@ -293,4 +293,125 @@ describe.skipIf(!enabled)("the stream through Pushpin (GRIP)", () => {
     const behind = await fetch(`${hub?.url}${STREAM}`, { headers: { "grip-sig": jwt({ iss: "pushpin", exp: now + 3600 }, KEY), "grip-last": `incentives.Windows; last-id=${(revision ?? 0) - 1}` } });
     expect(await behind.text()).toBe(body);
   });
+});
+
+/**
+ * Stands between a Pushpin node and the hub, passing every answer through,
+ * except that it can keep the next hold answer back until told to let it go:
+ * the window in which the hub has answered a hold but the node has not yet
+ * subscribed its connection to the channel.
+ */
+function holdingRelay(hubUrl: () => string) {
+  let gate: Promise<void> | null = null;
+  let open: () => void = () => undefined;
+  const heldPrevIds: string[] = [];
+  const gripLasts: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const gripLast = request.headers.get("grip-last");
+      if (gripLast !== null) gripLasts.push(gripLast);
+      const headers = new Headers(request.headers);
+      headers.delete("host");
+      headers.delete("accept-encoding");
+      const upstream = await fetch(`${hubUrl()}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        body: request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer(),
+        redirect: "manual",
+      });
+      const body = await upstream.arrayBuffer();
+      const answer = new Headers(upstream.headers);
+      for (const name of ["content-encoding", "content-length", "transfer-encoding"]) answer.delete(name);
+      const channel = upstream.headers.get("grip-channel");
+      if (channel !== null && gate !== null) {
+        const waiting = gate;
+        gate = null;
+        heldPrevIds.push(/prev-id=(\d+)/.exec(channel)?.[1] ?? "");
+        await waiting;
+      }
+      return new Response(body, { status: upstream.status, headers: answer });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    heldPrevIds,
+    /** The Grip-Last headers of the node's requests for the next link. */
+    gripLasts,
+    /** Keeps the next hold answer back until release(). */
+    holdNext(): void {
+      gate = new Promise((resolve) => (open = resolve));
+    },
+    release: () => open(),
+    stop: () => server.stop(true),
+  };
+}
+
+/**
+ * How a node learns of the change it was not yet subscribed for: from its
+ * cache of recent publishes (the recipe keeps them 60 s), or, with no cache,
+ * by seeing that the hold's prev-id is not the channel's last id and asking
+ * the hub's next link with Grip-Last, which the hub answers with only what
+ * came after.
+ */
+const RECOVERIES = [
+  { how: "from the node's cache of recent publishes (the recipe's id_cache_ttl)", overrides: {}, asksNextLink: false },
+  { how: "through the next link with Grip-Last (id_cache_ttl=0)", overrides: { id_cache_ttl: "0" }, asksNextLink: true },
+] as const;
+
+describe.skipIf(!enabled)("subscribing while a change is published", () => {
+  test.each(RECOVERIES)("a change published after the hub answered a hold but before the node subscribed reaches the viewer once, $how", async ({ overrides, asksNextLink }) => {
+    const raceDir = join(dir.path, `race-${Object.keys(overrides).length}`);
+    let raceHub: RunningHub | null = null;
+    const relay = holdingRelay(() => raceHub?.url ?? "");
+    const prepared = await preparePushpin(join(raceDir, "pushpin"), KEY, overrides);
+    let node: RunningPushpin | null = null;
+    try {
+      raceHub = await startHub({
+        cmd: [binary],
+        args: ["--db", join(raceDir, "hub.db")],
+        env: { PROVISION_AGENTS: PROVISION, POLL_MIN_SECONDS: "1", GRIP_URL: prepared.publishUrl, GRIP_KEY: KEY, METRICS_TOKEN: "metrics-token-0123456789" },
+      });
+      node = await prepared.start(relay.url);
+      await change(raceHub);
+      const direct = new RawStream(await fetch(`${raceHub.url}${STREAM}`));
+      await direct.until((text) => frames(text) === 1);
+      const publishedMetric = `hub_grip_published_total{proxy="${new URL(prepared.publishUrl).host}"}`;
+      const publishedBefore = metric(await metrics(raceHub), publishedMetric);
+
+      relay.holdNext();
+      const pending = fetch(`${node.url}${STREAM}`);
+      const deadline = Date.now() + 10_000;
+      while (relay.heldPrevIds.length === 0) {
+        if (Date.now() > deadline) throw new Error(`the hub's hold answer never reached the relay:\n${node.output()}`);
+        await Bun.sleep(10);
+      }
+      expect(relay.heldPrevIds[0]).toBe(String(idsOf(direct.text)[0]));
+      // The change is published, and taken by the node, while the hold answer is still on its way.
+      await change(raceHub);
+      await direct.until((text) => frames(text) === 2);
+      while (metric(await metrics(raceHub), publishedMetric) < publishedBefore + 1) {
+        if (Date.now() > deadline) throw new Error("the node never took the publish");
+        await Bun.sleep(10);
+      }
+      relay.release();
+
+      const proxied = new RawStream(await pending);
+      await proxied.until((text) => frames(text) === 2, 10_000);
+      expect(proxied.text).toBe(direct.text);
+      if (asksNextLink) expect(relay.gripLasts).toContain(`incentives.Windows; last-id=${relay.heldPrevIds[0]}`);
+      // And nothing twice afterwards.
+      await Bun.sleep(300);
+      await change(raceHub);
+      for (const stream of [direct, proxied]) await stream.until((text) => frames(text) === 3);
+      expect(proxied.text).toBe(direct.text);
+      await Promise.all([direct.cancel(), proxied.cancel()]);
+    } finally {
+      await node?.kill();
+      await raceHub?.stop();
+      relay.stop();
+    }
+  }, 45_000);
 });

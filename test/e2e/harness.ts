@@ -1,16 +1,11 @@
 /** Starting real hub processes (from source or the compiled binary) for end-to-end tests. */
 import { join } from "node:path";
+import { freePort } from "../../scripts/support/ports.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const SOURCE_CMD = [process.execPath, join(ROOT, "src", "main.ts")];
 
-export async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port;
-  await probe.stop(true);
-  if (port === undefined) throw new Error("no free port");
-  return port;
-}
+export { freePort };
 
 export interface RunningHub {
   readonly proc: Bun.Subprocess<"ignore", "pipe", "pipe">;

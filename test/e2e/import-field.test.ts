@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
-import { createFieldDb, createFieldSchema, fieldToken, sha256, type FieldFixture } from "../field-fixture.ts";
+import { createFieldDb, createFieldSchema, FIELD_SYNCED_PASSKEY_FLAGS, fieldToken, sha256, type FieldFixture } from "../field-fixture.ts";
 import { compiledHub } from "./compiled.ts";
 import { runCli, startHub, type RunningHub } from "./harness.ts";
 
@@ -138,7 +138,9 @@ describe("hub import-field", () => {
     expect(users.status).toBe(200);
   });
 
-  test("the admin passes the second factor with the old passkey", async () => {
+  test("the admin passes the second factor with the old passkey, which keeps its flags: a synced passkey", async () => {
+    // Carried as the field stored them, before any sign-in here could refresh them.
+    expect(rows(db, "SELECT flags FROM passkeys")).toEqual([{ flags: FIELD_SYNCED_PASSKEY_FLAGS }]);
     const alice = new Client(hub.url);
     await alice.login("Alice", field.admin.password);
     const challenge = await alice.call("POST", "/api/v1/auth/mfa/passkeys/challenge");
@@ -147,7 +149,7 @@ describe("hub import-field", () => {
     const verified = await alice.call("POST", "/api/v1/auth/mfa/passkeys/verification", assertion);
     expect(verified.status).toBe(200);
     const listed = await alice.call("GET", "/api/v1/auth/mfa/passkeys");
-    expect(listed.body.passkeys).toMatchObject([{ label: "laptop" }]);
+    expect(listed.body.passkeys).toMatchObject([{ label: "laptop", backupEligible: true, backedUp: true }]);
   });
 
   test("a script calls with the old bpi_ API key, as its owner", async () => {
@@ -257,6 +259,20 @@ describe("hub import-field, twice and refused", () => {
     expect(fingerprint(db)).toBe(before);
   });
 
+  test("passkeys of a field database from before it kept flags (schema 3) arrive with their flags unknown", async () => {
+    const path = join(scratch(), "schema3.db");
+    const sqlite = createFieldSchema(path, 3);
+    const now = Date.now();
+    sqlite.query("INSERT INTO users (username, role, enabled, created_at, updated_at) VALUES ('dave', 'user', 1, ?, ?)").run(now, now);
+    sqlite.query("INSERT INTO webauthn_credentials (user_id, credential_id, public_key, counter, label, created_at) VALUES (1, 'AAAA', 'AAAA', 0, 'old key', ?)").run(now);
+    sqlite.close();
+    const target = join(scratch(), "hub.db");
+    const result = await runCli(["import-field", "--from", path, "--db", target], { cmd: [hubBinary] });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain("passkeys: 1 copied");
+    expect(rows(target, "SELECT label, flags FROM passkeys")).toEqual([{ label: "old key", flags: null }]);
+  });
+
   test("large files show progress", async () => {
     const big = await createFieldDb(join(scratch(), "big.db"), { readings: 120_000, origin: "http://localhost" });
     const result = await runCli(["import-field", "--from", big.path, "--db", join(scratch(), "hub.db"), "--dry-run"], { cmd: [hubBinary] });
@@ -301,6 +317,15 @@ describe("hub import-field, twice and refused", () => {
       sqlite.exec("PRAGMA user_version = 5");
       sqlite.close();
       await refused(path, "has schema version 5 of the field's hub, newer than the 4 this importer knows");
+    });
+
+    test("passkey flags that are not one byte", async () => {
+      const path = join(scratch(), "flags.db");
+      copyFileSync(field.path, path);
+      const sqlite = new Database(path);
+      sqlite.exec("UPDATE webauthn_credentials SET flags = 300");
+      sqlite.close();
+      await refused(path, "the flags of the field's passkey 1 are not one byte (0 to 255)");
     });
 
     test("a username that already exists with other data", async () => {

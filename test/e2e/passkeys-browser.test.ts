@@ -56,6 +56,8 @@ interface PasskeyBody {
   label: string | null;
   createdAt: number;
   lastUsedAt: number | null;
+  backupEligible: boolean | null;
+  backedUp: boolean | null;
 }
 
 describe.skipIf(!available)("passkeys through dist/hub in Chromium", () => {
@@ -89,8 +91,9 @@ describe.skipIf(!available)("passkeys through dist/hub in Chromium", () => {
 
     const cdp: CDPSession = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable");
+    // A platform authenticator whose passkeys sync (backup eligible, backed up), as a phone's or a password manager's do.
     const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, defaultBackupEligibility: true, defaultBackupState: true },
     });
 
     expect((await page.goto(`${origin}/healthz`))?.status()).toBe(200);
@@ -109,7 +112,7 @@ describe.skipIf(!available)("passkeys through dist/hub in Chromium", () => {
     expect(stored.credentials.map((c) => c.rpId)).toEqual(["localhost"]);
 
     const registered = await call<{ passkey: PasskeyBody }>(page, "POST", "/api/v1/auth/mfa/passkeys", { response: created, label: "virtual authenticator" });
-    expect(registered).toEqual({ status: 201, body: { passkey: { id: expect.any(Number), label: "virtual authenticator", createdAt: expect.any(Number), lastUsedAt: null } } });
+    expect(registered).toEqual({ status: 201, body: { passkey: { id: expect.any(Number), label: "virtual authenticator", createdAt: expect.any(Number), lastUsedAt: null, backupEligible: true, backedUp: true } } });
     const passkey = registered.body.passkey;
 
     expect(await call(page, "GET", "/api/v1/auth/mfa/passkeys")).toEqual({ status: 200, body: { passkeys: [passkey] } });

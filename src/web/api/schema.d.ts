@@ -1180,6 +1180,8 @@ export interface components {
       /** @description Registered (epoch ms) */
       createdAt: number;
       lastUsedAt: number | null;
+      backupEligible: boolean | null;
+      backedUp: boolean | null;
     };
     /**
      * PasskeyRequestOptions

@@ -233,6 +233,8 @@ export const de: Messages = {
   "account.passkey.add": "Passkey hinzufügen",
   "account.passkey.none": "Noch keine Passkeys.",
   "account.passkey.unnamed": "Passkey",
+  "account.passkey.synced": "synchronisiert",
+  "account.passkey.oneDevice": "nur auf einem Gerät",
   "account.passkey.cancelled": "Es wurde kein Passkey verwendet: Die Anfrage wurde abgebrochen oder ist abgelaufen.",
   "account.passkey.known": "Auf diesem Gerät gibt es bereits einen Passkey für dein Konto.",
   "account.passkey.failed": "Der Passkey hat nicht funktioniert: {detail}",

@@ -229,6 +229,8 @@ export const en = {
   "account.passkey.add": "Add a passkey",
   "account.passkey.none": "No passkeys yet.",
   "account.passkey.unnamed": "Passkey",
+  "account.passkey.synced": "synced",
+  "account.passkey.oneDevice": "on one device only",
   "account.passkey.cancelled": "No passkey was used: the request was cancelled or timed out.",
   "account.passkey.known": "This device already holds a passkey for your account.",
   "account.passkey.failed": "The passkey did not work: {detail}",

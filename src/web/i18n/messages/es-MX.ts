@@ -233,6 +233,8 @@ export const esMX: Messages = {
   "account.passkey.add": "Agregar una llave de acceso",
   "account.passkey.none": "Todavía no hay llaves de acceso.",
   "account.passkey.unnamed": "Llave de acceso",
+  "account.passkey.synced": "sincronizada",
+  "account.passkey.oneDevice": "solo en un dispositivo",
   "account.passkey.cancelled": "No se usó ninguna llave de acceso: la solicitud se canceló o se agotó el tiempo.",
   "account.passkey.known": "Este dispositivo ya tiene una llave de acceso para tu cuenta.",
   "account.passkey.failed": "La llave de acceso no funcionó: {detail}",

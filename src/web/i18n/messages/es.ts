@@ -233,6 +233,8 @@ export const es: Messages = {
   "account.passkey.add": "Añadir una llave de acceso",
   "account.passkey.none": "Aún no hay llaves de acceso.",
   "account.passkey.unnamed": "Llave de acceso",
+  "account.passkey.synced": "sincronizada",
+  "account.passkey.oneDevice": "solo en un dispositivo",
   "account.passkey.cancelled": "No se ha usado ninguna llave de acceso: la solicitud se canceló o caducó.",
   "account.passkey.known": "Este dispositivo ya tiene una llave de acceso para tu cuenta.",
   "account.passkey.failed": "La llave de acceso no ha funcionado: {detail}",

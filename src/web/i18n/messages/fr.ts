@@ -233,6 +233,8 @@ export const fr: Messages = {
   "account.passkey.add": "Ajouter une clé d'accès",
   "account.passkey.none": "Aucune clé d'accès pour l'instant.",
   "account.passkey.unnamed": "Clé d'accès",
+  "account.passkey.synced": "synchronisée",
+  "account.passkey.oneDevice": "sur un seul appareil",
   "account.passkey.cancelled": "Aucune clé d'accès n'a été utilisée : la demande a été annulée ou a expiré.",
   "account.passkey.known": "Cet appareil contient déjà une clé d'accès pour votre compte.",
   "account.passkey.failed": "La clé d'accès n'a pas fonctionné : {detail}",

@@ -233,6 +233,8 @@ export const it: Messages = {
   "account.passkey.add": "Aggiungi una passkey",
   "account.passkey.none": "Ancora nessuna passkey.",
   "account.passkey.unnamed": "Passkey",
+  "account.passkey.synced": "sincronizzata",
+  "account.passkey.oneDevice": "solo su un dispositivo",
   "account.passkey.cancelled": "Nessuna passkey usata: la richiesta è stata annullata o è scaduta.",
   "account.passkey.known": "Questo dispositivo contiene già una passkey per il tuo account.",
   "account.passkey.failed": "La passkey non ha funzionato: {detail}",

@@ -233,6 +233,8 @@ export const ja: Messages = {
   "account.passkey.add": "パスキーを追加",
   "account.passkey.none": "パスキーはまだありません。",
   "account.passkey.unnamed": "パスキー",
+  "account.passkey.synced": "同期済み",
+  "account.passkey.oneDevice": "1台の端末のみ",
   "account.passkey.cancelled": "パスキーは使用されませんでした。リクエストがキャンセルされたか、タイムアウトしました。",
   "account.passkey.known": "このデバイスには、すでにあなたのアカウントのパスキーがあります。",
   "account.passkey.failed": "パスキーを使用できませんでした: {detail}",

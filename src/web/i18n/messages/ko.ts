@@ -233,6 +233,8 @@ export const ko: Messages = {
   "account.passkey.add": "패스키 추가",
   "account.passkey.none": "아직 패스키가 없습니다.",
   "account.passkey.unnamed": "패스키",
+  "account.passkey.synced": "동기화됨",
+  "account.passkey.oneDevice": "한 기기에만 있음",
   "account.passkey.cancelled": "패스키가 사용되지 않았습니다. 요청이 취소되었거나 시간이 초과되었습니다.",
   "account.passkey.known": "이 기기에는 이미 내 계정의 패스키가 있습니다.",
   "account.passkey.failed": "패스키가 작동하지 않았습니다: {detail}",

@@ -233,6 +233,8 @@ export const pl: Messages = {
   "account.passkey.add": "Dodaj klucz dostępu",
   "account.passkey.none": "Brak kluczy dostępu.",
   "account.passkey.unnamed": "Klucz dostępu",
+  "account.passkey.synced": "synchronizowany",
+  "account.passkey.oneDevice": "tylko na jednym urządzeniu",
   "account.passkey.cancelled": "Nie użyto klucza dostępu: żądanie anulowano lub upłynął limit czasu.",
   "account.passkey.known": "To urządzenie ma już klucz dostępu do twojego konta.",
   "account.passkey.failed": "Klucz dostępu nie zadziałał: {detail}",

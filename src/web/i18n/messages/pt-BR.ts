@@ -233,6 +233,8 @@ export const ptBR: Messages = {
   "account.passkey.add": "Adicionar uma chave de acesso",
   "account.passkey.none": "Nenhuma chave de acesso ainda.",
   "account.passkey.unnamed": "Chave de acesso",
+  "account.passkey.synced": "sincronizada",
+  "account.passkey.oneDevice": "só em um dispositivo",
   "account.passkey.cancelled": "Nenhuma chave de acesso foi usada: a solicitação foi cancelada ou expirou.",
   "account.passkey.known": "Este dispositivo já tem uma chave de acesso para sua conta.",
   "account.passkey.failed": "A chave de acesso não funcionou: {detail}",

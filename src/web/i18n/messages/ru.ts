@@ -233,6 +233,8 @@ export const ru: Messages = {
   "account.passkey.add": "Добавить ключ доступа",
   "account.passkey.none": "Ключей доступа пока нет.",
   "account.passkey.unnamed": "Ключ доступа",
+  "account.passkey.synced": "синхронизирован",
+  "account.passkey.oneDevice": "только на одном устройстве",
   "account.passkey.cancelled": "Ключ доступа не использован: запрос отменён или время ожидания истекло.",
   "account.passkey.known": "На этом устройстве уже есть ключ доступа для вашего аккаунта.",
   "account.passkey.failed": "Ключ доступа не сработал: {detail}",

@@ -233,6 +233,8 @@ export const th: Messages = {
   "account.passkey.add": "เพิ่มพาสคีย์",
   "account.passkey.none": "ยังไม่มีพาสคีย์",
   "account.passkey.unnamed": "พาสคีย์",
+  "account.passkey.synced": "ซิงค์แล้ว",
+  "account.passkey.oneDevice": "อยู่ในอุปกรณ์เดียวเท่านั้น",
   "account.passkey.cancelled": "ไม่ได้ใช้พาสคีย์ คำขอถูกยกเลิกหรือหมดเวลา",
   "account.passkey.known": "อุปกรณ์นี้มีพาสคีย์สำหรับบัญชีของคุณอยู่แล้ว",
   "account.passkey.failed": "พาสคีย์ใช้งานไม่ได้: {detail}",

@@ -233,6 +233,8 @@ export const tr: Messages = {
   "account.passkey.add": "Geçiş anahtarı ekle",
   "account.passkey.none": "Henüz geçiş anahtarı yok.",
   "account.passkey.unnamed": "Geçiş anahtarı",
+  "account.passkey.synced": "eşitlendi",
+  "account.passkey.oneDevice": "yalnızca tek bir cihazda",
   "account.passkey.cancelled": "Geçiş anahtarı kullanılmadı: istek iptal edildi veya zaman aşımına uğradı.",
   "account.passkey.known": "Bu cihazda hesabın için zaten bir geçiş anahtarı var.",
   "account.passkey.failed": "Geçiş anahtarı çalışmadı: {detail}",

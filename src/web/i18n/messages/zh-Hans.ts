@@ -233,6 +233,8 @@ export const zhHans: Messages = {
   "account.passkey.add": "添加通行密钥",
   "account.passkey.none": "还没有通行密钥。",
   "account.passkey.unnamed": "通行密钥",
+  "account.passkey.synced": "已同步",
+  "account.passkey.oneDevice": "仅在一台设备上",
   "account.passkey.cancelled": "未使用通行密钥：请求已取消或超时。",
   "account.passkey.known": "此设备上已有你账户的通行密钥。",
   "account.passkey.failed": "通行密钥无法使用：{detail}",

@@ -233,6 +233,8 @@ export const zhHant: Messages = {
   "account.passkey.add": "新增通行金鑰",
   "account.passkey.none": "尚無通行金鑰。",
   "account.passkey.unnamed": "通行金鑰",
+  "account.passkey.synced": "已同步",
+  "account.passkey.oneDevice": "僅在一台裝置上",
   "account.passkey.cancelled": "未使用通行金鑰：要求已取消或逾時。",
   "account.passkey.known": "此裝置上已有你帳戶的通行金鑰。",
   "account.passkey.failed": "通行金鑰無法使用：{detail}",

@@ -57,6 +57,7 @@ function PasskeyItem({ passkey, onRemoved }: { passkey: Passkey; onRemoved: () =
         <p class="account-item-meta">
           {t("account.added", { date: formatDateTime(passkey.createdAt) })} ·{" "}
           {passkey.lastUsedAt === null ? t("account.neverUsed") : t("account.lastUsed", { date: formatDateTime(passkey.lastUsedAt) })}
+          {passkey.backedUp ? ` · ${t("account.passkey.synced")}` : passkey.backupEligible === false ? ` · ${t("account.passkey.oneDevice")}` : ""}
         </p>
         <FormError error={action.error} />
       </div>

@@ -1,11 +1,14 @@
 /**
- * Debian's Pushpin for end-to-end tests: each instance gets its own
- * directory (runner, ZeroMQ sockets, logs) and free loopback ports, built
- * from the deploy recipe's configuration so the recipe itself is tested.
+ * Debian's Pushpin for the end-to-end tests and the GRIP bench: each instance
+ * gets its own directory (runner, ZeroMQ sockets, logs) and free loopback
+ * ports, built from the deploy recipe's configuration so the recipe itself is
+ * tested.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, ROOT } from "./harness.ts";
+import { freePort } from "./ports.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
 
 export const PUSHPIN = Bun.which("pushpin");
 
@@ -54,9 +57,17 @@ interface Ports {
   readonly command: number;
 }
 
-/** The recipe's pushpin.conf with this instance's directory, ports and key. */
-function configFor(dir: string, ports: Ports, key: string): string {
-  const recipe = readFileSync(join(ROOT, "deploy", "pushpin", "pushpin.conf"), "utf8");
+/** Settings of pushpin.conf that differ from the recipe's for one instance, by name (`id_cache_ttl`: "0"). */
+export type PushpinOverrides = Readonly<Record<string, string>>;
+
+/** The recipe's pushpin.conf with this instance's directory, ports and key, and any overrides. */
+function configFor(dir: string, ports: Ports, key: string, overrides: PushpinOverrides): string {
+  let recipe = readFileSync(join(ROOT, "deploy", "pushpin", "pushpin.conf"), "utf8");
+  for (const [name, value] of Object.entries(overrides)) {
+    const line = new RegExp(`^${name}=.*$`, "m");
+    if (!line.test(recipe)) throw new Error(`the recipe's pushpin.conf has no ${name}= to override`);
+    recipe = recipe.replace(line, `${name}=${value}`);
+  }
   return recipe
     .replace(/^rundir=.*$/m, `rundir=${join(dir, "run")}`)
     .replace(/^logdir=.*$/m, `logdir=${join(dir, "log")}`)
@@ -76,18 +87,18 @@ export interface PreparedPushpin {
 }
 
 /** Picks the ports first, so that the hub can be told the publish endpoint before either runs. */
-export async function preparePushpin(dir: string, key: string): Promise<PreparedPushpin> {
+export async function preparePushpin(dir: string, key: string, overrides: PushpinOverrides = {}): Promise<PreparedPushpin> {
   const ports = { http: await freePort(), publish: await freePort(), pull: await freePort(), sub: await freePort(), command: await freePort() };
-  return { publishUrl: `http://127.0.0.1:${ports.publish}`, start: (hubUrl) => startPushpin(dir, hubUrl, key, ports) };
+  return { publishUrl: `http://127.0.0.1:${ports.publish}`, start: (hubUrl) => startPushpin(dir, hubUrl, key, ports, overrides) };
 }
 
-async function startPushpin(dir: string, hubUrl: string, key: string, ports: Ports): Promise<RunningPushpin> {
+async function startPushpin(dir: string, hubUrl: string, key: string, ports: Ports, overrides: PushpinOverrides): Promise<RunningPushpin> {
   mkdirSync(join(dir, "run"), { recursive: true });
   mkdirSync(join(dir, "log"), { recursive: true });
   const hub = new URL(hubUrl);
   const routes = readFileSync(join(ROOT, "deploy", "pushpin", "routes"), "utf8").replace(/^\*\s+\S+/m, `* ${hub.hostname}:${hub.port}`);
   writeFileSync(join(dir, "routes"), routes);
-  writeFileSync(join(dir, "pushpin.conf"), configFor(dir, ports, key));
+  writeFileSync(join(dir, "pushpin.conf"), configFor(dir, ports, key, overrides));
   const chunks: string[] = [];
   let proc: Bun.Subprocess<"ignore", "pipe", "pipe"> | null = null;
   const url = `http://127.0.0.1:${ports.http}`;
