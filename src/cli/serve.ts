@@ -1,7 +1,6 @@
 import { dirname, join } from "node:path";
 import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
-import { latencyHost } from "../domain/catalogue.ts";
 import { pageHeads } from "../share/head.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
@@ -73,7 +72,7 @@ export const serve: Command = {
       log.info("demo mode: a throw-away database, removed at exit", { db: demo.db, readings: world.readings, days: DEMO_DAYS, admin: DEMO_ADMIN });
     }
     const https = config.origin.startsWith("https:");
-    const csp = htmlCsp(config.latencyProbes ? config.catalogue.regions.map((r) => latencyHost(r.id)) : []);
+    const csp = htmlCsp(config.latencyProbes ? config.catalogue.regions.map((r) => r.latencyHost) : []);
     const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, notFoundPage: webNotFoundPage(https, csp) });
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });

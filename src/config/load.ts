@@ -4,7 +4,7 @@
  * whose message is the single line the CLI prints before exiting with code 2.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { Catalogue, regionProblem, flagEmoji, type Region } from "../domain/catalogue.ts";
+import { Catalogue, regionOf, regionProblem, type Region } from "../domain/catalogue.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import {
   CONFIG_OPTION,
@@ -393,18 +393,23 @@ function envProvisioned(env: Env, knownRegion: (id: string) => boolean): Provisi
     });
 }
 
+const REGION_KEYS = new Set(["id", "name", "tz", "flag", "latencyHost"]);
+
 function parseRegions(value: unknown, file: string): Region[] {
-  if (!Array.isArray(value)) throw new ConfigError(`regions in ${file} must be a list of { id, name, tz, flag? }`);
+  if (!Array.isArray(value)) throw new ConfigError(`regions in ${file} must be a list of { id, name, tz, flag?, latencyHost? }`);
   const added: Region[] = [];
   const known = new Catalogue().regions;
   for (const item of value) {
     const record = (item ?? {}) as Record<string, unknown>;
-    const region: Region = {
+    const unknownKey = Object.keys(record).find((key) => !REGION_KEYS.has(key));
+    if (unknownKey !== undefined) throw new ConfigError(`invalid region in ${file}: unknown key "${unknownKey}" (allowed: ${[...REGION_KEYS].join(", ")})`);
+    const region = regionOf({
       id: String(record.id ?? ""),
       name: String(record.name ?? ""),
       tz: String(record.tz ?? ""),
-      flag: typeof record.flag === "string" ? (record.flag.length === 2 ? flagEmoji(record.flag) : record.flag) : "",
-    };
+      flag: typeof record.flag === "string" ? record.flag : undefined,
+      latencyHost: record.latencyHost === undefined ? undefined : String(record.latencyHost),
+    });
     const problem = regionProblem(region, [...known, ...added]);
     if (problem) throw new ConfigError(`invalid region in ${file}: ${problem}`);
     added.push(region);

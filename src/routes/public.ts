@@ -1,7 +1,7 @@
 /** Public reads of the live data: site meta, incentives and coverage (under the read gate). */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
-import { latencyHost, PLATFORMS } from "../domain/catalogue.ts";
+import { PLATFORMS } from "../domain/catalogue.ts";
 import type { Access } from "../http/access.ts";
 import type { IncentivesReplies } from "../http/incentives.ts";
 import { IncentivesPayloadSchema, PlatformParams, problems, readCacheControl, requirePlatform } from "../http/schemas.ts";
@@ -63,7 +63,7 @@ export function publicRoutes(ctx: HubContext, access: Access, incentives: Incent
           agentSetupUrl: config.agentSetupUrl,
           contributeEnabled: config.contribute,
           pageSize: config.pageSize,
-          latencyHosts: config.latencyProbes ? config.catalogue.regions.map((r) => ({ region: r.id, host: latencyHost(r.id) })) : [],
+          latencyHosts: config.latencyProbes ? config.catalogue.regions.map((r) => ({ region: r.id, host: r.latencyHost })) : [],
         };
       },
       {

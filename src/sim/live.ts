@@ -31,18 +31,31 @@ export interface SimAgent {
 }
 
 /**
- * The (platform, region) of the n-th simulated agent: consecutive agents
- * take different platforms and regions, and the first platforms × regions
- * agents cover every pair once before any pair gets a second agent.
+ * The (platform, region) of the n-th simulated agent, for any number of
+ * regions: agents go round the platforms × regions pairs, every pair once
+ * before any pair twice, so `count` agents cover each pair ⌊count / pairs⌋ or
+ * ⌈count / pairs⌉ times. Consecutive agents take different platforms and,
+ * with more than two regions, different regions. Pair k takes platform
+ * k mod platforms and region (k + ⌊k / lcm⌋) mod regions: the first lcm
+ * pairs are the Chinese remainders, and each later block of lcm shifts the
+ * region by one, so the gcd(platforms, regions) blocks meet distinct pairs.
  */
 export function slotOfAgent(n: number, regions: readonly Region[]): { platform: Platform; region: Region } {
   const r = regions.length;
   const p = PLATFORMS.length;
-  const round = Math.floor(n / r) % p;
-  const platform = PLATFORMS[n % p] ?? "Windows";
-  const region = regions[(n + round) % r];
+  const k = n % (p * r);
+  const block = Math.floor(k / leastCommonMultiple(p, r));
+  const platform = PLATFORMS[k % p] ?? "Windows";
+  const region = regions[(k + block) % r];
   if (!region) throw new Error("the catalogue has no regions");
   return { platform, region };
+}
+
+function leastCommonMultiple(a: number, b: number): number {
+  let x = a;
+  let y = b;
+  while (y !== 0) [x, y] = [y, x % y];
+  return (a / x) * b;
 }
 
 /**

@@ -1,9 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { call, expectProblem, json, testHub } from "../helpers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
+import { call, expectProblem, json, scratchDirs, testHub } from "../helpers.ts";
 import { htmlCsp } from "../../src/http/security.ts";
 import { storeReadings } from "../history-helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
+const scratch = scratchDirs();
 const T0 = Date.parse("2026-11-21T18:00:00.000Z");
 
 function setup(env: Record<string, string> = {}) {
@@ -32,6 +36,18 @@ describe("GET /api/v1/meta", () => {
       pageSize: 12,
       latencyHosts: hub.ctx.config.catalogue.regions.map((r) => ({ region: r.id, host: `gamelift.${r.id}.amazonaws.com` })),
     });
+  });
+
+  test("an operator's region is timed at its own latencyHost, or at its GameLift host when it names none", async () => {
+    const config = join(scratch(), "hub.yaml");
+    writeFileSync(config, "regions:\n  - { id: me-south-1, name: Bahrain, tz: Asia/Bahrain }\n  - { id: xx-own-1, name: Own, tz: UTC, latencyHost: ping.example.net }\n");
+    const { hub } = setup({ HUB_CONFIG: config });
+    const { latencyHosts } = await json<{ latencyHosts: { region: string; host: string }[] }>(await call(hub, "GET", "/api/v1/meta"));
+    expect(latencyHosts.length).toBe(BUILT_IN_REGIONS.length + 2);
+    expect(latencyHosts.slice(-2)).toEqual([
+      { region: "me-south-1", host: "gamelift.me-south-1.amazonaws.com" },
+      { region: "xx-own-1", host: "ping.example.net" },
+    ]);
   });
 
   test("latencyHosts is empty with LATENCY_PROBES off, and the page's CSP then allows no other origin", async () => {
@@ -119,7 +135,7 @@ describe("GET /api/v1/platforms/{platform}/coverage", () => {
     expect(response.headers.get("cache-control")).toBe("public, max-age=30, stale-while-revalidate=120");
     const body = await json<{ platform: string; regions: { region: string; agents: number; freshAgents: number; displayName: string; flag: string }[] }>(response);
     expect(body.platform).toBe("Windows");
-    expect(body.regions.length).toBe(15);
+    expect(body.regions.length).toBe(BUILT_IN_REGIONS.length);
     expect(body.regions[0]).toEqual({ region: "eu-west-1", displayName: "EU West (Ireland)", flag: "🇮🇪", agents: 2, freshAgents: 1 });
     expect(body.regions.find((r) => r.region === "us-east-1")).toMatchObject({ agents: 0, freshAgents: 0 });
     expect((await call(hub, "GET", "/api/v1/platforms/Xbox/coverage")).status).toBe(404);

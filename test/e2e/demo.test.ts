@@ -7,10 +7,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
+import { BUILT_IN_REGIONS, PLATFORMS } from "../../src/domain/catalogue.ts";
 import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, until } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub } from "./harness.ts";
 
+/** The demo runs one agent per platform × region pair of the built-in catalogue. */
+const PAIRS = PLATFORMS.length * BUILT_IN_REGIONS.length;
 const browserAvailable = chromiumAvailable("the demo's admin path in Chromium");
 
 interface AdminAgent {
@@ -26,11 +29,11 @@ describe("demo mode", () => {
     let db = "";
     try {
       const meta = (await (await fetch(`${hub.url}/api/v1/meta`)).json()) as { platforms: string[] };
-      expect(meta.platforms).toEqual(["Windows", "EGS", "GRDK"]);
+      expect(meta.platforms).toEqual([...PLATFORMS]);
       for (const platform of meta.platforms) {
         const payload = (await (await fetch(`${hub.url}/api/v1/platforms/${platform}/incentives`)).json()) as { status: string; regions: { isReal: boolean }[] };
         expect(payload.status).toBe("ok");
-        expect(payload.regions.length).toBe(15);
+        expect(payload.regions.length).toBe(BUILT_IN_REGIONS.length);
         expect(payload.regions.every((r) => r.isReal)).toBe(true);
       }
       const history = (await (await fetch(`${hub.url}/api/v1/platforms/EGS/regions/ap-south-1/history?from=0`)).json()) as { firstAt: number; lastAt: number };
@@ -65,7 +68,7 @@ describe("demo mode", () => {
       const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
       const listed = (await (await fetch(`${hub.url}/api/v1/admin/agents`, { headers: { cookie } })).json()) as { agents: AdminAgent[] };
       // One agent per platform and region, each reporting; no disabled placeholders for the history.
-      expect(listed.agents.length).toBe(45);
+      expect(listed.agents.length).toBe(PAIRS);
       expect(listed.agents.every((a) => a.enabled && a.lastReadingAt !== null)).toBe(true);
       expect(listed.agents.some((a) => a.label === "simulated history")).toBe(false);
 
@@ -80,7 +83,7 @@ describe("demo mode", () => {
           await page.getByRole("button", { name: "Sign in" }).click();
           await page.getByRole("link", { name: "Admin", exact: true }).click();
           await until(async () => new URL(page.url()).pathname, (p) => p === "/admin", "admin page");
-          await until(() => page.locator("tr[data-agent]").count(), (n) => n === 45, "45 agents listed");
+          await until(() => page.locator("tr[data-agent]").count(), (n) => n === PAIRS, `${PAIRS} agents listed`);
           await textHas(page.locator("tr[data-agent]").first(), "Reporting");
           expect(await axeViolations(page)).toEqual([]);
           await screenshot(page, "demo-admin");

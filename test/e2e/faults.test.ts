@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
 import { scratchDirs } from "../helpers.ts";
 import { SseReader } from "../live-helpers.ts";
 import { startHub } from "./harness.ts";
@@ -123,7 +124,8 @@ describe("faults", () => {
 
   test("a client that stops reading is dropped without delaying others or growing memory without bound", async () => {
     const db = join(scratch(), "hub.db");
-    const list = agents(15).map((a, i) => ({ ...a, region: ["eu-west-1", "eu-west-2", "eu-central-1", "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ca-central-1", "sa-east-1", "ap-southeast-1", "ap-southeast-2", "ap-northeast-1", "ap-northeast-2", "ap-east-1", "ap-south-1"][i] ?? "eu-west-1" }));
+    // One agent in every region of the catalogue.
+    const list = agents(BUILT_IN_REGIONS.length).map((a, i) => ({ ...a, region: BUILT_IN_REGIONS[i]?.id ?? a.region }));
     const hub = await startHub({
       args: ["--db", db],
       env: { PROVISION_AGENTS: provision(list), ADMIN_BOOTSTRAP_USER: "root", ADMIN_BOOTSTRAP_PASSWORD: "correct horse battery", MFA_ENFORCED_ROLES: "", METRICS_TOKEN: "fault-metrics-token-1" },

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ConfigError, configFrom, parseArgs, unquote, type Config, type Env } from "../../src/config/load.ts";
 import { fileVariant, OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { provisionAgents } from "../../src/db/agents.ts";
+import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
 import { memoryDb, tempDir } from "../helpers.ts";
 
 const load = (argv: string[] = [], env: Env = {}): Config => configFrom(argv, env).config;
@@ -137,8 +138,8 @@ describe("config file", () => {
     expect(c.corsOrigins).toEqual({ kind: "list", origins: ["https://a.example.org", "https://b.example.org"] });
     expect(c.mfaEnforcedRoles).toEqual([]);
     expect(c.provision).toEqual([{ id: "a1", token: TOKEN, region: "eu-west-1", provider: "steam", label: "Attic", source: `provision[0] in ${yaml}` }]);
-    expect(c.catalogue.region("me-south-1")?.flag).toBe("\u{1F1E7}\u{1F1ED}");
-    expect(c.catalogue.regions.length).toBe(16);
+    expect(c.catalogue.region("me-south-1")).toMatchObject({ flag: "\u{1F1E7}\u{1F1ED}", country: "BH", zones: [], latencyHost: "gamelift.me-south-1.amazonaws.com" });
+    expect(c.catalogue.regions.length).toBe(BUILT_IN_REGIONS.length + 1);
   });
 
   test("JSON works too", () => {
@@ -158,6 +159,8 @@ describe("config file", () => {
     expect(failure(["--config", file("unset.yaml", "port: ${NOPE}\n")])).toContain("${NOPE}");
     expect(failure(["--config", file("port.yaml", "port: 0\n")])).toContain("port in");
     expect(failure(["--config", file("region.yaml", "regions:\n  - { id: bad, name: X, tz: UTC }\n")])).toContain("must match");
+    expect(failure(["--config", file("host.yaml", "regions:\n  - { id: xx-own-1, name: X, tz: UTC, latencyHost: 'ping.example.net; img-src *' }\n")])).toContain('latencyHost "ping.example.net; img-src *"');
+    expect(failure(["--config", file("typo-region.yaml", "regions:\n  - { id: xx-own-1, name: X, tz: UTC, latencyhost: ping.example.net }\n")])).toContain('unknown key "latencyhost"');
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chooseClosest, clearlyFaster, measurementDue, REMEASURE_MS } from "../../src/web/latency.ts";
-import { regionForZone, viewerRegion } from "../../src/web/regions.ts";
+import { regionForZone } from "../../src/domain/catalogue.ts";
+import { viewerRegion } from "../../src/web/regions.ts";
 
 describe("time zones the browsers report (SPEC §17.1)", () => {
   test("old IANA links map like their canonical zone", () => {
@@ -23,6 +24,9 @@ describe("time zones the browsers report (SPEC §17.1)", () => {
     expect(regionForZone("America/Lima")).toBe("sa-east-1");
     expect(regionForZone("Asia/Calcutta")).toBe("ap-south-1");
     expect(regionForZone("US/Pacific")).toBe("us-west-1");
+    // A Mexican zone is not taken for Bahia in Brazil.
+    expect(regionForZone("America/Bahia_Banderas")).toBe("us-east-1");
+    expect(regionForZone("America/Bahia")).toBe("sa-east-1");
   });
 
   test("the viewer's own choice wins over the closest region, which wins over the time zone", () => {
@@ -31,6 +35,8 @@ describe("time zones the browsers report (SPEC §17.1)", () => {
     expect(viewerRegion(shown, null, "Europe/Dublin", "eu-west-2")).toBe("eu-west-2");
     expect(viewerRegion(shown, null, "Europe/Dublin", null)).toBe("eu-west-1");
     expect(viewerRegion(shown, null, "Europe/Dublin", "ap-south-1")).toBe("eu-west-1");
+    expect(viewerRegion(shown, null, "Eire", null)).toBe("eu-west-1");
+    expect(viewerRegion(shown, null, "Asia/Tokyo", null)).toBeNull();
   });
 });
 

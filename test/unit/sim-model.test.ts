@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BUILT_IN_REGIONS, PLATFORMS } from "../../src/domain/catalogue.ts";
+import { BUILT_IN_REGIONS, PLATFORMS, regionOf, type Region } from "../../src/domain/catalogue.ts";
 import { DAY_MS, HOUR_MS, ZoneClock } from "../../src/domain/timezone.ts";
 import { inOutage, LEVELS, levelFor, readingAt, refreshStart, slotModel } from "../../src/sim/model.ts";
 import { hashInts, seededRandom } from "../../src/sim/random.ts";
@@ -155,9 +155,44 @@ describe("playing agents", () => {
   });
 
   test("agents spread over platforms and regions, every pair once before any twice", () => {
-    const pairs = Array.from({ length: 45 }, (_, n) => slotOfAgent(n, BUILT_IN_REGIONS)).map((s) => `${s.platform}/${s.region.id}`);
-    expect(new Set(pairs).size).toBe(45);
-    expect(new Set(pairs.slice(0, 3).map((p) => p.split("/")[0])).size).toBe(3);
-    expect(new Set(pairs.slice(0, 15).map((p) => p.split("/")[1])).size).toBe(15);
+    const pairs = PLATFORMS.length * BUILT_IN_REGIONS.length;
+    const slots = Array.from({ length: pairs }, (_, n) => slotOfAgent(n, BUILT_IN_REGIONS)).map((s) => `${s.platform}/${s.region.id}`);
+    expect(new Set(slots).size).toBe(pairs);
+    expect(new Set(slots.slice(0, PLATFORMS.length).map((p) => p.split("/")[0])).size).toBe(PLATFORMS.length);
+    expect(new Set(slots.slice(0, BUILT_IN_REGIONS.length).map((p) => p.split("/")[1])).size).toBe(BUILT_IN_REGIONS.length);
+  });
+
+  /** n regions of the catalogue's form: the built-in ones first, then made-up ones. */
+  const someRegions = (n: number): Region[] =>
+    Array.from({ length: n }, (_, i) => BUILT_IN_REGIONS[i] ?? regionOf({ id: `xx-extra-${i + 1}`, name: `Extra ${i + 1}`, tz: "UTC" }));
+
+  test("for any number of regions and agents, every pair is covered as evenly as possible", () => {
+    const counts = [1, 2, 3, 4, 5, 6, 15, 16, 17, 18, 30];
+    expect(counts).toContain(BUILT_IN_REGIONS.length);
+    for (const regionCount of counts) {
+      const regions = someRegions(regionCount);
+      const pairs = PLATFORMS.length * regionCount;
+      for (const agents of [pairs, pairs + 1, 2 * pairs - 1, 3 * pairs + 2]) {
+        const per = new Map<string, number>();
+        for (let n = 0; n < agents; n++) {
+          const { platform, region } = slotOfAgent(n, regions);
+          per.set(`${platform}/${region.id}`, (per.get(`${platform}/${region.id}`) ?? 0) + 1);
+        }
+        const times = [...per.values()];
+        const case_ = { regionCount, agents };
+        expect({ ...case_, covered: per.size }).toEqual({ ...case_, covered: pairs });
+        expect({ ...case_, fewest: Math.min(...times), most: Math.max(...times) }).toEqual({ ...case_, fewest: Math.floor(agents / pairs), most: Math.ceil(agents / pairs) });
+        expect({ ...case_, extra: times.filter((t) => t === Math.ceil(agents / pairs)).length }).toEqual({ ...case_, extra: agents % pairs === 0 ? pairs : agents % pairs });
+      }
+      for (let n = 1; n < 2 * pairs; n++) {
+        const [a, b] = [slotOfAgent(n - 1, regions), slotOfAgent(n, regions)];
+        expect({ regionCount, n, samePlatform: a.platform === b.platform }).toEqual({ regionCount, n, samePlatform: false });
+        if (regionCount > 2) expect({ regionCount, n, sameRegion: a.region.id === b.region.id }).toEqual({ regionCount, n, sameRegion: false });
+      }
+    }
+  });
+
+  test("an empty catalogue is an error, not an endless loop", () => {
+    expect(() => slotOfAgent(0, [])).toThrow("no regions");
   });
 });

@@ -5,6 +5,7 @@
  * operator, with no flag here, gets a neutral globe.
  */
 import { Component, type JSX } from "preact";
+import { BUILT_IN_REGIONS } from "../../domain/catalogue.ts";
 
 type Shapes = () => JSX.Element;
 
@@ -113,24 +114,8 @@ const FLAGS: Readonly<Record<string, Shapes>> = {
   ),
 };
 
-/** The country behind each built-in region (SPEC §4). */
-const COUNTRY: Readonly<Record<string, string>> = {
-  "eu-west-1": "IE",
-  "eu-west-2": "GB",
-  "eu-central-1": "DE",
-  "us-east-1": "US",
-  "us-east-2": "US",
-  "us-west-1": "US",
-  "us-west-2": "US",
-  "ca-central-1": "CA",
-  "sa-east-1": "BR",
-  "ap-southeast-1": "SG",
-  "ap-southeast-2": "AU",
-  "ap-northeast-1": "JP",
-  "ap-northeast-2": "KR",
-  "ap-east-1": "HK",
-  "ap-south-1": "IN",
-};
+/** The country behind each built-in region, from the catalogue (SPEC §4). */
+const COUNTRY: ReadonlyMap<string, string> = new Map(BUILT_IN_REGIONS.flatMap((r) => (r.country ? [[r.id, r.country] as const] : [])));
 
 const globe = () => (
   <>
@@ -141,7 +126,7 @@ const globe = () => (
 );
 
 export function hasFlag(region: string): boolean {
-  const country = COUNTRY[region];
+  const country = COUNTRY.get(region);
   return country !== undefined && FLAGS[country] !== undefined;
 }
 
@@ -153,7 +138,7 @@ export class Flag extends Component<{ region: string }> {
 
   override render() {
     const { region } = this.props;
-    const country = COUNTRY[region];
+    const country = COUNTRY.get(region);
     const shapes = (country ? FLAGS[country] : undefined) ?? globe;
     return (
       <svg class="flag" viewBox="0 0 30 20" width="24" height="16" aria-hidden="true" focusable="false" data-flag={country ?? "none"}>
