@@ -197,11 +197,13 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     const file = { agents: [...exported.agents, { tokenHash: "a".repeat(64), region: "xx-nowhere-9", provider: "steam", provisionId: "ghost" }] };
     await transfer.getByLabel("Import from a file").setInputFiles({ name: "agents.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
     await textIs(transfer.locator(".notice").last(), "Agents imported or updated: 1. Rows skipped: 1.");
+    await expectBeside(transfer.locator(".notice").last(), transfer.getByLabel("Import from a file"), "status");
     const skipped = transfer.getByRole("table", { name: "Skipped rows" }).locator("tbody tr");
     expect(await skipped.locator("td").allTextContents()).toEqual(["2", "ghost", 'unknown region "xx-nowhere-9"']);
 
     await transfer.getByLabel("Import from a file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not json") });
     await textIs(transfer.locator(".form-problem"), "notes.txt is not an agents export: expected JSON with a list of agents.");
+    await expectBeside(transfer.locator(".form-problem"), transfer.getByLabel("Import from a file"), "alert");
     expect(consoleErrors(admin)).toEqual([]);
     expect(takeRefusals()).toEqual([]);
   }, 30_000);
