@@ -29,6 +29,18 @@ export interface WebhookInput {
 
 type WebhookRow = typeof webhooks.$inferSelect;
 
+/**
+ * The refusal of a webhook with no condition (no minBonus, onStatus and
+ * onEvents false): it could never fire, and its admin would wait for alerts
+ * that never come. `id` is the webhook being changed, null for a new one.
+ * The OpenAPI description shows this very problem as its example.
+ */
+export function neverFiresProblem(id: number | null): HttpProblem {
+  const which = id === null ? "This webhook" : `Webhook ${id}`;
+  const message = "no condition is set, so it could never fire: give minBonus, or set onStatus or onEvents to true";
+  return new HttpProblem(400, `${which} has no condition: ${message}.`, { errors: [{ location: "body.minBonus", message }] });
+}
+
 /** Fields whose change can make a bonus condition hold or not. */
 const CONDITION_FIELDS = ["platforms", "regions", "roles", "minBonus", "enabled"] as const;
 
@@ -115,11 +127,7 @@ export class WebhookAdmin {
     }
   }
 
-  /**
-   * The stored columns of a webhook's conditions, from the current ones and a
-   * change. A webhook with no condition could never fire, and its admin would
-   * wait for alerts that never come, so it is refused.
-   */
+  /** The stored columns of a webhook's conditions, from the current ones and a change; a webhook left with no condition is refused. */
   private columns(base: Webhook | null, input: WebhookInput) {
     const platforms = input.platforms === undefined ? (base?.platforms ?? null) : input.platforms;
     const regions = input.regions === undefined ? (base?.regions ?? null) : input.regions;
@@ -127,13 +135,7 @@ export class WebhookAdmin {
     const minBonus = input.minBonus === undefined ? (base?.minBonus ?? null) : input.minBonus;
     const onStatus = input.onStatus ?? base?.onStatus ?? false;
     const onEvents = input.onEvents ?? base?.onEvents ?? false;
-    if (minBonus === null && !onStatus && !onEvents) {
-      const which = base === null ? "This webhook" : `Webhook ${base.id}`;
-      const message = "no condition is set, so it could never fire: give minBonus, or set onStatus or onEvents to true";
-      throw new HttpProblem(400, `${which} has no condition: ${message}.`, {
-        errors: [{ location: "body.minBonus", message }],
-      });
-    }
+    if (minBonus === null && !onStatus && !onEvents) throw neverFiresProblem(base?.id ?? null);
     return {
       platforms: platforms === null ? null : JSON.stringify(ordered(platforms, PLATFORMS)),
       regions: regions === null ? null : JSON.stringify(ordered(regions, this.deps.catalogue.regions.map((r) => r.id))),

@@ -11,14 +11,17 @@
  *   domain rather than by schema;
  * - `x-media-type`: the 200 reply's media type when it is not JSON;
  * - `x-response-headers`: `{ status: [header names] }` beyond the defaults;
- * - `x-body-optional`: true when the route also takes a request without a body.
+ * - `x-body-optional`: true when the route also takes a request without a body;
+ * - `x-problems`: `{ status: { description, examples } }`, a refusal particular
+ *   to the route: its sentence is added to the status's description and its
+ *   named examples (problem bodies) to the problem content.
  */
 import type { AnyElysia } from "elysia";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
 import { ACCESS_DESCRIPTIONS, type AccessRule } from "./access.ts";
 import { MAX_BODY_BYTES } from "./errors.ts";
 import { hostChecked } from "./host.ts";
-import { ProblemSchema, STATUS_TITLES } from "./problem.ts";
+import { ProblemSchema, STATUS_TITLES, type ProblemBody } from "./problem.ts";
 import { DOCUMENT_AS } from "./schemas.ts";
 
 export const TAGS = [
@@ -259,6 +262,12 @@ function operationId(summary: string, used: Set<string>): string {
   return id;
 }
 
+/** A refusal particular to one route, documented beside the status's general description (detail key `x-problems`). */
+export interface RouteProblem {
+  readonly description: string;
+  readonly examples: Readonly<Record<string, { readonly summary: string; readonly value: ProblemBody }>>;
+}
+
 interface Built {
   readonly operation: JsonObject;
   readonly path: string;
@@ -304,11 +313,13 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
 
   const declared: Record<string, unknown> = isObject(hooks.response) && !("type" in hooks.response) && !("anyOf" in hooks.response) ? hooks.response : {};
   const extraHeaders = (detail["x-response-headers"] ?? {}) as Record<string, readonly string[]>;
+  const routeProblems = (detail["x-problems"] ?? {}) as Record<string, RouteProblem>;
   const mediaType = typeof detail["x-media-type"] === "string" ? detail["x-media-type"] : "application/json";
   const responses: JsonObject = {};
   const statuses = new Set(Object.keys(declared).map(Number));
   for (const status of [405, 500]) statuses.add(status);
   if (hasBody) for (const status of [400, 408, 413, 415]) statuses.add(status);
+  for (const status of Object.keys(routeProblems)) statuses.add(Number(status));
   // A path parameter that does not match its schema (a malformed {id}) is refused before the handler runs.
   if (hooks.params !== undefined) statuses.add(400);
   if (hostChecked(method, route.path)) statuses.add(421);
@@ -327,9 +338,10 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
     const response: JsonObject = {};
     if (status >= 400) {
       const problem = schema === undefined || schema === ProblemSchema;
-      response.description = problemDescription(status);
+      const particular = routeProblems[String(status)];
+      response.description = particular ? `${problemDescription(status)} ${particular.description}` : problemDescription(status);
       response.content = problem
-        ? { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }
+        ? { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" }, ...(particular ? { examples: particular.examples } : {}) } }
         : { "application/json": { schema: toDocSchema(schema) } };
     } else {
       const doc = isObject(schema) ? toDocSchema(schema) : {};

@@ -23,12 +23,18 @@ export const OG_HEIGHT = 630;
 
 const COLOURS = { background: "#15171c", text: "#f2f3f5", muted: "#a3a9b5", killer: "#ff7a70", survivor: "#6cb8ff", none: "#7d8390", stale: "#9f9f9f" } as const;
 
-let ready: Promise<Uint8Array[]> | null = null;
+type RenderOptions = NonNullable<ConstructorParameters<typeof Resvg>[1]>;
 
-/** Rasterises an SVG with the embedded fonts; shared by the pictures and the icons. */
+let ready: Promise<RenderOptions> | null = null;
+
+/**
+ * Rasterises an SVG with the embedded fonts; shared by the pictures and the
+ * icons. A picture is drawn at its own size; `width` scales a drawing (the
+ * icons, one source drawing for every size).
+ */
 export async function rasterise(svg: string, width?: number): Promise<Uint8Array<ArrayBuffer>> {
-  const fonts = await renderer();
-  const resvg = new Resvg(svg, { font: { fontBuffers: fonts, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" }, ...(width ? { fitTo: { mode: "width", value: width } } : {}) });
+  const options = await renderer();
+  const resvg = new Resvg(svg, width ? { ...options, fitTo: { mode: "width", value: width } } : options);
   try {
     const image = resvg.render();
     try {
@@ -41,11 +47,12 @@ export async function rasterise(svg: string, width?: number): Promise<Uint8Array
   }
 }
 
-/** Loads the WebAssembly module and the fonts once, on the first picture. */
-function renderer(): Promise<Uint8Array[]> {
+/** Loads the WebAssembly module and the fonts, and builds the render options, once, on the first picture. */
+function renderer(): Promise<RenderOptions> {
   ready ??= (async () => {
     await initWasm(await Bun.file(wasmPath).arrayBuffer());
-    return await Promise.all([Bun.file(regularPath).bytes(), Bun.file(boldPath).bytes()]);
+    const fontBuffers = await Promise.all([Bun.file(regularPath).bytes(), Bun.file(boldPath).bytes()]);
+    return { font: { fontBuffers, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" } };
   })();
   return ready;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HUB_NAME, HUB_VERSION } from "../../src/version.ts";
+import { adminHub } from "../admin-helpers.ts";
 import { call, json, testHub } from "../helpers.ts";
 import { deref } from "../json-schema.ts";
 
@@ -79,6 +80,39 @@ describe("OpenAPI description", () => {
       expect(Array.isArray(op.security)).toBe(true);
       for (const tag of op.tags ?? []) expect({ path, tag, declared: doc.tags.some((t) => t.name === tag) }).toEqual({ path, tag, declared: true });
     }
+  });
+});
+
+describe("a refusal particular to a route", () => {
+  type Example = { summary: string; value: { title: string; status: number; detail: string; errors: { location: string; message: string }[] } };
+  type Described = { description: string; content: Record<string, { schema: unknown; examples?: Record<string, Example> }> };
+
+  test("a webhook that could never fire: the 400 of create and change describes it, with the hub's own problem as the example", async () => {
+    const { hub, admin } = await adminHub();
+    const doc = await json<{ paths: Record<string, Record<string, { responses: Record<string, Described> }>> }>(await call(hub, "GET", "/openapi.json"));
+    const refusals = { post: doc.paths["/api/v1/admin/webhooks"]?.post?.responses["400"], patch: doc.paths["/api/v1/admin/webhooks/{id}"]?.patch?.responses["400"] };
+    for (const refusal of Object.values(refusals)) {
+      expect(refusal?.description).toStartWith("Bad Request: the input is malformed or breaks a rule; `errors` names each field. A webhook that could never fire is refused too");
+      expect(Object.keys(refusal?.content ?? {})).toEqual(["application/problem+json"]);
+      expect(refusal?.content["application/problem+json"]?.schema).toEqual({ $ref: "#/components/schemas/Problem" });
+      expect(refusal?.content["application/problem+json"]?.examples?.neverFires?.summary).toBe("No condition: the webhook could never fire");
+    }
+    // Other routes keep the general description, without examples.
+    expect(doc.paths["/api/v1/admin/users"]?.post?.responses["400"]?.content["application/problem+json"]?.examples).toBeUndefined();
+
+    // The examples are what the hub answers.
+    const url = "https://hooks.example.org/never";
+    const created = await admin.json("POST", "/api/v1/admin/webhooks", { url, format: "json" });
+    expect(created.status).toBe(400);
+    expect(created.response.headers.get("content-type")).toStartWith("application/problem+json");
+    expect(created.body).toEqual(refusals.post?.content["application/problem+json"]?.examples?.neverFires?.value ?? {});
+    const made = await admin.json<{ webhook: { id: number } }>("POST", "/api/v1/admin/webhooks", { url, format: "json", onStatus: true });
+    const changed = await admin.json("PATCH", `/api/v1/admin/webhooks/${made.body.webhook.id}`, { onStatus: false });
+    expect(changed.status).toBe(400);
+    const example = refusals.patch?.content["application/problem+json"]?.examples?.neverFires?.value;
+    const exampleId = /^Webhook (\d+) has no condition/.exec(example?.detail ?? "")?.[1];
+    expect(exampleId).toBeDefined();
+    expect(changed.body).toEqual(JSON.parse(JSON.stringify(example).replaceAll(`Webhook ${exampleId} `, `Webhook ${made.body.webhook.id} `)));
   });
 });
 

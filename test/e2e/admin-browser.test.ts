@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until, pageCall as call } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, expectBeside, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until, pageCall as call } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
@@ -197,11 +197,13 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     const file = { agents: [...exported.agents, { tokenHash: "a".repeat(64), region: "xx-nowhere-9", provider: "steam", provisionId: "ghost" }] };
     await transfer.getByLabel("Import from a file").setInputFiles({ name: "agents.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
     await textIs(transfer.locator(".notice").last(), "Agents imported or updated: 1. Rows skipped: 1.");
+    await expectBeside(transfer.locator(".notice").last(), transfer.getByLabel("Import from a file"), "status");
     const skipped = transfer.getByRole("table", { name: "Skipped rows" }).locator("tbody tr");
     expect(await skipped.locator("td").allTextContents()).toEqual(["2", "ghost", 'unknown region "xx-nowhere-9"']);
 
     await transfer.getByLabel("Import from a file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not json") });
     await textIs(transfer.locator(".form-problem"), "notes.txt is not an agents export: expected JSON with a list of agents.");
+    await expectBeside(transfer.locator(".form-problem"), transfer.getByLabel("Import from a file"), "alert");
     expect(consoleErrors(admin)).toEqual([]);
     expect(takeRefusals()).toEqual([]);
   }, 30_000);
@@ -265,6 +267,7 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     await keys.check();
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await textIs(page.locator(".notice"), "Saved. The settings apply from the next request.");
+    await expectBeside(page.locator(".notice"), page.getByRole("button", { name: "Save", exact: true }), "status");
     expect((await call<{ enableApiKeys: boolean }>(page, "GET", "/api/v1/admin/settings")).body.enableApiKeys).toBe(true);
     await expectClean(admin, "admin-settings");
   }, 30_000);
@@ -279,6 +282,8 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     await create.getByRole("button", { name: "Create event" }).click();
     await textIs(page.locator("[data-testid=in-force]"), "In force now: Double bloodpoints (×2, All platforms)");
     await textIs(page.locator('tr[data-event="double_bp"] .badge'), "In force now");
+    await textIs(create.locator(".notice"), "Created Double bloodpoints.");
+    await expectBeside(create.locator(".notice"), create.locator("form"), "status");
     const payload = (await (await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).json()) as { activeEvent: { key: string } | null };
     expect(payload.activeEvent?.key).toBe("double_bp");
 
@@ -304,6 +309,21 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     await future.getByRole("button", { name: "Yes, delete New year" }).click();
     await until(() => future.count(), (n) => n === 0, "deleted event row");
 
+    // A row's refusal shows in that row, beside its buttons: here the event was deleted elsewhere meanwhile.
+    const gone = await call<{ event: { id: number } }>(page, "POST", "/api/v1/admin/events", { key: "gone_soon", label: "Gone soon", multiplier: 2, startsAt: "2031-01-01T00:00:00Z", endsAt: "2031-01-02T00:00:00Z" });
+    expect(gone.status).toBe(201);
+    await page.reload();
+    const goneRow = page.locator('tr[data-event="gone_soon"]');
+    await goneRow.waitFor();
+    expect((await call(page, "DELETE", `/api/v1/admin/events/${gone.body.event.id}`)).status).toBe(204);
+    await goneRow.getByRole("button", { name: "Delete" }).click();
+    await goneRow.getByRole("button", { name: "Yes, delete Gone soon" }).click();
+    await textIs(goneRow.locator(".form-problem"), `There is no event ${gone.body.event.id}.`);
+    await expectBeside(goneRow.locator(".form-problem"), goneRow.getByRole("button", { name: "Delete" }), "alert");
+    expect(await page.locator(".form-problem").count()).toBe(1);
+    expect(takeRefusals()).toEqual([`404 DELETE /api/v1/admin/events/${gone.body.event.id}`]);
+    await page.reload();
+
     // An event from the agents' schedule: its label shown as text, its source named, hidden rather than edited or deleted.
     const label = "Bloodhunt <b>x</b> [y](https://x)";
     const start = new Date(Date.now() - 3_600_000).toISOString();
@@ -326,7 +346,7 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     const listed = (await (await fetch(`${hub.url}/api/v1/events`)).json()) as { events: { key: string }[] };
     expect(listed.events.map((e) => e.key)).toEqual(["double_bp"]);
     await expectClean(admin, "admin-events-agent");
-  }, 30_000);
+  }, 60_000);
 
   test("data: attribution per region, orphans counted before they are deleted, an agent's filtered readings counted then deleted", async () => {
     await openSection(page, "Data", "/admin/data");
@@ -338,11 +358,13 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     const orphans = page.getByRole("region", { name: "Orphaned readings" });
     await orphans.getByRole("button", { name: "Count orphaned readings" }).click();
     await textIs(orphans.locator(".notice"), "Orphaned readings that would be deleted: 1.");
+    await expectBeside(orphans.locator(".notice"), orphans.getByRole("button", { name: "Count orphaned readings" }), "status");
     expect((await call<{ removed: number }>(page, "DELETE", "/api/v1/admin/readings/orphans?dryRun=true")).body.removed).toBe(1);
     await orphans.getByRole("button", { name: "Delete the orphaned readings (1)" }).click();
     await expectClean(admin, "admin-data");
     await orphans.getByRole("button", { name: "Yes, delete the orphaned readings (1)" }).click();
     await textIs(orphans.locator(".notice"), "Readings deleted: 1.");
+    await expectBeside(orphans.locator(".notice"), orphans.getByRole("button", { name: "Count orphaned readings" }), "status");
     await textIs(attribution.locator(".state"), "No stored readings for this region and platform.");
 
     const filtered = page.getByRole("region", { name: "Delete an agent's readings" });
@@ -350,6 +372,7 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     await filtered.getByLabel("Survivor bonus at least (%)").fill("40");
     await filtered.getByRole("button", { name: "Count matching readings" }).click();
     await textIs(filtered.locator(".notice"), "Matching readings that would be deleted: 1.");
+    await expectBeside(filtered.locator(".notice"), filtered.getByRole("button", { name: "Count matching readings" }), "status");
     await filtered.getByRole("button", { name: "Delete the matching readings (1)" }).click();
     await filtered.getByRole("button", { name: /^Yes, delete the matching readings of #\d+ browser agent \(1\)$/ }).click();
     await textIs(filtered.locator(".notice"), "Readings deleted: 1.");
@@ -419,14 +442,44 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
   }, 30_000);
 
   test("every admin table: at 360 px its rows stack with every cell and button on screen; at 1280 px nothing is clipped", async () => {
-    const sections: [string, string][] = [
+    // Data: the attribution of a region with a reading; alerts: a webhook with every kind of condition, managed, so its delivery log shows too.
+    const show = {
+      data: async () => {
+        const attribution = page.getByRole("region", { name: "Who reported a region" });
+        await attribution.getByLabel("Platform", { exact: true }).selectOption("Windows");
+        await attribution.getByLabel("Region", { exact: true }).selectOption("ap-southeast-2");
+        await attribution.locator("tbody tr").first().waitFor();
+      },
+      alerts: async () => {
+        await page.locator("tr[data-webhook]").getByRole("button", { name: /^Manage / }).click();
+        await page.getByRole("region", { name: /^Delivery log of / }).locator("tbody tr").first().waitFor();
+      },
+    };
+    const sections: [string, string, (() => Promise<void>)?][] = [
       ["Agents", "/admin/agents"],
       ["Users", "/admin/users"],
       ["Events", "/admin/events"],
+      ["Data", "/admin/data", show.data],
+      ["Alerts", "/admin/alerts", show.alerts],
       ["Audit log", "/admin/audit"],
     ];
     // An event with a long name, so the events table has something to clip at 1280 px if it can.
     expect((await call(page, "POST", "/api/v1/admin/events", { key: "long_one", label: "A very long bloodpoint event name that keeps going on", multiplier: 2.5, startsAt: "2031-01-01T00:00:00Z", endsAt: "2031-01-02T00:00:00Z", platforms: ["Windows", "EGS"] })).status).toBe(201);
+    const reporter = await call<{ token: string }>(page, "POST", "/api/v1/admin/agents", { region: "ap-southeast-2", provider: "steam", label: "An agent with a rather long label for its column" });
+    expect(reporter.status).toBe(201);
+    expect(await postReading(hub, reporter.body.token, "ap-southeast-2")).toBe(201);
+    // A target that cannot be reached from here, so its test delivery waits with an error to show; every condition, so the list says a lot.
+    const hook = await call<{ webhook: { id: number } }>(page, "POST", "/api/v1/admin/webhooks", {
+      url: "https://alerts.an-unreachable-receiver.invalid/hooks/a-rather-long-path/for-the-table",
+      format: "discord",
+      platforms: ["Windows", "EGS"],
+      regions: ["eu-west-1", "eu-central-1", "ap-southeast-2", "us-east-1"],
+      minBonus: 75,
+      onStatus: true,
+      onEvents: true,
+    });
+    expect(hook.status).toBe(201);
+    expect((await call(page, "POST", `/api/v1/admin/webhooks/${hook.body.webhook.id}/test`)).status).toBe(202);
     const overflow = () =>
       page.evaluate(() => {
         const problems: string[] = [];
@@ -437,13 +490,28 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
             if (box.right > window.innerWidth + 0.5) problems.push(`${wrap.getAttribute("aria-label")}: "${el.textContent?.trim()}" ends at ${box.right}`);
             if (el.classList.contains("button") && el.scrollWidth > el.clientWidth + 1) problems.push(`${wrap.getAttribute("aria-label")}: button "${el.textContent?.trim()}" is cut`);
           }
+          // Stacked, each cell's column name (its ::before) must fit beside its value: a name taller than its cell runs into the next one.
+          for (const cell of wrap.querySelectorAll<HTMLElement>("tbody [data-label]")) {
+            const label = getComputedStyle(cell, "::before");
+            if (label.content === "none" || label.content === "normal") continue;
+            const probe = document.createElement("div");
+            probe.textContent = cell.getAttribute("data-label");
+            Object.assign(probe.style, { position: "absolute", visibility: "hidden", width: label.width, fontFamily: label.fontFamily, fontSize: label.fontSize, fontWeight: label.fontWeight, lineHeight: label.lineHeight });
+            document.body.append(probe);
+            const needed = probe.getBoundingClientRect().height;
+            probe.remove();
+            if (needed > cell.getBoundingClientRect().height + 0.5) problems.push(`${wrap.getAttribute("aria-label")}: the label "${cell.getAttribute("data-label")}" is taller than its cell`);
+          }
         }
         return problems;
       });
-    for (const [name, path] of sections) {
+    await page.goto(`${hub.url}/admin`);
+    for (const [name, path, prepare] of sections) {
       await page.setViewportSize({ width: 1280, height: 900 });
       await openSection(page, name, path);
+      await prepare?.();
       await page.locator(".admin .table-wrap tbody tr").first().waitFor();
+      await screenshot(page, `admin-table-${path.split("/").pop()}`);
       expect({ name, problems: await overflow() }).toEqual({ name, problems: [] });
       await page.setViewportSize({ width: 360, height: 800 });
       expect({ name, problems: await overflow() }).toEqual({ name, problems: [] });
@@ -454,7 +522,7 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(takeRefusals()).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   test("sharing: copy-paste snippets for a badge, embeds and feeds of a covered region, each of which answers", async () => {
     await openSection(page, "Sharing", "/admin/sharing");

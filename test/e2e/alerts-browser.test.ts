@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { scratchDirs } from "../helpers.ts";
-import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until, pageCall as call } from "./chromium.ts";
+import { axeViolations, chromiumAvailable, expectBeside, guardedPage, launch, screenshot, textHas, textIs, textOf, type Guarded, until, pageCall as call } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
 import { startHub, type RunningHub } from "./harness.ts";
 
@@ -249,6 +249,7 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
     await textHas(manage, `Now ${origin}/…${PATH_TOKEN.slice(-4)}.`);
     await manage.getByRole("button", { name: "Save", exact: true }).click();
     await textIs(manage.locator(".notice").first(), "Saved.");
+    await expectBeside(manage.locator(".notice").first(), manage.locator("form"), "status");
     expect(await page.locator("main").textContent()).not.toContain(PATH_TOKEN.slice(0, -4));
     received.length = 0;
     await manage.getByRole("button", { name: "Send a test" }).click();
@@ -263,10 +264,13 @@ describe.skipIf(!available)("alerts in Chromium, from dist/hub", () => {
 
     await manage.getByRole("button", { name: "Disable webhook" }).click();
     await textHas(manage.locator(".notice"), "The webhook is disabled.");
+    await expectBeside(manage.locator(".notice"), manage.getByRole("button", { name: "Enable webhook" }), "status");
     await textHas(row, "Disabled");
     await manage.getByRole("button", { name: "Send a test" }).click();
     const problem = manage.locator(".form-problem");
     await until(textOf(problem), (t) => t !== "", "refused test shown");
+    // The refusal sits by the button that was pressed, not at the foot of the panel.
+    await expectBeside(problem, manage.getByRole("button", { name: "Send a test" }), "alert");
     const id = await row.getAttribute("data-webhook");
     const direct = await call<{ detail: string }>(page, "POST", `/api/v1/admin/webhooks/${id}/test`);
     expect(direct.status).toBe(409);

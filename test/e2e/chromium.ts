@@ -4,6 +4,7 @@
  * page error recorded, axe-core run on demand, screenshots saved under
  * artifacts/screenshots/ for a person to look at.
  */
+import { expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from "playwright-core";
@@ -140,4 +141,21 @@ export async function pageCall<T = unknown>(page: Page, method: string, path: st
     },
     { method, path, body },
   )) as PageReply<T>;
+}
+
+/**
+ * A message sits right after what caused it (the form, or the row of buttons
+ * holding the control) and is announced as what it is: a success as a status,
+ * a refusal as an alert.
+ */
+export async function expectBeside(message: Locator, cause: Locator, role: "status" | "alert"): Promise<void> {
+  await message.first().waitFor();
+  expect(await message.first().getAttribute("role")).toBe(role);
+  const control = await cause.first().elementHandle();
+  const follows = await message.first().evaluate((el, target) => {
+    const before = el.previousElementSibling;
+    return before !== null && target !== null && (before === target || before.contains(target));
+  }, control);
+  const text = await textOf(message)();
+  expect({ message: text, follows }).toEqual({ message: text, follows: true });
 }

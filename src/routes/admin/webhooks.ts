@@ -1,5 +1,6 @@
 /** Admin: webhooks, their secrets, test deliveries and delivery log (SPEC §18). */
 import { Elysia, t } from "elysia";
+import { neverFiresProblem } from "../../alerts/admin.ts";
 import type { FormatSpec } from "../../alerts/formats/format.ts";
 import { FORMATS } from "../../alerts/formats/index.ts";
 import type { FormatRegistry } from "../../alerts/formats/registry.ts";
@@ -10,6 +11,7 @@ import type { HubContext } from "../../context.ts";
 import { PLATFORMS } from "../../domain/catalogue.ts";
 import type { Access } from "../../http/access.ts";
 import { regionSchema } from "../../http/field-schemas.ts";
+import type { RouteProblem } from "../../http/openapi.ts";
 import { idParams, integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 import { text } from "../../http/text.ts";
 
@@ -147,6 +149,18 @@ const MESSAGES =
   "event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry " +
   `the same message as ${series(CARRIED, "or", true)}.`;
 
+/** The refusal of a webhook left without a condition, with the hub's own problem as the example (`id` null on create). */
+function neverFires(id: number | null): { 400: RouteProblem } {
+  return {
+    400: {
+      description:
+        "A webhook that could never fire is refused too: with no `minBonus` (null or left out) and `onStatus` and `onEvents` false, no " +
+        "change can match it. The problem's title is Bad Request and its one entry in `errors` is at `body.minBonus`.",
+      examples: { neverFires: { summary: "No condition: the webhook could never fire", value: neverFiresProblem(id).body() } },
+    },
+  };
+}
+
 function fields(ctx: HubContext) {
   return {
     url: text({
@@ -208,6 +222,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
           tags: [TAG],
           summary: "Create a webhook",
           description: `Answers the webhook (its url already masked) and its signing secret, which is shown only here.\n\n${CONDITIONS}\n\n${MESSAGES}`,
+          "x-problems": neverFires(null),
         },
       },
     )
@@ -220,6 +235,7 @@ export function adminWebhookRoutes(ctx: HubContext, access: Access) {
         tags: [TAG],
         summary: "Change a webhook",
         description: `Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. ${CONDITIONS}`,
+        "x-problems": neverFires(EXAMPLE_WEBHOOK.id),
       },
     })
     .delete(

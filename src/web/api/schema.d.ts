@@ -6542,7 +6542,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. A webhook that could never fire is refused too: with no `minBonus` (null or left out) and `onStatus` and `onEvents` false, no change can match it. The problem's title is Bad Request and its one entry in `errors` is at `body.minBonus`. */
       400: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6718,7 +6718,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. A webhook that could never fire is refused too: with no `minBonus` (null or left out) and `onStatus` and `onEvents` false, no change can match it. The problem's title is Bad Request and its one entry in `errors` is at `body.minBonus`. */
       400: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];

@@ -174,6 +174,7 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
   const [logVersion, setLogVersion] = useState(0);
   const save = useAction();
   const other = useAction();
+  const removal = useAction();
   const name = webhookName(hook);
 
   async function patch(body: Record<string, unknown>, action: ReturnType<typeof useAction>, done: (message: string | null) => void, message: string) {
@@ -247,6 +248,7 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
             />
           ) : null}
         </div>
+        <FormError error={other.error} />
         {testing === null ? null : <TestOutcome key={testing} hook={hook} deliveryId={testing} />}
         {acted ? <Notice>{acted}</Notice> : null}
         <p class="form-hint">{t("admin.alerts.testHint")}</p>
@@ -259,9 +261,9 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
           <ConfirmButton
             label={t("admin.alerts.delete")}
             action={t("admin.alerts.deleteAction", { name })}
-            disabled={other.busy}
+            disabled={other.busy || removal.busy}
             onConfirm={() => {
-              void other.run(async () => {
+              void removal.run(async () => {
                 await send("DELETE", `${HOOKS}/${hook.id}`);
                 onChanged();
                 onClose();
@@ -269,7 +271,7 @@ export function ManageWebhook({ hook: initial, regions, onChanged, onClose }: { 
             }}
           />
         </p>
-        <FormError error={other.error} />
+        <FormError error={removal.error} />
       </section>
       <DeliveryLog key={logVersion} hook={hook} />
     </>

@@ -161,6 +161,12 @@ export function EventsSection() {
   const events = useLoad((signal) => getPrivate<{ events: HubEvent[] }>(`${ADMIN}/events`, signal), []);
   const [editing, setEditing] = useState<number | null>(null);
   const rowAction = useAction();
+  // A row's refusal is shown in that row, beside the button that was pressed.
+  const [actedRow, setActedRow] = useState<number | null>(null);
+  const actOn = (id: number, work: () => Promise<void>) => {
+    setActedRow(id);
+    void rowAction.run(work);
+  };
   const edited = events.data?.events.find((e) => e.id === editing && e.source === "admin") ?? null;
   const at = now.value;
   const inForce = (events.data?.events ?? []).filter((e) => !e.hidden && statusOf(e, at) === "now").sort((a, b) => b.multiplier - a.multiplier);
@@ -205,12 +211,12 @@ export function EventsSection() {
                           class="button button-small"
                           aria-label={t(e.hidden ? "admin.events.showOne" : "admin.events.hideOne", { label: e.label })}
                           disabled={rowAction.busy}
-                          onClick={() => {
-                            void rowAction.run(async () => {
+                          onClick={() =>
+                            actOn(e.id, async () => {
                               await send("PATCH", `${ADMIN}/events/${e.id}`, { hidden: !e.hidden });
                               events.retry();
-                            });
-                          }}
+                            })
+                          }
                         >
                           {t(e.hidden ? "admin.events.show" : "admin.events.hide")}
                         </button>
@@ -223,16 +229,17 @@ export function EventsSection() {
                             label={t("admin.delete")}
                             action={t("admin.events.deleteAction", { label: e.label })}
                             disabled={rowAction.busy}
-                            onConfirm={() => {
-                              void rowAction.run(async () => {
+                            onConfirm={() =>
+                              actOn(e.id, async () => {
                                 await send("DELETE", `${ADMIN}/events/${e.id}`);
                                 if (editing === e.id) setEditing(null);
                                 events.retry();
-                              });
-                            }}
+                              })
+                            }
                           />
                         </span>
                       )}
+                      {actedRow === e.id ? <FormError error={rowAction.error} /> : null}
                     </td>
                   </tr>
                 );
@@ -240,7 +247,6 @@ export function EventsSection() {
             </AdminTable>
           )}
         </Listed>
-        <FormError error={rowAction.error} />
       </Panel>
       {edited ? <EventForm key={edited.id} event={edited} onSaved={events.retry} onClose={() => setEditing(null)} /> : null}
       <EventForm key="new" event={null} onSaved={events.retry} />
