@@ -4,11 +4,16 @@
  * generated from this table.
  */
 import { cadenceProblem } from "../domain/cadence-expression.ts";
-import { parseProvider, type Provider } from "../domain/catalogue.ts";
+import { parseProvider, PROVIDERS, type Provider } from "../domain/catalogue.ts";
+import { listOr } from "../domain/lists.ts";
 import { parseTrustedProxies, type TrustedProxies } from "../domain/net.ts";
 
 export const ROLES = ["admin", "user"] as const;
 export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return (ROLES as readonly unknown[]).includes(value);
+}
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -206,7 +211,7 @@ const PROVISION_ALLOWED: Readonly<Record<ProvisionField, string>> = {
   id: '1 to 64 letters, digits, ".", "_" or "-"',
   token: "16 to 512 visible ASCII characters without spaces",
   region: "a region id of the catalogue or one added under regions in the config file",
-  provider: "steam, epic or grdk",
+  provider: listOr(PROVIDERS),
   label: "at most 120 characters",
 };
 const PROVISION_ENTRY = "id:token:region:provider";
@@ -428,7 +433,7 @@ export const OPTIONS: OptionTable = {
   },
   mfaEnforcedRoles: {
     flag: "--mfa-enforced-roles", env: "MFA_ENFORCED_ROLES", arg: "ROLES", help: "Roles that must use a second factor (comma list; empty for none)", defaultText: "admin",
-    allowed: "a comma list of admin, user (or empty)", default: ["admin"], parse: parseRoles,
+    allowed: `a comma list of ${ROLES.join(", ")} (or empty)`, default: ["admin"], parse: parseRoles,
   },
   sessionSecret: {
     flag: "--session-secret", env: "SESSION_SECRET", arg: "SECRET", help: "Secret mixed into session and device token hashes", defaultText: "derived from the hub's key",

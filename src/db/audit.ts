@@ -14,11 +14,10 @@
  * stolen admin session hide what it did behind a burst of noise.
  */
 import { and, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
+import type { AuditVia } from "../domain/provenance.ts";
 import type { HubDb, Orm } from "./open.ts";
 import { auditLog, users } from "./schema.ts";
 
-export const AUDIT_VIA = ["session", "api-key", "cli", "config"] as const;
-export type AuditVia = (typeof AUDIT_VIA)[number];
 
 export interface Actor {
   readonly userId: number | null;

@@ -1,8 +1,9 @@
 /** TypeBox schemas of accounts: users, sessions, second factors, API keys and settings. */
 import { t } from "elysia";
+import { userRoleSchema } from "./vocabularies.ts";
 
 const epochMs = (description: string) => t.Integer({ description: `${description} (epoch ms)` });
-export const Role = t.Union([t.Literal("admin"), t.Literal("user")]);
+export const Role = userRoleSchema();
 export const MethodSchema = t.Union([t.Literal("totp"), t.Literal("webauthn")]);
 export const NextSchema = t.Union([t.Literal("ok"), t.Literal("mfa"), t.Literal("enroll_mfa")], {
   description: "ok: fully signed in; mfa: verify a factor from methods; enroll_mfa: the role requires a factor and none is enrolled",

@@ -5,10 +5,11 @@ import { latencyHost, PLATFORMS } from "../domain/catalogue.ts";
 import type { Access } from "../http/access.ts";
 import type { IncentivesReplies } from "../http/incentives.ts";
 import { IncentivesPayloadSchema, PlatformParams, problems, readCacheControl, requirePlatform } from "../http/schemas.ts";
+import { platformSchema } from "../http/vocabularies.ts";
 
 const SiteMetaSchema = t.Object(
   {
-    platforms: t.Array(t.String(), { description: "Platforms with at least one enabled agent, in display order" }),
+    platforms: t.Array(platformSchema(), { description: "Platforms with at least one enabled agent, in display order" }),
     contactEmail: t.Nullable(t.String()),
     discordUrl: t.Nullable(t.String()),
     matrixUrl: t.Nullable(t.String()),
@@ -33,7 +34,7 @@ const SiteMetaSchema = t.Object(
 
 const CoverageSchema = t.Object(
   {
-    platform: t.String(),
+    platform: platformSchema(),
     regions: t.Array(
       t.Object({
         region: t.String(),

@@ -9,6 +9,7 @@ import type { Access } from "../../http/access.ts";
 import { regionSchema } from "../../http/field-schemas.ts";
 import { idParams, integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 import { text } from "../../http/text.ts";
+import { alertRoleSchema } from "../../http/vocabularies.ts";
 
 const TAG = "admin-alerts";
 export const DELIVERY_LIMITS = { min: 1, max: 200, default: 50 } as const;
@@ -29,11 +30,12 @@ const EXAMPLE = {
 const EXAMPLE_WEBHOOK = { id: 3, ...EXAMPLE, url: maskUrl(EXAMPLE.url), createdAt: 1_795_300_000_000, lastDeliveryAt: 1_795_301_143_000, failingSince: null, disabledReason: null };
 
 const Format = t.Union([t.Literal("json"), t.Literal("discord"), t.Literal("slack"), t.Literal("ntfy")], {
+    title: "WebhookFormat",
     description:
       "json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); " +
       "discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers)",
 });
-const Role = t.Union([t.Literal("survivor"), t.Literal("killer")]);
+const Role = alertRoleSchema();
 const Platforms = t.Nullable(t.Array(text({ enum: PLATFORMS, description: "A platform id" }), { minItems: 1, maxItems: PLATFORMS.length, description: "Platforms followed; null for all" }));
 const MinBonus = t.Nullable(
   t.Integer({

@@ -737,6 +737,11 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /**
+     * StorageState
+     * @enum {string}
+     */
+    StorageState: "ok" | "full" | "read-only" | "locked" | "file-missing" | "corrupt";
     /** Health */
     Health: {
       /** @description ok; degraded when the database answers but cannot be written (see storage); unhealthy when it does not answer */
@@ -746,16 +751,18 @@ export interface components {
       agentsConfigured: number | null;
       regionsReporting: number | null;
       db: "ok" | "error";
-      /**
-       * @description ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)
-       * @enum {string}
-       */
-      storage: "ok" | "full" | "read-only" | "locked" | "file-missing" | "corrupt";
+      /** @description ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full) */
+      storage: components["schemas"]["StorageState"];
     };
+    /**
+     * Platform
+     * @enum {string}
+     */
+    Platform: "Windows" | "EGS" | "GRDK";
     /** SiteMeta */
     SiteMeta: {
       /** @description Platforms with at least one enabled agent, in display order */
-      platforms: string[];
+      platforms: components["schemas"]["Platform"][];
       contactEmail: string | null;
       discordUrl: string | null;
       matrixUrl: string | null;
@@ -806,7 +813,7 @@ export interface components {
     };
     /** IncentivesPayload */
     IncentivesPayload: {
-      platform: string;
+      platform: components["schemas"]["Platform"];
       /** @description error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale */
       status: "error" | "initializing" | "ok" | "degraded";
       statusReason: string | null;
@@ -823,7 +830,7 @@ export interface components {
     };
     /** CoveragePayload */
     CoveragePayload: {
-      platform: string;
+      platform: components["schemas"]["Platform"];
       regions: {
           region: string;
           displayName: string;
@@ -834,6 +841,11 @@ export interface components {
           freshAgents: number;
         }[];
     };
+    /**
+     * EventSource
+     * @enum {string}
+     */
+    EventSource: "admin" | "agent";
     /** ListedEvent */
     ListedEvent: {
       key: string;
@@ -845,12 +857,9 @@ export interface components {
       startsAt: string;
       /** Format: date-time */
       endsAt: string;
-      platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
-      /**
-       * @description admin: defined by an admin; agent: reported by the agents
-       * @enum {string}
-       */
-      source: "admin" | "agent";
+      platforms: components["schemas"]["Platform"][] | null;
+      /** @description admin: defined by an admin; agent: reported by the agents */
+      source: components["schemas"]["EventSource"];
     };
     /** EventsPayload */
     EventsPayload: {
@@ -974,7 +983,7 @@ export interface components {
     /** Assignment */
     Assignment: {
       region: string;
-      platform: string;
+      platform: components["schemas"]["Platform"];
       pollMinSeconds: number;
       pollMaxSeconds: number;
       /** @description Where in the period this agent polls, so a group's agents spread out */
@@ -1068,13 +1077,18 @@ export interface components {
       next: "ok" | "mfa" | "enroll_mfa";
       methods: ("totp" | "webauthn")[];
     };
+    /**
+     * UserRole
+     * @enum {string}
+     */
+    UserRole: "admin" | "user";
     /** User */
     User: {
       id: number;
       username: string;
       name: string | null;
       email: string | null;
-      role: "admin" | "user";
+      role: components["schemas"]["UserRole"];
       enabled: boolean;
       hasPassword: boolean;
       hasPasskey: boolean;
@@ -1248,7 +1262,7 @@ export interface components {
     AdminSettings: {
       requireAuth: boolean;
       enableApiKeys: boolean;
-      mfaEnforcedRoles: ("admin" | "user")[];
+      mfaEnforcedRoles: components["schemas"]["UserRole"][];
       /** @description Fields set explicitly by the operator (flag, environment or file); they cannot be changed here */
       locked: string[];
     };
@@ -1257,18 +1271,27 @@ export interface components {
       /** @description Unique viewers with an open stream or a read in the last 45 s */
       online: number;
     };
+    /**
+     * Provider
+     * @enum {string}
+     */
+    Provider: "steam" | "epic" | "grdk";
+    /**
+     * AgentSource
+     * @enum {string}
+     */
+    AgentSource: "manual" | "provisioned" | "imported";
     /** Agent */
     Agent: {
       id: number;
       enabled: boolean;
       label: string | null;
       /** @description Decided by the provider */
-      platform: string;
+      platform: components["schemas"]["Platform"];
       region: string;
-      /** @description steam, epic or grdk */
-      provider: string;
+      provider: components["schemas"]["Provider"];
       provisionId: string | null;
-      source: "manual" | "provisioned" | "imported";
+      source: components["schemas"]["AgentSource"];
       pollMin: string | null;
       pollMax: string | null;
       /** @description Stored readings of this agent */
@@ -1281,11 +1304,11 @@ export interface components {
       /** @description SHA-256 of the agent's token (hex); the import key */
       tokenHash: string;
       region: string;
-      provider: string;
-      platform: string;
+      provider: components["schemas"]["Provider"];
+      platform: components["schemas"]["Platform"];
       label: string | null;
       enabled: boolean;
-      source: string;
+      source: components["schemas"]["AgentSource"];
       pollMin: string | null;
       pollMax: string | null;
     };
@@ -1294,14 +1317,14 @@ export interface components {
       /** @description SHA-256 of the agent's token (hex); the import key */
       tokenHash: string;
       region: string;
-      provider: string;
+      provider: components["schemas"]["Provider"];
       /** @description If given, must match the provider */
-      platform?: string;
+      platform?: components["schemas"]["Platform"];
       provisionId?: string | null;
       label?: string | null;
       enabled?: boolean;
-      /** @description manual, provisioned or imported (the default) */
-      source?: string;
+      /** @description imported when not given */
+      source?: components["schemas"]["AgentSource"];
       pollMin?: string | null;
       pollMax?: string | null;
     };
@@ -1322,16 +1345,18 @@ export interface components {
       startsAt: string;
       /** Format: date-time */
       endsAt: string;
-      platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
-      /**
-       * @description admin: made here; agent: from the schedule the agents report (only `hidden` can change)
-       * @enum {string}
-       */
-      source: "admin" | "agent";
+      platforms: components["schemas"]["Platform"][] | null;
+      /** @description admin: made here; agent: from the schedule the agents report (only `hidden` can change) */
+      source: components["schemas"]["EventSource"];
       agentId: number | null;
       /** @description Left out of payloads and the public schedule; only agent events are hidden, and stay hidden when reported again (matched by key and startsAt) */
       hidden: boolean;
     };
+    /**
+     * AuditVia
+     * @enum {string}
+     */
+    AuditVia: "session" | "api-key" | "cli" | "config";
     /** AuditEntry */
     AuditEntry: {
       /** @description Entry id; entries are numbered in the order they were written */
@@ -1340,7 +1365,7 @@ export interface components {
       at: number;
       actorId: number | null;
       actorName: string | null;
-      via: ("session" | "api-key" | "cli" | "config") | null;
+      via: components["schemas"]["AuditVia"] | null;
       /** @description What was done, such as agent.create, user.delete or settings.update */
       action: string;
       target: string | null;
@@ -1352,20 +1377,30 @@ export interface components {
       entries: components["schemas"]["AuditEntry"][];
       next: number | null;
     };
+    /**
+     * WebhookFormat
+     * @enum {string}
+     */
+    WebhookFormat: "json" | "discord" | "slack" | "ntfy";
+    /**
+     * AlertRole
+     * @enum {string}
+     */
+    AlertRole: "survivor" | "killer";
     /** Webhook */
     Webhook: {
       id: number;
       /** @description The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a new url. "(sealed under another key: set the URL again)" when hub.key was replaced since it was set */
       url: string;
       /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
-      format: "json" | "discord" | "slack" | "ntfy";
+      format: components["schemas"]["WebhookFormat"];
       enabled: boolean;
       /** @description Platforms followed; null for all */
       platforms: string[] | null;
       /** @description Regions followed; null for all */
       regions: string[] | null;
       /** @description Roles whose bonus is watched */
-      roles: ("survivor" | "killer")[];
+      roles: components["schemas"]["AlertRole"][];
       minBonus: number | null;
       /** @description Fire status.changed when a followed platform's status changes */
       onStatus: boolean;
@@ -1550,7 +1585,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -1617,7 +1652,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -1721,7 +1756,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -1785,7 +1820,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -1849,7 +1884,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -1909,7 +1944,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -2095,7 +2130,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -2159,7 +2194,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id */
         region: string;
       };
@@ -2369,7 +2404,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description The region id with .png */
         file: string;
       };
@@ -2442,7 +2477,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description The region id with .svg (the badge) or .json (the shields.io endpoint schema) */
         file: string;
       };
@@ -2577,7 +2612,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description The region id with .atom */
         file: string;
       };
@@ -2714,7 +2749,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -3464,7 +3499,7 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Roles that must use a second factor: admin, user (or none) */
-          roles: ("admin" | "user")[];
+          roles: components["schemas"]["UserRole"][];
         };
       };
     };
@@ -4763,7 +4798,7 @@ export interface operations {
         "application/json": {
           /** @description 1–64 letters, digits, '.', '_' or '-'; unique ignoring case */
           username: string;
-          role: "admin" | "user";
+          role: components["schemas"]["UserRole"];
           /** @description 10–1024 characters */
           password?: string;
           email?: string | null;
@@ -4939,7 +4974,7 @@ export interface operations {
       content: {
         "application/json": {
           enabled?: boolean;
-          role?: "admin" | "user";
+          role?: components["schemas"]["UserRole"];
           name?: string | null;
           email?: string | null;
           /** @description 10–1024 characters */
@@ -5818,7 +5853,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -6116,7 +6151,7 @@ export interface operations {
            * @description When it ends: an ISO-8601 date-time with a zone, after startsAt
            */
           endsAt: string;
-          platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          platforms?: components["schemas"]["Platform"][] | null;
         };
       };
     };
@@ -6297,7 +6332,7 @@ export interface operations {
            * @description When it ends: an ISO-8601 date-time with a zone, after startsAt
            */
           endsAt?: string;
-          platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          platforms?: components["schemas"]["Platform"][] | null;
           /** @description Hide (true) or show (false) an agent event; the only field an agent event takes */
           hidden?: boolean;
         };
@@ -6514,11 +6549,11 @@ export interface operations {
            */
           url: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
-          format: "json" | "discord" | "slack" | "ntfy";
+          format: components["schemas"]["WebhookFormat"];
           platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
           regions?: (("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1")[]) | null;
           /** @description Roles whose bonus is watched (default both) */
-          roles?: ("survivor" | "killer")[];
+          roles?: components["schemas"]["AlertRole"][];
           minBonus?: number | null;
           /** @description Fire status.changed (default false) */
           onStatus?: boolean;
@@ -6692,11 +6727,11 @@ export interface operations {
            */
           url?: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
-          format?: "json" | "discord" | "slack" | "ntfy";
+          format?: components["schemas"]["WebhookFormat"];
           platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
           regions?: (("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1")[]) | null;
           /** @description Roles whose bonus is watched (default both) */
-          roles?: ("survivor" | "killer")[];
+          roles?: components["schemas"]["AlertRole"][];
           minBonus?: number | null;
           /** @description Fire status.changed (default false) */
           onStatus?: boolean;

@@ -11,7 +11,6 @@ import { useLoad } from "../../use-load.ts";
 import { auditSentence } from "./audit-sentence.ts";
 import { ADMIN, Listed, SelectField, When, type AuditEntry, type AuditPage, type User, AdminTable } from "./parts.tsx";
 
-const VIA_LABELS = { session: "admin.audit.via.session", "api-key": "admin.audit.via.apiKey", cli: "admin.audit.via.cli", config: "admin.audit.via.config" } as const;
 const PAGE_SIZES = ["10", "50", "200"];
 
 interface Query {
@@ -88,7 +87,7 @@ export function AuditSection() {
                 <td class="wrap" data-testid="audit-sentence">
                   {auditSentence(entry, who(entry))}
                 </td>
-                <td>{entry.via ? t(VIA_LABELS[entry.via]) : "—"}</td>
+                <td>{entry.via ? t(`admin.audit.via.${entry.via}`) : "—"}</td>
                 <td class="wrap">
                   {/* The raw record, for whoever needs the exact action, target and values: one click away, not in the way. */}
                   <details class="audit-raw">
