@@ -92,6 +92,20 @@ export class InvalidValue extends Error {
   override readonly name = "InvalidValue";
 }
 
+/** The JSON type a public setting has in GET /api/v1/meta, as its value in the loaded configuration reads. */
+export type PublicType<T> = [T] extends [boolean] ? "boolean" : [T] extends [number] ? "integer" : [T] extends [string] ? "string" : [T] extends [string | null] ? "string or null" | "string" : never;
+
+/**
+ * A setting every visitor may see: it appears in GET /api/v1/meta, reply and
+ * schema, under its key (or `as`), described by its help. Nothing else is
+ * needed to publish one.
+ */
+export interface PublicMark<T> {
+  readonly type: PublicType<T>;
+  /** Its field in /meta when that differs from the key. */
+  readonly as?: string;
+}
+
 export interface OptionSpec<T> {
   readonly flag: string;
   readonly env: string;
@@ -108,6 +122,8 @@ export interface OptionSpec<T> {
    * or `poll:` block. Its files are read as they are (SPEC §22).
    */
   readonly fieldKey?: string;
+  /** Published in GET /api/v1/meta (never for a secret). */
+  readonly public?: PublicMark<T>;
   readonly default: T;
   parse(value: unknown): T;
 }
@@ -412,7 +428,7 @@ export const OPTIONS: OptionTable = {
   },
   pageSize: {
     flag: "--page-size", env: "PAGE_SIZE", arg: "N", help: "Page size for region lists in clients", defaultText: "20",
-    allowed: "an integer from 1 to 1000", default: 20, parse: integer(1, 1000),
+    allowed: "an integer from 1 to 1000", default: 20, public: { type: "integer" }, parse: integer(1, 1000),
   },
   pollMin: {
     flag: "--poll-min", env: "POLL_MIN_SECONDS", arg: "EXPR", help: "Default agent poll minimum: seconds or a cadence expression", defaultText: "%refreshTime%",
@@ -518,19 +534,19 @@ export const OPTIONS: OptionTable = {
   },
   contactEmail: {
     flag: "--contact-email", env: "CONTACT_EMAIL", arg: "EMAIL", help: "Contact e-mail shown to visitors", defaultText: "none",
-    allowed: "an e-mail address", default: null, parse: optionalEmail,
+    allowed: "an e-mail address", default: null, public: { type: "string or null" }, parse: optionalEmail,
   },
   discordUrl: {
     flag: "--discord-url", env: "DISCORD_URL", arg: "URL", help: "Discord invite shown to visitors", defaultText: "none",
-    allowed: "an http or https URL", default: null, parse: optionalUrl,
+    allowed: "an http or https URL", default: null, public: { type: "string or null" }, parse: optionalUrl,
   },
   matrixUrl: {
     flag: "--matrix-url", env: "MATRIX_URL", arg: "URL", help: "Matrix room shown to visitors", defaultText: "none",
-    allowed: "an http or https URL", default: null, parse: optionalUrl,
+    allowed: "an http or https URL", default: null, public: { type: "string or null" }, parse: optionalUrl,
   },
   contribute: {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
-    allowed: "true or false", default: false, fieldKey: "contributeEnabled", parse: parseBoolean,
+    allowed: "true or false", default: false, fieldKey: "contributeEnabled", public: { type: "boolean", as: "contributeEnabled" }, parse: parseBoolean,
   },
   tz: {
     flag: "--tz", env: "TZ", arg: "ZONE", help: "Time zone of the process; the hub writes every time in UTC, so nothing it shows changes (the field's hub reads it too)", defaultText: "the system's",
@@ -562,7 +578,7 @@ export const OPTIONS: OptionTable = {
   },
   agentSetupUrl: {
     flag: "--agent-setup-url", env: "AGENT_SETUP_URL", arg: "URL", help: "Where volunteers learn to run an agent", defaultText: "<origin>/contribute/agents",
-    allowed: "an http or https URL", default: null, parse: optionalUrl,
+    allowed: "an http or https URL", default: null, public: { type: "string" }, parse: optionalUrl,
   },
   maxStreams: {
     flag: "--max-streams", env: "MAX_STREAMS", arg: "N", help: "Most concurrent event streams before 503", defaultText: "10000",

@@ -763,12 +763,18 @@ export interface components {
     SiteMeta: {
       /** @description Platforms with at least one enabled agent, in display order */
       platforms: components["schemas"]["Platform"][];
-      contactEmail: string | null;
-      discordUrl: string | null;
-      matrixUrl: string | null;
-      agentSetupUrl: string;
-      contributeEnabled: boolean;
+      /** @description Page size for region lists in clients */
       pageSize: number;
+      /** @description Contact e-mail shown to visitors */
+      contactEmail: string | null;
+      /** @description Discord invite shown to visitors */
+      discordUrl: string | null;
+      /** @description Matrix room shown to visitors */
+      matrixUrl: string | null;
+      /** @description Show the contribute page in clients */
+      contributeEnabled: boolean;
+      /** @description Where volunteers learn to run an agent */
+      agentSetupUrl: string;
       /** @description Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none) */
       latencyHosts: {
           region: string;
