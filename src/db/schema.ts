@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { ALERT_ROLES } from "../alerts/model.ts";
+import { AUTH_LEVELS } from "../auth/levels.ts";
 import { ROLES } from "../config/options.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
 import { EVENT_SOURCES } from "../domain/events.ts";
@@ -91,7 +92,7 @@ export const sessions = sqliteTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    authLevel: text("auth_level", { enum: ["password", "mfa"] }).notNull(),
+    authLevel: text("auth_level", { enum: AUTH_LEVELS }).notNull(),
     csrfToken: text("csrf_token").notNull(),
     challenge: text("challenge"),
     challengeKind: text("challenge_kind"),

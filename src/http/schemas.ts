@@ -5,7 +5,7 @@ import type { Catalogue, Platform } from "../domain/catalogue.ts";
 import { PLATFORM_LABELS, PLATFORMS, isPlatform } from "../domain/catalogue.ts";
 import { listOr } from "../domain/lists.ts";
 import { HttpProblem, ProblemSchema } from "./problem.ts";
-import { platformSchema } from "./vocabularies.ts";
+import { platformSchema, platformStatusSchema } from "./vocabularies.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -116,9 +116,7 @@ const EXAMPLE_TIME = "2026-11-21T18:04:05.123Z";
 export const IncentivesPayloadSchema = t.Object(
   {
     platform: platformSchema(),
-    status: t.Union([t.Literal("error"), t.Literal("initializing"), t.Literal("ok"), t.Literal("degraded")], {
-      description: "error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale",
-    }),
+    status: platformStatusSchema("error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale"),
     statusReason: nullable(t.String()),
     updatedAt: nullable(isoTime("Time of the newest live reading")),
     version: nullable(t.String({ description: "Game version from the newest live reading" })),

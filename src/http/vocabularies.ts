@@ -7,10 +7,12 @@
 import type { TLiteral } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ALERT_ROLES } from "../alerts/model.ts";
+import { AUTH_LEVELS, FACTOR_METHODS } from "../auth/levels.ts";
 import { ROLES } from "../config/options.ts";
 import { STORAGE_STATES } from "../db/storage.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
 import { EVENT_SOURCES } from "../domain/events.ts";
+import { PLATFORM_STATUSES } from "../domain/incentives.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../domain/provenance.ts";
 
 type Literals<V extends readonly string[]> = { -readonly [K in keyof V]: TLiteral<V[K]> };
@@ -29,3 +31,6 @@ export const eventSourceSchema = (description?: string) => vocabulary("EventSour
 export const storageStateSchema = (description?: string) => vocabulary("StorageState", STORAGE_STATES, description);
 export const agentSourceSchema = (description?: string) => vocabulary("AgentSource", AGENT_SOURCES, description);
 export const auditViaSchema = (description?: string) => vocabulary("AuditVia", AUDIT_VIA, description);
+export const platformStatusSchema = (description?: string) => vocabulary("PlatformStatus", PLATFORM_STATUSES, description);
+export const authLevelSchema = (description?: string) => vocabulary("AuthLevel", AUTH_LEVELS, description);
+export const factorMethodSchema = (description?: string) => vocabulary("FactorMethod", FACTOR_METHODS, description);

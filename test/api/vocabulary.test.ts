@@ -6,11 +6,13 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ALERT_ROLES } from "../../src/alerts/model.ts";
+import { AUTH_LEVELS, FACTOR_METHODS } from "../../src/auth/levels.ts";
 import { ROLES } from "../../src/config/options.ts";
-import { agents, auditLog, events, users, webhookConditions, webhooks } from "../../src/db/schema.ts";
+import { agents, auditLog, events, sessions, users, webhookConditions, webhooks } from "../../src/db/schema.ts";
 import { STORAGE_STATES } from "../../src/db/storage.ts";
 import { PLATFORMS, PROVIDERS } from "../../src/domain/catalogue.ts";
 import { EVENT_SOURCES } from "../../src/domain/events.ts";
+import { PLATFORM_STATUSES } from "../../src/domain/incentives.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../../src/domain/provenance.ts";
 import * as generated from "../../src/web/api/vocabulary.ts";
 
@@ -52,6 +54,9 @@ describe("vocabularies", () => {
       StorageState: STORAGE_STATES,
       AgentSource: AGENT_SOURCES,
       AuditVia: AUDIT_VIA,
+      PlatformStatus: PLATFORM_STATUSES,
+      AuthLevel: AUTH_LEVELS,
+      FactorMethod: FACTOR_METHODS,
       WebhookFormat: webhooks.format.enumValues,
     };
     expect(Object.fromEntries(vocabularies)).toEqual(declared);
@@ -63,6 +68,7 @@ describe("vocabularies", () => {
       via: auditLog.via.enumValues,
       eventSource: events.source.enumValues,
       alertRole: webhookConditions.role.enumValues,
+      authLevel: sessions.authLevel.enumValues,
     }).toEqual({
       platform: [...PLATFORMS],
       provider: [...PROVIDERS],
@@ -71,6 +77,7 @@ describe("vocabularies", () => {
       via: [...AUDIT_VIA],
       eventSource: [...EVENT_SOURCES],
       alertRole: [...ALERT_ROLES],
+      authLevel: [...AUTH_LEVELS],
     });
   });
 

@@ -782,6 +782,11 @@ export interface components {
           host: string;
         }[];
     };
+    /**
+     * PlatformStatus
+     * @enum {string}
+     */
+    PlatformStatus: "error" | "initializing" | "ok" | "degraded";
     /** ActiveEvent */
     ActiveEvent: {
       key: string;
@@ -821,7 +826,7 @@ export interface components {
     IncentivesPayload: {
       platform: components["schemas"]["Platform"];
       /** @description error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale */
-      status: "error" | "initializing" | "ok" | "degraded";
+      status: components["schemas"]["PlatformStatus"];
       statusReason: string | null;
       updatedAt: string | null;
       version: string | null;
@@ -1077,12 +1082,22 @@ export interface components {
       /** @description The whole schedule as the game lists it; only the first 200 entries are read */
       events: components["schemas"]["ReportedEventEntry"][];
     };
+    /**
+     * FactorMethod
+     * @enum {string}
+     */
+    FactorMethod: "totp" | "webauthn";
     /** LoginReply */
     LoginReply: {
       /** @description ok: fully signed in; mfa: verify a factor from methods; enroll_mfa: the role requires a factor and none is enrolled */
       next: "ok" | "mfa" | "enroll_mfa";
-      methods: ("totp" | "webauthn")[];
+      methods: components["schemas"]["FactorMethod"][];
     };
+    /**
+     * AuthLevel
+     * @enum {string}
+     */
+    AuthLevel: "password" | "mfa";
     /**
      * UserRole
      * @enum {string}
@@ -1107,7 +1122,7 @@ export interface components {
     SessionBody: {
       /** @description Fully signed in */
       authenticated: boolean;
-      authLevel: ("password" | "mfa") | null;
+      authLevel: components["schemas"]["AuthLevel"] | null;
       csrfToken: string | null;
       enableApiKeys: boolean;
       requireAuth: boolean;
@@ -1121,7 +1136,7 @@ export interface components {
         /** @description It must first enrol one */
         enroll: boolean;
         /** @description The user's enrolled factors */
-        methods: ("totp" | "webauthn")[];
+        methods: components["schemas"]["FactorMethod"][];
       };
       user: components["schemas"]["User"] | null;
     };
@@ -1138,7 +1153,7 @@ export interface components {
     SecondFactorVerified: {
       /** @constant */
       next: "ok";
-      methods: ("totp" | "webauthn")[];
+      methods: components["schemas"]["FactorMethod"][];
     };
     /**
      * PasskeyCreationOptions

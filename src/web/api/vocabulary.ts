@@ -6,8 +6,17 @@ export type StorageState = (typeof StorageState)[number];
 export const Platform = ["Windows", "EGS", "GRDK"] as const;
 export type Platform = (typeof Platform)[number];
 
+export const PlatformStatus = ["error", "initializing", "ok", "degraded"] as const;
+export type PlatformStatus = (typeof PlatformStatus)[number];
+
 export const EventSource = ["admin", "agent"] as const;
 export type EventSource = (typeof EventSource)[number];
+
+export const FactorMethod = ["totp", "webauthn"] as const;
+export type FactorMethod = (typeof FactorMethod)[number];
+
+export const AuthLevel = ["password", "mfa"] as const;
+export type AuthLevel = (typeof AuthLevel)[number];
 
 export const UserRole = ["admin", "user"] as const;
 export type UserRole = (typeof UserRole)[number];
