@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import type { Catalogue, Platform } from "../domain/catalogue.ts";
-import { PLATFORM_LABELS, PLATFORMS, isPlatform } from "../domain/catalogue.ts";
+import { PLATFORM_LABELS, PLATFORMS, isPlatform, unknownPlatform } from "../domain/catalogue.ts";
 import { listOr } from "../domain/lists.ts";
 import { HttpProblem, ProblemSchema } from "./problem.ts";
 import { platformSchema, platformStatusSchema } from "./vocabularies.ts";
@@ -166,7 +166,7 @@ export function problems<const S extends readonly number[]>(...statuses: S): { [
 }
 
 export function requirePlatform(value: string): Platform {
-  if (!isPlatform(value)) throw new HttpProblem(404, `Unknown platform "${value}"; use ${PLATFORMS.join(", ")}.`);
+  if (!isPlatform(value)) throw new HttpProblem(404, unknownPlatform(value));
   return value;
 }
 
