@@ -7,6 +7,7 @@ import { AgentAdmin } from "./admin/agents.ts";
 import { EventAdmin } from "./admin/events.ts";
 import { UserAdmin } from "./auth/admin-users.ts";
 import { Mfa } from "./auth/mfa.ts";
+import { OPTIONS, type OptionTable } from "./config/options.ts";
 import type { HubContext } from "./context.ts";
 import { createAccess } from "./http/access.ts";
 import { errorHandling } from "./http/errors.ts";
@@ -34,7 +35,8 @@ import { publicRoutes } from "./routes/public.ts";
 import { shareRoutes } from "./routes/share.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
-export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFoundPage: ((request: Request) => Promise<Response>) | null = null) {
+/** `settingsTable` decides which settings GET /api/v1/meta publishes: the hub's own table unless a test gives a copy. */
+export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFoundPage: ((request: Request) => Promise<Response>) | null = null, settingsTable: OptionTable = OPTIONS) {
   const { config, log } = ctx;
   const { accounts } = ctx;
   const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
@@ -50,7 +52,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(hostCheck(config, responses.finish))
     .use(storageGate(ctx.storage, new Set([READINGS_ROUTE])))
     .use(healthRoutes(ctx, access))
-    .use(publicRoutes(ctx, access, incentives))
+    .use(publicRoutes(ctx, access, incentives, settingsTable))
     .use(eventRoutes(ctx, access))
     .use(historyRoutes(ctx, access))
     .use(shareRoutes(ctx, access))

@@ -7,6 +7,7 @@ import { Accounts } from "./auth/accounts.ts";
 import { loadOrCreateKey, startSecrets } from "./auth/keys.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
+import type { OptionTable } from "./config/options.ts";
 import type { HubContext } from "./context.ts";
 import { BackgroundCheckpoints } from "./db/checkpoint.ts";
 import { provisionAgents, ProvisionError } from "./db/agents.ts";
@@ -54,6 +55,8 @@ export interface HubOptions {
   readonly now?: () => number;
   /** Delivery policy and network for webhooks; tests shorten the one and replace the other. */
   readonly alerts?: AlertsOptions;
+  /** The settings table whose public settings /meta shows; tests pass a copy with one more marked public. */
+  readonly settingsTable?: OptionTable;
 }
 
 export function createHub(config: Config, options: HubOptions = {}): Hub {
@@ -122,7 +125,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   let housekeeping: ReturnType<typeof setInterval> | null = null;
 
   const replies = new IncentivesReplies(ctx);
-  const app = createApp(ctx, replies, options.notFoundPage ?? null);
+  const app = createApp(ctx, replies, options.notFoundPage ?? null, options.settingsTable);
   return {
     ctx,
     app,

@@ -5,7 +5,7 @@
  * every boot and is locked against changes through the API.
  */
 import type { Config } from "./config/load.ts";
-import type { Role } from "./config/options.ts";
+import { isRole, type Role } from "./config/options.ts";
 import type { HubDb } from "./db/open.ts";
 
 export interface RuntimeValues {
@@ -63,7 +63,7 @@ export class RuntimeSettings {
     this.values = {
       requireAuth: typeof requireAuth === "boolean" ? requireAuth : this.config.requireAuth,
       enableApiKeys: typeof enableApiKeys === "boolean" ? enableApiKeys : this.config.enableApiKeys,
-      mfaEnforcedRoles: Array.isArray(roles) ? (roles.filter((r) => r === "admin" || r === "user") as Role[]) : this.config.mfaEnforcedRoles,
+      mfaEnforcedRoles: Array.isArray(roles) ? roles.filter(isRole) : this.config.mfaEnforcedRoles,
     };
     this.policyChosen = rows.get(POLICY_CHOSEN) === true;
   }

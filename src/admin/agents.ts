@@ -13,6 +13,7 @@ import { agents, readings } from "../db/schema.ts";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { isPlatform, parseProvider, platformOf, type Catalogue, type Platform, type Provider } from "../domain/catalogue.ts";
 import { characters } from "../domain/characters.ts";
+import { isAgentSource, type AgentSource } from "../domain/provenance.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { Ingest } from "../live/ingest.ts";
@@ -24,9 +25,9 @@ export interface AgentBody {
   readonly id: number;
   readonly enabled: boolean;
   readonly label: string | null;
-  readonly platform: string;
+  readonly platform: Platform;
   readonly region: string;
-  readonly provider: string;
+  readonly provider: Provider;
   readonly provisionId: string | null;
   readonly source: Agent["source"];
   readonly pollMin: string | null;
@@ -39,8 +40,8 @@ export interface ExportedAgent {
   readonly provisionId: string | null;
   readonly tokenHash: string;
   readonly region: string;
-  readonly provider: string;
-  readonly platform: string;
+  readonly provider: Provider;
+  readonly platform: Platform;
   readonly label: string | null;
   readonly enabled: boolean;
   readonly source: Agent["source"];
@@ -302,7 +303,7 @@ export class AgentAdmin {
       const problem = cadenceProblem(String(value));
       if (problem) return { ok: false, reason: `${field}: ${problem}` };
     }
-    const source: Agent["source"] = r.source === "provisioned" || r.source === "manual" || r.source === "imported" ? r.source : "imported";
+    const source: AgentSource = typeof r.source === "string" && isAgentSource(r.source) ? r.source : "imported";
     return {
       ok: true,
       values: {

@@ -28,12 +28,12 @@ import { Passkeys } from "./passkeys.ts";
 import { hashPassword, hashPasswordSync, isFieldPasswordHash, passwordProblem, verifyPassword } from "./passwords.ts";
 import type { HubSecrets } from "./keys.ts";
 import { Presence } from "./presence.ts";
-import { SessionStore, type AuthLevel, type Session } from "./sessions.ts";
+import type { AuthLevel, Method } from "./levels.ts";
+import { SessionStore, type Session } from "./sessions.ts";
 import type { TotpSecrets } from "./totp.ts";
 import { LoginThrottle, type Attempt, type Secret } from "./throttle.ts";
 
 export type Next = "ok" | "mfa" | "enroll_mfa";
-export type Method = "totp" | "webauthn";
 
 export interface UserPrincipal {
   readonly user: UserRow;

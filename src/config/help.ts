@@ -54,7 +54,7 @@ function rows(): Row[] {
         env: key === "provision" ? `${option.env}, AGENTn_*` : option.env,
         key,
         fieldKey: option.fieldKey,
-        help: option.help,
+        help: option.public ? `${option.help} (public: ${option.public.as ?? key} in GET /api/v1/meta)` : option.help,
         defaultText: option.defaultText,
         allowed: option.allowed,
       };

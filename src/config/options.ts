@@ -5,11 +5,16 @@
  */
 import { createPublicKey } from "node:crypto";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
-import { parseProvider, type Provider } from "../domain/catalogue.ts";
+import { parseProvider, PROVIDERS, type Provider } from "../domain/catalogue.ts";
+import { listOr } from "../domain/lists.ts";
 import { parseTrustedProxies, type TrustedProxies } from "../domain/net.ts";
 
 export const ROLES = ["admin", "user"] as const;
 export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return (ROLES as readonly unknown[]).includes(value);
+}
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -91,6 +96,20 @@ export class InvalidValue extends Error {
   override readonly name = "InvalidValue";
 }
 
+/** The JSON type a public setting has in GET /api/v1/meta, as its value in the loaded configuration reads. */
+export type PublicType<T> = [T] extends [boolean] ? "boolean" : [T] extends [number] ? "integer" : [T] extends [string] ? "string" : [T] extends [string | null] ? "string or null" | "string" : never;
+
+/**
+ * A setting every visitor may see: it appears in GET /api/v1/meta, reply and
+ * schema, under its key (or `as`), described by its help. Nothing else is
+ * needed to publish one.
+ */
+export interface PublicMark<T> {
+  readonly type: PublicType<T>;
+  /** Its field in /meta when that differs from the key. */
+  readonly as?: string;
+}
+
 export interface OptionSpec<T> {
   readonly flag: string;
   readonly env: string;
@@ -107,6 +126,8 @@ export interface OptionSpec<T> {
    * or `poll:` block. Its files are read as they are (SPEC §22).
    */
   readonly fieldKey?: string;
+  /** Published in GET /api/v1/meta (never for a secret). */
+  readonly public?: PublicMark<T>;
   readonly default: T;
   parse(value: unknown): T;
 }
@@ -221,7 +242,7 @@ const PROVISION_ALLOWED: Readonly<Record<ProvisionField, string>> = {
   id: '1 to 64 letters, digits, ".", "_" or "-"',
   token: "16 to 512 visible ASCII characters without spaces",
   region: "a region id of the catalogue or one added under regions in the config file",
-  provider: "steam, epic or grdk",
+  provider: listOr(PROVIDERS),
   label: "at most 120 characters",
 };
 const PROVISION_ENTRY = "id:token:region:provider";
@@ -422,7 +443,7 @@ export const OPTIONS: OptionTable = {
   },
   pageSize: {
     flag: "--page-size", env: "PAGE_SIZE", arg: "N", help: "Page size for region lists in clients", defaultText: "20",
-    allowed: "an integer from 1 to 1000", default: 20, parse: integer(1, 1000),
+    allowed: "an integer from 1 to 1000", default: 20, public: { type: "integer" }, parse: integer(1, 1000),
   },
   pollMin: {
     flag: "--poll-min", env: "POLL_MIN_SECONDS", arg: "EXPR", help: "Default agent poll minimum: seconds or a cadence expression", defaultText: "%refreshTime%",
@@ -443,7 +464,7 @@ export const OPTIONS: OptionTable = {
   },
   mfaEnforcedRoles: {
     flag: "--mfa-enforced-roles", env: "MFA_ENFORCED_ROLES", arg: "ROLES", help: "Roles that must use a second factor (comma list; empty for none)", defaultText: "admin",
-    allowed: "a comma list of admin, user (or empty)", default: ["admin"], parse: parseRoles,
+    allowed: `a comma list of ${ROLES.join(", ")} (or empty)`, default: ["admin"], parse: parseRoles,
   },
   sessionSecret: {
     flag: "--session-secret", env: "SESSION_SECRET", arg: "SECRET", help: "Secret mixed into session and device token hashes", defaultText: "derived from the hub's key",
@@ -528,19 +549,19 @@ export const OPTIONS: OptionTable = {
   },
   contactEmail: {
     flag: "--contact-email", env: "CONTACT_EMAIL", arg: "EMAIL", help: "Contact e-mail shown to visitors", defaultText: "none",
-    allowed: "an e-mail address", default: null, parse: optionalEmail,
+    allowed: "an e-mail address", default: null, public: { type: "string or null" }, parse: optionalEmail,
   },
   discordUrl: {
     flag: "--discord-url", env: "DISCORD_URL", arg: "URL", help: "Discord invite shown to visitors", defaultText: "none",
-    allowed: "an http or https URL", default: null, parse: optionalUrl,
+    allowed: "an http or https URL", default: null, public: { type: "string or null" }, parse: optionalUrl,
   },
   matrixUrl: {
     flag: "--matrix-url", env: "MATRIX_URL", arg: "URL", help: "Matrix room shown to visitors", defaultText: "none",
-    allowed: "an http or https URL", default: null, parse: optionalUrl,
+    allowed: "an http or https URL", default: null, public: { type: "string or null" }, parse: optionalUrl,
   },
   contribute: {
     flag: "--contribute", env: "CONTRIBUTE_ENABLED", help: "Show the contribute page in clients", defaultText: "false",
-    allowed: "true or false", default: false, fieldKey: "contributeEnabled", parse: parseBoolean,
+    allowed: "true or false", default: false, fieldKey: "contributeEnabled", public: { type: "boolean", as: "contributeEnabled" }, parse: parseBoolean,
   },
   tz: {
     flag: "--tz", env: "TZ", arg: "ZONE", help: "Time zone of the process; the hub writes every time in UTC, so nothing it shows changes (the field's hub reads it too)", defaultText: "the system's",
@@ -572,7 +593,7 @@ export const OPTIONS: OptionTable = {
   },
   agentSetupUrl: {
     flag: "--agent-setup-url", env: "AGENT_SETUP_URL", arg: "URL", help: "Where volunteers learn to run an agent", defaultText: "<origin>/contribute/agents",
-    allowed: "an http or https URL", default: null, parse: optionalUrl,
+    allowed: "an http or https URL", default: null, public: { type: "string" }, parse: optionalUrl,
   },
   maxStreams: {
     flag: "--max-streams", env: "MAX_STREAMS", arg: "N", help: "Most concurrent event streams before 503", defaultText: "10000",

@@ -14,17 +14,10 @@
  * stolen admin session hide what it did behind a burst of noise.
  */
 import { and, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
+import type { AuditVia } from "../domain/provenance.ts";
 import type { HubDb, Orm } from "./open.ts";
 import { auditLog, users } from "./schema.ts";
 
-/**
- * How an audited change came in (SPEC §11.5b), declared here only: the
- * column's type, the API's schema and the web app's labels follow it. An
- * agent's event report (SPEC §9.1) is the hub's own configuration speaking
- * (`config`, the agent named as actor): the contract lists these four.
- */
-export const AUDIT_VIA = ["session", "api-key", "cli", "config"] as const;
-export type AuditVia = (typeof AUDIT_VIA)[number];
 
 export interface Actor {
   readonly userId: number | null;

@@ -4,8 +4,12 @@
  */
 import { sql } from "drizzle-orm";
 import type { WebhookFormat } from "../alerts/formats/index.ts";
+import { ALERT_ROLES } from "../alerts/model.ts";
+import { AUTH_LEVELS } from "../auth/levels.ts";
+import { ROLES } from "../config/options.ts";
+import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
 import { EVENT_SOURCES } from "../domain/events.ts";
-import type { AuditVia } from "./audit.ts";
+import { AGENT_SOURCES, AUDIT_VIA } from "../domain/provenance.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const agents = sqliteTable(
@@ -13,12 +17,12 @@ export const agents = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     tokenHash: text("token_hash").notNull().unique(),
-    provider: text("provider", { enum: ["steam", "epic", "grdk"] }).notNull(),
-    platform: text("platform", { enum: ["Windows", "EGS", "GRDK"] }).notNull(),
+    provider: text("provider", { enum: PROVIDERS }).notNull(),
+    platform: text("platform", { enum: PLATFORMS }).notNull(),
     region: text("region").notNull(),
     label: text("label"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
-    source: text("source", { enum: ["manual", "provisioned", "imported"] }).notNull().default("manual"),
+    source: text("source", { enum: AGENT_SOURCES }).notNull().default("manual"),
     provisionId: text("provision_id").unique(),
     pollMin: text("poll_min"),
     pollMax: text("poll_max"),
@@ -71,7 +75,7 @@ export const users = sqliteTable("users", {
   usernameKey: text("username_key").notNull().unique(),
   name: text("name"),
   email: text("email"),
-  role: text("role", { enum: ["admin", "user"] }).notNull(),
+  role: text("role", { enum: ROLES }).notNull(),
   enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
   passwordHash: text("password_hash"),
   totpSecret: text("totp_secret"),
@@ -89,7 +93,7 @@ export const sessions = sqliteTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    authLevel: text("auth_level", { enum: ["password", "mfa"] }).notNull(),
+    authLevel: text("auth_level", { enum: AUTH_LEVELS }).notNull(),
     csrfToken: text("csrf_token").notNull(),
     challenge: text("challenge"),
     challengeKind: text("challenge_kind"),
@@ -207,7 +211,7 @@ export const auditLog = sqliteTable(
     target: text("target"),
     detail: text("detail"),
     /** How the change came in; null on entries written before the hub recorded it. */
-    via: text("via").$type<AuditVia>(),
+    via: text("via", { enum: AUDIT_VIA }),
   },
   (t) => [index("audit_log_at").on(t.at)],
 );
@@ -272,7 +276,7 @@ export const webhookConditions = sqliteTable(
       .references(() => webhooks.id, { onDelete: "cascade" }),
     platform: text("platform").notNull(),
     region: text("region").notNull(),
-    role: text("role", { enum: ["survivor", "killer"] }).notNull(),
+    role: text("role", { enum: ALERT_ROLES }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.webhookId, t.platform, t.region, t.role] })],
 );

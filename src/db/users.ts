@@ -1,5 +1,6 @@
 /** The users table and the public User shape. */
 import { and, count, eq, isNotNull, ne } from "drizzle-orm";
+import type { Method } from "../auth/levels.ts";
 import type { Role } from "../config/options.ts";
 import type { Orm } from "./open.ts";
 import { passkeys, users } from "./schema.ts";
@@ -60,8 +61,8 @@ export function toUserBody(orm: Orm, row: UserRow): UserBody {
 }
 
 /** The second factors a user has enrolled, in the order the API lists them. */
-export function enrolledMethods(orm: Orm, row: UserRow): ("totp" | "webauthn")[] {
-  const methods: ("totp" | "webauthn")[] = [];
+export function enrolledMethods(orm: Orm, row: UserRow): Method[] {
+  const methods: Method[] = [];
   if (row.totpEnabled) methods.push("totp");
   if (passkeyCount(orm, row.id) > 0) methods.push("webauthn");
   return methods;

@@ -22,6 +22,11 @@ export function isPlatform(value: string): value is Platform {
   return (PLATFORMS as readonly string[]).includes(value);
 }
 
+/** Why a platform id was refused, naming the ones that exist. */
+export function unknownPlatform(value: string): string {
+  return `Unknown platform "${value}"; use ${PLATFORMS.join(", ")}.`;
+}
+
 /** Accepts any letter case on input; the stored and returned form is lower-case. */
 export function parseProvider(value: string): Provider | null {
   const lower = value.trim().toLowerCase();

@@ -27,7 +27,9 @@ export interface RegionIncentive {
   readonly since: string | null;
 }
 
-export type PlatformStatus = "error" | "initializing" | "ok" | "degraded";
+/** error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale. */
+export const PLATFORM_STATUSES = ["error", "initializing", "ok", "degraded"] as const;
+export type PlatformStatus = (typeof PLATFORM_STATUSES)[number];
 
 export const STATUS_REASONS = {
   error: "no agents are configured for this platform",

@@ -1,9 +1,10 @@
 /** TypeBox schemas of accounts: users, sessions, second factors, API keys and settings. */
 import { t } from "elysia";
+import { authLevelSchema, factorMethodSchema, userRoleSchema } from "./vocabularies.ts";
 
 const epochMs = (description: string) => t.Integer({ description: `${description} (epoch ms)` });
-export const Role = t.Union([t.Literal("admin"), t.Literal("user")]);
-export const MethodSchema = t.Union([t.Literal("totp"), t.Literal("webauthn")]);
+export const Role = userRoleSchema();
+export const MethodSchema = factorMethodSchema();
 export const NextSchema = t.Union([t.Literal("ok"), t.Literal("mfa"), t.Literal("enroll_mfa")], {
   description: "ok: fully signed in; mfa: verify a factor from methods; enroll_mfa: the role requires a factor and none is enrolled",
 });
@@ -33,7 +34,7 @@ export const UserSchema = t.Object(
 export const SessionBodySchema = t.Object(
   {
     authenticated: t.Boolean({ description: "Fully signed in" }),
-    authLevel: t.Nullable(t.Union([t.Literal("password"), t.Literal("mfa")])),
+    authLevel: t.Nullable(authLevelSchema()),
     csrfToken: t.Nullable(t.String({ description: "Send in X-CSRF-Token with every state change made with the session cookie" })),
     enableApiKeys: t.Boolean(),
     requireAuth: t.Boolean(),

@@ -3,7 +3,8 @@
  * the rules the hub enforces stated in them, so the description tells a
  * client what is valid before it asks.
  */
-import type { Catalogue } from "../domain/catalogue.ts";
+import { platformOf, PROVIDERS, type Catalogue } from "../domain/catalogue.ts";
+import { listOr } from "../domain/lists.ts";
 import { PASSWORD_LENGTH, USERNAME_PATTERN } from "../db/users.ts";
 import { text } from "./text.ts";
 
@@ -41,12 +42,14 @@ export const NameSchema = text({ maxLength: 120, description: "A display name of
 
 export const LabelSchema = text({ maxLength: 120, description: "A label of at most 120 characters" });
 
+const anyCase = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join("");
+
 /** A provider, in any case; it decides the platform. */
 export const ProviderSchema = text({
-  pattern: "^(?:[Ss][Tt][Ee][Aa][Mm]|[Ee][Pp][Ii][Cc]|[Gg][Rr][Dd][Kk])$",
-  rule: "steam, epic or grdk (in any case)",
-  description: "steam, epic or grdk, in any case (decides the platform: Windows, EGS or GRDK)",
-  examples: ["steam"],
+  pattern: `^(?:${PROVIDERS.map(anyCase).join("|")})$`,
+  rule: `${listOr(PROVIDERS)} (in any case)`,
+  description: `${listOr(PROVIDERS)}, in any case (decides the platform: ${listOr(PROVIDERS.map(platformOf))})`,
+  examples: [PROVIDERS[0]],
 });
 
 /** A region id of this hub's catalogue (the built-in regions and the operator's). */

@@ -215,10 +215,22 @@ function toDocSchema(schema: unknown): unknown {
   return walk(JSON.parse(JSON.stringify(schema)) as unknown);
 }
 
+/** The values of a vocabulary (a union of string constants, or a string enum), or null for any other schema. */
+function vocabularyValues(node: JsonObject): string[] | null {
+  const branches = node.anyOf;
+  if (Array.isArray(branches) && branches.length > 0 && branches.every((b) => isObject(b) && typeof b.const === "string")) {
+    return branches.map((b) => String((b as JsonObject).const));
+  }
+  if (node.type === "string" && Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((v) => typeof v === "string")) return node.enum as string[];
+  return null;
+}
+
 /**
- * Moves every titled object schema into components and refers to it there,
- * so clients generated from the description get named types. Two different
- * schemas under one title are a programming error.
+ * Moves every titled object schema and every titled vocabulary into
+ * components and refers to it there, so clients generated from the
+ * description get named types (and the web app its vocabularies). A
+ * vocabulary's description stays where it is used, since each use explains
+ * its own field. Two different schemas under one title are a programming error.
  */
 function hoist(node: unknown, components: Map<string, string>, schemas: JsonObject): unknown {
   if (Array.isArray(node)) return node.map((item) => hoist(item, components, schemas));
@@ -226,13 +238,17 @@ function hoist(node: unknown, components: Map<string, string>, schemas: JsonObje
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) out[key] = hoist(value, components, schemas);
   const title = out.title;
-  if (typeof title !== "string" || out.type !== "object") return out;
-  const text = JSON.stringify(out);
+  if (typeof title !== "string") return out;
+  const values = vocabularyValues(out);
+  if (out.type !== "object" && values === null) return out;
+  const component = values === null ? out : { title, type: "string", enum: values };
+  const text = JSON.stringify(component);
   const known = components.get(title);
   if (known !== undefined && known !== text) throw new Error(`Two different schemas are titled ${title}; give one another title.`);
   components.set(title, text);
-  schemas[title] = out;
-  return { $ref: `#/components/schemas/${title}` };
+  schemas[title] = component;
+  const ref = { $ref: `#/components/schemas/${title}` };
+  return values !== null && typeof out.description === "string" ? { ...ref, description: out.description } : ref;
 }
 
 function parametersOf(schema: unknown, location: "path" | "query" | "header"): JsonObject[] {

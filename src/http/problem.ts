@@ -1,5 +1,6 @@
 /** RFC 9457 problem details: the one shape of every error the hub returns. */
 import { t } from "elysia";
+import { unknownPlatform } from "../domain/catalogue.ts";
 
 export interface ProblemField {
   readonly location: string;
@@ -91,6 +92,6 @@ export const ProblemSchema = t.Object(
   {
     title: "Problem",
     description: "An RFC 9457 problem detail (application/problem+json)",
-    examples: [{ title: "Not Found", status: 404, detail: "Unknown platform \"PS5\"; use Windows, EGS or GRDK." }],
+    examples: [{ title: "Not Found", status: 404, detail: unknownPlatform("PS5") }],
   },
 );

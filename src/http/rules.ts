@@ -3,6 +3,7 @@
  * of admin, user, or null". Validation failures name the field and the rule in
  * these words, so a refusal says what would have been accepted.
  */
+import { listOr } from "../domain/lists.ts";
 import { DOCUMENT_AS } from "./schemas.ts";
 
 type Schema = Record<string, unknown>;
@@ -17,11 +18,6 @@ function range(min: unknown, max: unknown, unit = ""): string {
   if (typeof min === "number") return `at least ${min}${suffix}`;
   if (typeof max === "number") return `at most ${max}${suffix}`;
   return "";
-}
-
-function listOr(items: readonly string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} or ${items.at(-1) ?? ""}`;
 }
 
 function quoted(value: unknown): string {

@@ -1,8 +1,11 @@
 /** TypeBox schemas shared by several route groups, and small HTTP helpers for reads. */
 import { t } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 import type { Catalogue, Platform } from "../domain/catalogue.ts";
-import { PLATFORMS, isPlatform } from "../domain/catalogue.ts";
+import { PLATFORM_LABELS, PLATFORMS, isPlatform, unknownPlatform } from "../domain/catalogue.ts";
+import { listOr } from "../domain/lists.ts";
 import { HttpProblem, ProblemSchema } from "./problem.ts";
+import { platformSchema, platformStatusSchema } from "./vocabularies.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -16,6 +19,16 @@ export const DOCUMENT_AS = "x-document-as";
 
 /** The largest id a path accepts: 15 digits, well inside a double's exact integers. */
 export const MAX_ID = 999_999_999_999_999;
+
+/**
+ * Any string to the validator, documented as the named vocabulary it belongs
+ * to: for input the handler checks itself (so that an unknown value gets its
+ * own problem, such as a 404 for an unknown platform) and for replies built
+ * from plain strings.
+ */
+export function stringOf(documented: TSchema, description?: string) {
+  return t.String({ ...(description === undefined ? {} : { description }), [DOCUMENT_AS]: documented });
+}
 
 /** An integer query parameter: any string to the router, read strictly by the handler (queryInteger), documented as the integer it must be. */
 export function integerQuery(options: { description: string; minimum?: number; maximum?: number; examples: readonly number[] }) {
@@ -60,7 +73,7 @@ const isoTime = (description: string) => t.String({ format: "date-time", descrip
 const nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
 
 export const PlatformParams = t.Object({
-  platform: t.String({ enum: [...PLATFORMS], description: "Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store)" }),
+  platform: stringOf(platformSchema(), listOr(PLATFORMS.map((p) => `${p} (${PLATFORM_LABELS[p]})`))),
 });
 
 export const PlatformRegionParams = t.Object({
@@ -102,10 +115,8 @@ const EXAMPLE_TIME = "2026-11-21T18:04:05.123Z";
 
 export const IncentivesPayloadSchema = t.Object(
   {
-    platform: t.String(),
-    status: t.Union([t.Literal("error"), t.Literal("initializing"), t.Literal("ok"), t.Literal("degraded")], {
-      description: "error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale",
-    }),
+    platform: platformSchema(),
+    status: platformStatusSchema("error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale"),
     statusReason: nullable(t.String()),
     updatedAt: nullable(isoTime("Time of the newest live reading")),
     version: nullable(t.String({ description: "Game version from the newest live reading" })),
@@ -137,7 +148,7 @@ export const IncentivesPayloadSchema = t.Object(
 export const AssignmentSchema = t.Object(
   {
     region: t.String(),
-    platform: t.String(),
+    platform: stringOf(platformSchema()),
     pollMinSeconds: t.Integer({ minimum: 300 }),
     pollMaxSeconds: t.Integer({ minimum: 300 }),
     phaseOffsetSeconds: t.Integer({ minimum: 0, description: "Where in the period this agent polls, so a group's agents spread out" }),
@@ -155,7 +166,7 @@ export function problems<const S extends readonly number[]>(...statuses: S): { [
 }
 
 export function requirePlatform(value: string): Platform {
-  if (!isPlatform(value)) throw new HttpProblem(404, `Unknown platform "${value}"; use ${PLATFORMS.join(", ")}.`);
+  if (!isPlatform(value)) throw new HttpProblem(404, unknownPlatform(value));
   return value;
 }
 

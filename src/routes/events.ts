@@ -1,10 +1,10 @@
 /** GET /api/v1/events: the Bloodpoint events in force and coming (under the read gate). */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
-import { EVENT_SOURCES, listEvents } from "../domain/events.ts";
-import { PLATFORMS } from "../domain/catalogue.ts";
+import { listEvents } from "../domain/events.ts";
 import type { Access } from "../http/access.ts";
-import { problems, readCacheControl } from "../http/schemas.ts";
+import { stringOf, problems, readCacheControl } from "../http/schemas.ts";
+import { eventSourceSchema, platformSchema } from "../http/vocabularies.ts";
 
 const EXAMPLE = {
   key: "BPEVENT_Bloodhunt_NAME",
@@ -23,8 +23,8 @@ export const ListedEventSchema = t.Object(
     multiplier: t.Number({ exclusiveMinimum: 0, description: "Bloodpoint multiplier (2 is double bloodpoints)" }),
     startsAt: t.String({ format: "date-time" }),
     endsAt: t.String({ format: "date-time" }),
-    platforms: t.Nullable(t.Array(t.String({ enum: [...PLATFORMS] }), { description: "The platforms it holds on, in display order; null for all" })),
-    source: t.String({ enum: [...EVENT_SOURCES], description: "admin: defined by an admin; agent: reported by the agents" }),
+    platforms: t.Nullable(t.Array(stringOf(platformSchema()), { description: "The platforms it holds on, in display order; null for all" })),
+    source: eventSourceSchema("admin: defined by an admin; agent: reported by the agents"),
   },
   { title: "ListedEvent", examples: [EXAMPLE] },
 );

@@ -1,8 +1,8 @@
 /** GET /healthz: liveness and a short status summary, never gated, never cached. */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
-import { STORAGE_STATES } from "../db/storage.ts";
 import type { Access } from "../http/access.ts";
+import { storageStateSchema } from "../http/vocabularies.ts";
 import { HUB_VERSION } from "../version.ts";
 
 export const HealthSchema = t.Object(
@@ -15,10 +15,9 @@ export const HealthSchema = t.Object(
     agentsConfigured: t.Nullable(t.Integer({ minimum: 0, description: "Enabled agents; null when the database does not answer" })),
     regionsReporting: t.Nullable(t.Integer({ minimum: 0, description: "(platform, region) pairs whose live reading is fresh" })),
     db: t.Union([t.Literal("ok"), t.Literal("error")]),
-    storage: t.String({
-      enum: [...STORAGE_STATES],
-      description: "ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)",
-    }),
+    storage: storageStateSchema(
+      "ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)",
+    ),
   },
   {
     title: "Health",

@@ -1,39 +1,72 @@
 /** Public reads of the live data: site meta, incentives and coverage (under the read gate). */
+import type { TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
+import type { Config } from "../config/load.ts";
+import { OPTIONS, type OptionTable, type Settings } from "../config/options.ts";
 import type { HubContext } from "../context.ts";
 import { PLATFORMS } from "../domain/catalogue.ts";
 import type { Access } from "../http/access.ts";
 import type { IncentivesReplies } from "../http/incentives.ts";
 import { IncentivesPayloadSchema, PlatformParams, problems, readCacheControl, requirePlatform } from "../http/schemas.ts";
+import { platformSchema } from "../http/vocabularies.ts";
 
-const SiteMetaSchema = t.Object(
-  {
-    platforms: t.Array(t.String(), { description: "Platforms with at least one enabled agent, in display order" }),
-    contactEmail: t.Nullable(t.String()),
-    discordUrl: t.Nullable(t.String()),
-    matrixUrl: t.Nullable(t.String()),
-    agentSetupUrl: t.String(),
-    contributeEnabled: t.Boolean(),
-    pageSize: t.Integer(),
-    latencyHosts: t.Array(
-      t.Object({ region: t.String(), host: t.String({ description: "Host name, timed over HTTPS" }) }),
-      {
-        description:
-          "Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none)",
-      },
-    ),
-  },
-  {
-    title: "SiteMeta",
-    examples: [
-      { platforms: ["Windows", "EGS"], contactEmail: null, discordUrl: null, matrixUrl: null, agentSetupUrl: "http://localhost:3000/contribute/agents", contributeEnabled: false, pageSize: 20, latencyHosts: [{ region: "eu-west-1", host: "gamelift.eu-west-1.amazonaws.com" }] },
-    ],
-  },
-);
+interface PublicSetting {
+  readonly key: keyof Settings;
+  /** Its field in /meta. */
+  readonly field: string;
+  readonly schema: TSchema;
+}
+
+/** The settings the table marks public, in the table's order, each with its field and schema (described by its help). */
+export function publicSettings(table: OptionTable): PublicSetting[] {
+  return (Object.keys(table) as (keyof Settings)[]).flatMap((key) => {
+    const option = table[key];
+    const mark = option.public;
+    if (!mark) return [];
+    if (option.secret) throw new Error(`The setting ${key} is a secret and cannot be public.`);
+    const description = option.help;
+    const schemas: Record<typeof mark.type, () => TSchema> = {
+      boolean: () => t.Boolean({ description }),
+      integer: () => t.Integer({ description }),
+      string: () => t.String({ description }),
+      "string or null": () => t.Nullable(t.String(), { description }),
+    };
+    return [{ key, field: mark.as ?? key, schema: schemas[mark.type]() }];
+  });
+}
+
+function publicValues(config: Config, settings: readonly PublicSetting[]): Record<string, unknown> {
+  return Object.fromEntries(settings.map((s) => [s.field, config[s.key]]));
+}
+
+function latencyHosts(config: Config) {
+  return config.latencyProbes ? config.catalogue.regions.map((r) => ({ region: r.id, host: r.latencyHost })) : [];
+}
+
+/** SiteMeta: the platforms served, every public setting (the example shows this hub's own values) and the hosts to time. */
+function siteMetaSchema(config: Config, settings: readonly PublicSetting[]) {
+  return t.Object(
+    {
+      platforms: t.Array(platformSchema(), { description: "Platforms with at least one enabled agent, in display order" }),
+      ...Object.fromEntries(settings.map((s) => [s.field, s.schema])),
+      latencyHosts: t.Array(
+        t.Object({ region: t.String(), host: t.String({ description: "Host name, timed over HTTPS" }) }),
+        {
+          description:
+            "Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none)",
+        },
+      ),
+    },
+    {
+      title: "SiteMeta",
+      examples: [{ platforms: ["Windows", "EGS"], ...publicValues(config, settings), latencyHosts: latencyHosts(config).slice(0, 1) }],
+    },
+  );
+}
 
 const CoverageSchema = t.Object(
   {
-    platform: t.String(),
+    platform: platformSchema(),
     regions: t.Array(
       t.Object({
         region: t.String(),
@@ -47,8 +80,10 @@ const CoverageSchema = t.Object(
   { title: "CoveragePayload" },
 );
 
-export function publicRoutes(ctx: HubContext, access: Access, incentives: IncentivesReplies) {
+/** `table` is the settings table whose public settings /meta shows: the hub's own, or a test's copy. */
+export function publicRoutes(ctx: HubContext, access: Access, incentives: IncentivesReplies, table: OptionTable = OPTIONS) {
   const { config, live, agents, settings } = ctx;
+  const published = publicSettings(table);
   return new Elysia({ name: "routes/public", prefix: "/api/v1" })
     .use(access.plugin)
     .get(
@@ -57,18 +92,13 @@ export function publicRoutes(ctx: HubContext, access: Access, incentives: Incent
         set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 120);
         return {
           platforms: PLATFORMS.filter((p) => agents.coveredRegions(p).size > 0),
-          contactEmail: config.contactEmail,
-          discordUrl: config.discordUrl,
-          matrixUrl: config.matrixUrl,
-          agentSetupUrl: config.agentSetupUrl,
-          contributeEnabled: config.contribute,
-          pageSize: config.pageSize,
-          latencyHosts: config.latencyProbes ? config.catalogue.regions.map((r) => ({ region: r.id, host: r.latencyHost })) : [],
+          ...publicValues(config, published),
+          latencyHosts: latencyHosts(config),
         };
       },
       {
         access: "public-read",
-        response: { 200: SiteMetaSchema, ...problems(401) },
+        response: { 200: siteMetaSchema(config, published), ...problems(401) },
         detail: { tags: ["incentives"], summary: "Site meta", description: "What a dashboard needs to know about this hub." },
       },
     )

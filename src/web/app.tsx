@@ -2,7 +2,7 @@
 import { useSignal } from "@preact/signals";
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, isPlatform, PLATFORMS, type Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
+import { api, isPlatform, Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
 import { takeEarly } from "./early.ts";
 import { Failed, Loading } from "./components/common.tsx";
 import { ReauthDialog } from "./components/reauth.tsx";
@@ -29,7 +29,7 @@ export function boardPlatformOf(pathname: string): Platform | null {
 /** The platform "/" shows: the one last viewed, else the first with agents, else Windows. */
 export function homePlatform(meta: SiteMeta): Platform {
   const last = remembered(PLATFORM_KEY);
-  const candidates = PLATFORMS.filter((p) => meta.platforms.includes(p));
+  const candidates = Platform.filter((p) => meta.platforms.includes(p));
   return candidates.find((p) => p === last) ?? candidates[0] ?? "Windows";
 }
 

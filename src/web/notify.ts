@@ -6,8 +6,9 @@
  */
 import { signal } from "@preact/signals";
 import type { IncentivesPayload } from "./api/client.ts";
+import type { AlertRole } from "./api/vocabulary.ts";
 
-export type Role = "survivor" | "killer";
+export type Role = AlertRole;
 
 export interface AlertRule {
   readonly platform: string;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { audit, AUDIT_VIA, CLI_ACTOR } from "../../src/db/audit.ts";
+import { audit, CLI_ACTOR } from "../../src/db/audit.ts";
+import { AUDIT_VIA } from "../../src/domain/provenance.ts";
 import { adminHub, PASSWORD } from "../admin-helpers.ts";
 import { Browser } from "../browser.ts";
 import { call, expectProblem, json, testHub } from "../helpers.ts";
@@ -182,11 +183,11 @@ describe("GET /api/v1/admin/audit", () => {
   });
 
   test("the OpenAPI description lists exactly the `via` values the hub writes, the four of SPEC §11.5b", async () => {
-    const doc = await json<{ components: { schemas: { AuditEntry: { properties: { via: { anyOf: { enum?: string[]; type: string }[] } } } } } }>(
+    const doc = await json<{ components: { schemas: { AuditEntry: { properties: { via: { anyOf: unknown[] } } }; AuditVia: { enum: string[] } } } }>(
       await call(testHub(), "GET", "/openapi.json"),
     );
-    const listed = doc.components.schemas.AuditEntry.properties.via.anyOf;
-    expect(listed).toEqual([expect.objectContaining({ type: "string", enum: [...AUDIT_VIA] }), { type: "null" }]);
+    expect(doc.components.schemas.AuditEntry.properties.via.anyOf).toEqual([expect.objectContaining({ $ref: "#/components/schemas/AuditVia" }), { type: "null" }]);
+    expect(doc.components.schemas.AuditVia.enum).toEqual([...AUDIT_VIA]);
     expect([...AUDIT_VIA]).toEqual(["session", "api-key", "cli", "config"]);
   });
 });

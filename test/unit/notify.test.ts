@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { IncentivesPayload } from "../../src/web/api/client.ts";
+import type { IncentivesPayload, Platform } from "../../src/web/api/client.ts";
 import { crossings, type AlertRule } from "../../src/web/notify.ts";
 
-function payload(killer: number, options: { stale?: boolean; isReal?: boolean; platform?: string } = {}): IncentivesPayload {
+function payload(killer: number, options: { stale?: boolean; isReal?: boolean; platform?: Platform } = {}): IncentivesPayload {
   return {
     platform: options.platform ?? "Windows",
     status: "ok",

@@ -7,7 +7,8 @@ import type { Access } from "../../http/access.ts";
 import { HttpProblem } from "../../http/problem.ts";
 import { PLATFORMS, type Catalogue } from "../../domain/catalogue.ts";
 import { LabelSchema, ProviderSchema, regionSchema } from "../../http/field-schemas.ts";
-import { idParams, integerQuery, PlatformRegionParams, problems, queryInteger, requirePlatform, requireRegion } from "../../http/schemas.ts";
+import { stringOf, idParams, integerQuery, PlatformRegionParams, problems, queryInteger, requirePlatform, requireRegion } from "../../http/schemas.ts";
+import { agentSourceSchema, platformSchema, providerSchema } from "../../http/vocabularies.ts";
 import { text } from "../../http/text.ts";
 
 const IdParams = idParams("Agent");
@@ -25,11 +26,11 @@ export const AgentSchema = t.Object(
     id: t.Integer(),
     enabled: t.Boolean(),
     label: t.Nullable(t.String()),
-    platform: t.String({ description: "Decided by the provider" }),
+    platform: platformSchema("Decided by the provider"),
     region: t.String(),
-    provider: t.String({ description: "steam, epic or grdk" }),
+    provider: providerSchema(),
     provisionId: t.Nullable(t.String({ description: "The id given in the configuration, for provisioned agents" })),
-    source: t.Union([t.Literal("manual"), t.Literal("provisioned"), t.Literal("imported")]),
+    source: agentSourceSchema(),
     pollMin: t.Nullable(t.String({ description: "The agent's own poll minimum (seconds or expression), or null for the default" })),
     pollMax: t.Nullable(t.String()),
     readings: t.Integer({ description: "Stored readings of this agent" }),
@@ -48,11 +49,11 @@ export const ExportedAgentSchema = t.Object(
     provisionId: t.Nullable(t.String()),
     tokenHash: t.String({ pattern: "^[0-9a-fA-F]{64}$", description: "SHA-256 of the agent's token (hex); the import key" }),
     region: t.String(),
-    provider: t.String(),
-    platform: t.String(),
+    provider: providerSchema(),
+    platform: platformSchema(),
     label: t.Nullable(t.String()),
     enabled: t.Boolean(),
-    source: t.String(),
+    source: agentSourceSchema(),
     pollMin: t.Nullable(t.String()),
     pollMax: t.Nullable(t.String()),
   },
@@ -66,12 +67,12 @@ const ImportRowSchema = t.Object(
   {
     tokenHash: ExportedAgentSchema.properties.tokenHash,
     region: t.String(),
-    provider: t.String(),
-    platform: t.Optional(t.String({ description: "If given, must match the provider" })),
+    provider: stringOf(providerSchema()),
+    platform: t.Optional(stringOf(platformSchema(), "If given, must match the provider")),
     provisionId: t.Optional(t.Nullable(t.String())),
     label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
     enabled: t.Optional(t.Boolean()),
-    source: t.Optional(t.String({ description: "manual, provisioned or imported (the default)" })),
+    source: t.Optional(stringOf(agentSourceSchema(), "imported when not given")),
     pollMin: t.Optional(t.Nullable(t.String())),
     pollMax: t.Optional(t.Nullable(t.String())),
   },

@@ -1,9 +1,10 @@
 /** Admin: the audit log, newest first, paged and filtered. */
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../../context.ts";
-import { AUDIT_RATE_LIMIT, AUDIT_SUPPRESSED, AUDIT_VIA, listAudit } from "../../db/audit.ts";
+import { AUDIT_RATE_LIMIT, AUDIT_SUPPRESSED, listAudit } from "../../db/audit.ts";
 import type { Access } from "../../http/access.ts";
 import { integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
+import { auditViaSchema } from "../../http/vocabularies.ts";
 
 export const AUDIT_LIMITS = { min: 1, max: 200, default: 50 } as const;
 
@@ -19,12 +20,10 @@ const AuditEntrySchema = t.Object(
       }),
     ),
     via: t.Nullable(
-      t.String({
-        enum: [...AUDIT_VIA],
-        description:
-          "How the change came in: a signed-in session, an API key, the hub command line, the configuration at start-up, or an agent's own report; " +
+      auditViaSchema(
+        "How the change came in: a signed-in session, an API key, the hub command line, or the configuration at start-up; " +
           "null for entries written before the hub recorded it",
-      }),
+      ),
     ),
     action: t.String({ description: "What was done, such as agent.create, user.delete or settings.update" }),
     target: t.Nullable(t.String({ description: "What it was done to: kind:id (agent:7, user:3, event:2, apikey:5) or a name (settings, agents, readings)" })),

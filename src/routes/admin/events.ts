@@ -3,14 +3,14 @@ import { Elysia, t } from "elysia";
 import { actorOf } from "../../auth/accounts.ts";
 import type { EventAdmin } from "../../admin/events.ts";
 import type { Access } from "../../http/access.ts";
-import { idParams, problems } from "../../http/schemas.ts";
+import { stringOf, idParams, problems } from "../../http/schemas.ts";
+import { eventSourceSchema, platformSchema } from "../../http/vocabularies.ts";
 import { PLATFORMS } from "../../domain/catalogue.ts";
-import { EVENT_SOURCES } from "../../domain/events.ts";
 import { EVENT_KEY_PATTERN } from "../../admin/events.ts";
 import { text } from "../../http/text.ts";
 
 const IdParams = idParams("Event");
-const Platforms = t.Nullable(t.Array(t.String({ enum: [...PLATFORMS] }), { maxItems: 3, description: "Platforms it applies to; null for all" }));
+const Platforms = t.Nullable(t.Array(stringOf(platformSchema()), { maxItems: PLATFORMS.length, description: "Platforms it applies to; null for all" }));
 const EXAMPLE = { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: "2026-11-27T15:00:00.000Z", endsAt: "2026-12-04T15:00:00.000Z", platforms: null };
 
 export const EventSchema = t.Object(
@@ -22,7 +22,7 @@ export const EventSchema = t.Object(
     startsAt: t.String({ format: "date-time" }),
     endsAt: t.String({ format: "date-time" }),
     platforms: Platforms,
-    source: t.String({ enum: [...EVENT_SOURCES], description: "admin: made here; agent: from the schedule the agents report (only `hidden` can change)" }),
+    source: eventSourceSchema("admin: made here; agent: from the schedule the agents report (only `hidden` can change)"),
     agentId: t.Nullable(t.Integer({ description: "The agent that reported it; null for admin events and once that agent is deleted" })),
     hidden: t.Boolean({ description: "Left out of payloads and the public schedule; only agent events are hidden, and stay hidden when reported again (matched by key and startsAt)" }),
   },

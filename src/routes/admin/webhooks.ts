@@ -14,6 +14,7 @@ import { regionSchema } from "../../http/field-schemas.ts";
 import type { RouteProblem } from "../../http/openapi.ts";
 import { idParams, integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 import { text } from "../../http/text.ts";
+import { alertRoleSchema } from "../../http/vocabularies.ts";
 
 const TAG = "admin-alerts";
 export const DELIVERY_LIMITS = { min: 1, max: 200, default: 50 } as const;
@@ -44,7 +45,7 @@ export function formatSchema<const Formats extends readonly FormatSpec[]>(regist
   const names: readonly Formats[number]["name"][] = registry.names;
   const union = t.Union(
     names.map((name) => t.Literal(name)),
-    { description: registry.formats.map((format) => `${format.name}: ${format.summary}`).join("; ") },
+    { title: "WebhookFormat", description: registry.formats.map((format) => `${format.name}: ${format.summary}`).join("; ") },
   );
   // TypeBox types a union built from a list as never; it validates the names, and is typed as them.
   return t.Unsafe<Formats[number]["name"]>(union);
@@ -54,7 +55,7 @@ const Format = formatSchema(FORMATS);
 const SIGNED = FORMATS.formats.filter((format) => format.signed);
 const UNSIGNED = FORMATS.formats.filter((format) => !format.signed);
 const CARRIED = FORMATS.formats.flatMap((format) => (format.carries === null ? [] : [format.carries]));
-const Role = t.Union([t.Literal("survivor"), t.Literal("killer")]);
+const Role = alertRoleSchema();
 const Platforms = t.Nullable(t.Array(text({ enum: PLATFORMS, description: "A platform id" }), { minItems: 1, maxItems: PLATFORMS.length, description: "Platforms followed; null for all" }));
 const MinBonus = t.Nullable(
   t.Integer({

@@ -4,6 +4,9 @@
  * into an ApiError carrying the problem detail's sentence.
  */
 import type { components } from "./schema";
+import { Platform } from "./vocabulary.ts";
+
+export { Platform };
 
 type Schemas = components["schemas"];
 export type SiteMeta = Schemas["SiteMeta"];
@@ -21,14 +24,11 @@ export type ListedEvent = Schemas["ListedEvent"];
 export type PatternsPayload = Schemas["PatternsPayload"];
 export type Problem = Schemas["Problem"];
 
-export const PLATFORMS = ["Windows", "EGS", "GRDK"] as const;
-export type Platform = (typeof PLATFORMS)[number];
-
 /** The store behind each platform id, as players know it. */
 export const PLATFORM_LABELS: Readonly<Record<Platform, string>> = { Windows: "Steam", EGS: "Epic Games Store", GRDK: "Microsoft Store" };
 
 export function isPlatform(value: string): value is Platform {
-  return (PLATFORMS as readonly string[]).includes(value);
+  return (Platform as readonly string[]).includes(value);
 }
 
 export interface FieldError {

@@ -737,6 +737,11 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    /**
+     * StorageState
+     * @enum {string}
+     */
+    StorageState: "ok" | "full" | "read-only" | "locked" | "file-missing" | "corrupt";
     /** Health */
     Health: {
       /** @description ok; degraded when the database answers but cannot be written (see storage); unhealthy when it does not answer */
@@ -746,22 +751,30 @@ export interface components {
       agentsConfigured: number | null;
       regionsReporting: number | null;
       db: "ok" | "error";
-      /**
-       * @description ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)
-       * @enum {string}
-       */
-      storage: "ok" | "full" | "read-only" | "locked" | "file-missing" | "corrupt";
+      /** @description ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full) */
+      storage: components["schemas"]["StorageState"];
     };
+    /**
+     * Platform
+     * @enum {string}
+     */
+    Platform: "Windows" | "EGS" | "GRDK";
     /** SiteMeta */
     SiteMeta: {
       /** @description Platforms with at least one enabled agent, in display order */
-      platforms: string[];
-      contactEmail: string | null;
-      discordUrl: string | null;
-      matrixUrl: string | null;
-      agentSetupUrl: string;
-      contributeEnabled: boolean;
+      platforms: components["schemas"]["Platform"][];
+      /** @description Page size for region lists in clients */
       pageSize: number;
+      /** @description Contact e-mail shown to visitors */
+      contactEmail: string | null;
+      /** @description Discord invite shown to visitors */
+      discordUrl: string | null;
+      /** @description Matrix room shown to visitors */
+      matrixUrl: string | null;
+      /** @description Show the contribute page in clients */
+      contributeEnabled: boolean;
+      /** @description Where volunteers learn to run an agent */
+      agentSetupUrl: string;
       /** @description Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none) */
       latencyHosts: {
           region: string;
@@ -769,6 +782,11 @@ export interface components {
           host: string;
         }[];
     };
+    /**
+     * PlatformStatus
+     * @enum {string}
+     */
+    PlatformStatus: "error" | "initializing" | "ok" | "degraded";
     /** ActiveEvent */
     ActiveEvent: {
       key: string;
@@ -806,9 +824,9 @@ export interface components {
     };
     /** IncentivesPayload */
     IncentivesPayload: {
-      platform: string;
+      platform: components["schemas"]["Platform"];
       /** @description error: no enabled agent; initializing: no reading yet; ok: at least one fresh reading; degraded: all readings stale */
-      status: "error" | "initializing" | "ok" | "degraded";
+      status: components["schemas"]["PlatformStatus"];
       statusReason: string | null;
       updatedAt: string | null;
       version: string | null;
@@ -823,7 +841,7 @@ export interface components {
     };
     /** CoveragePayload */
     CoveragePayload: {
-      platform: string;
+      platform: components["schemas"]["Platform"];
       regions: {
           region: string;
           displayName: string;
@@ -834,6 +852,11 @@ export interface components {
           freshAgents: number;
         }[];
     };
+    /**
+     * EventSource
+     * @enum {string}
+     */
+    EventSource: "admin" | "agent";
     /** ListedEvent */
     ListedEvent: {
       key: string;
@@ -845,12 +868,9 @@ export interface components {
       startsAt: string;
       /** Format: date-time */
       endsAt: string;
-      platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
-      /**
-       * @description admin: defined by an admin; agent: reported by the agents
-       * @enum {string}
-       */
-      source: "admin" | "agent";
+      platforms: components["schemas"]["Platform"][] | null;
+      /** @description admin: defined by an admin; agent: reported by the agents */
+      source: components["schemas"]["EventSource"];
     };
     /** EventsPayload */
     EventsPayload: {
@@ -974,7 +994,7 @@ export interface components {
     /** Assignment */
     Assignment: {
       region: string;
-      platform: string;
+      platform: components["schemas"]["Platform"];
       pollMinSeconds: number;
       pollMaxSeconds: number;
       /** @description Where in the period this agent polls, so a group's agents spread out */
@@ -1062,19 +1082,34 @@ export interface components {
       /** @description The whole schedule as the game lists it; only the first 200 entries are read */
       events: components["schemas"]["ReportedEventEntry"][];
     };
+    /**
+     * FactorMethod
+     * @enum {string}
+     */
+    FactorMethod: "totp" | "webauthn";
     /** LoginReply */
     LoginReply: {
       /** @description ok: fully signed in; mfa: verify a factor from methods; enroll_mfa: the role requires a factor and none is enrolled */
       next: "ok" | "mfa" | "enroll_mfa";
-      methods: ("totp" | "webauthn")[];
+      methods: components["schemas"]["FactorMethod"][];
     };
+    /**
+     * AuthLevel
+     * @enum {string}
+     */
+    AuthLevel: "password" | "mfa";
+    /**
+     * UserRole
+     * @enum {string}
+     */
+    UserRole: "admin" | "user";
     /** User */
     User: {
       id: number;
       username: string;
       name: string | null;
       email: string | null;
-      role: "admin" | "user";
+      role: components["schemas"]["UserRole"];
       enabled: boolean;
       hasPassword: boolean;
       hasPasskey: boolean;
@@ -1087,7 +1122,7 @@ export interface components {
     SessionBody: {
       /** @description Fully signed in */
       authenticated: boolean;
-      authLevel: ("password" | "mfa") | null;
+      authLevel: components["schemas"]["AuthLevel"] | null;
       csrfToken: string | null;
       enableApiKeys: boolean;
       requireAuth: boolean;
@@ -1101,7 +1136,7 @@ export interface components {
         /** @description It must first enrol one */
         enroll: boolean;
         /** @description The user's enrolled factors */
-        methods: ("totp" | "webauthn")[];
+        methods: components["schemas"]["FactorMethod"][];
       };
       user: components["schemas"]["User"] | null;
     };
@@ -1118,7 +1153,7 @@ export interface components {
     SecondFactorVerified: {
       /** @constant */
       next: "ok";
-      methods: ("totp" | "webauthn")[];
+      methods: components["schemas"]["FactorMethod"][];
     };
     /**
      * PasskeyCreationOptions
@@ -1250,7 +1285,7 @@ export interface components {
     AdminSettings: {
       requireAuth: boolean;
       enableApiKeys: boolean;
-      mfaEnforcedRoles: ("admin" | "user")[];
+      mfaEnforcedRoles: components["schemas"]["UserRole"][];
       /** @description Fields set explicitly by the operator (flag, environment or file); they cannot be changed here */
       locked: string[];
     };
@@ -1259,18 +1294,27 @@ export interface components {
       /** @description Unique viewers with an open stream or a read in the last 45 s */
       online: number;
     };
+    /**
+     * Provider
+     * @enum {string}
+     */
+    Provider: "steam" | "epic" | "grdk";
+    /**
+     * AgentSource
+     * @enum {string}
+     */
+    AgentSource: "manual" | "provisioned" | "imported";
     /** Agent */
     Agent: {
       id: number;
       enabled: boolean;
       label: string | null;
       /** @description Decided by the provider */
-      platform: string;
+      platform: components["schemas"]["Platform"];
       region: string;
-      /** @description steam, epic or grdk */
-      provider: string;
+      provider: components["schemas"]["Provider"];
       provisionId: string | null;
-      source: "manual" | "provisioned" | "imported";
+      source: components["schemas"]["AgentSource"];
       pollMin: string | null;
       pollMax: string | null;
       /** @description Stored readings of this agent */
@@ -1283,11 +1327,11 @@ export interface components {
       /** @description SHA-256 of the agent's token (hex); the import key */
       tokenHash: string;
       region: string;
-      provider: string;
-      platform: string;
+      provider: components["schemas"]["Provider"];
+      platform: components["schemas"]["Platform"];
       label: string | null;
       enabled: boolean;
-      source: string;
+      source: components["schemas"]["AgentSource"];
       pollMin: string | null;
       pollMax: string | null;
     };
@@ -1296,14 +1340,14 @@ export interface components {
       /** @description SHA-256 of the agent's token (hex); the import key */
       tokenHash: string;
       region: string;
-      provider: string;
+      provider: components["schemas"]["Provider"];
       /** @description If given, must match the provider */
-      platform?: string;
+      platform?: components["schemas"]["Platform"];
       provisionId?: string | null;
       label?: string | null;
       enabled?: boolean;
-      /** @description manual, provisioned or imported (the default) */
-      source?: string;
+      /** @description imported when not given */
+      source?: components["schemas"]["AgentSource"];
       pollMin?: string | null;
       pollMax?: string | null;
     };
@@ -1324,16 +1368,18 @@ export interface components {
       startsAt: string;
       /** Format: date-time */
       endsAt: string;
-      platforms: (("Windows" | "EGS" | "GRDK")[]) | null;
-      /**
-       * @description admin: made here; agent: from the schedule the agents report (only `hidden` can change)
-       * @enum {string}
-       */
-      source: "admin" | "agent";
+      platforms: components["schemas"]["Platform"][] | null;
+      /** @description admin: made here; agent: from the schedule the agents report (only `hidden` can change) */
+      source: components["schemas"]["EventSource"];
       agentId: number | null;
       /** @description Left out of payloads and the public schedule; only agent events are hidden, and stay hidden when reported again (matched by key and startsAt) */
       hidden: boolean;
     };
+    /**
+     * AuditVia
+     * @enum {string}
+     */
+    AuditVia: "session" | "api-key" | "cli" | "config";
     /** AuditEntry */
     AuditEntry: {
       /** @description Entry id; entries are numbered in the order they were written */
@@ -1342,7 +1388,7 @@ export interface components {
       at: number;
       actorId: number | null;
       actorName: string | null;
-      via: ("session" | "api-key" | "cli" | "config") | null;
+      via: components["schemas"]["AuditVia"] | null;
       /** @description What was done, such as agent.create, user.delete or settings.update */
       action: string;
       target: string | null;
@@ -1354,20 +1400,30 @@ export interface components {
       entries: components["schemas"]["AuditEntry"][];
       next: number | null;
     };
+    /**
+     * WebhookFormat
+     * @enum {string}
+     */
+    WebhookFormat: "json" | "discord" | "slack" | "ntfy";
+    /**
+     * AlertRole
+     * @enum {string}
+     */
+    AlertRole: "survivor" | "killer";
     /** Webhook */
     Webhook: {
       id: number;
       /** @description The target, masked: its scheme, host and last 4 characters (https://discord.com/…x9Qz). The full URL is stored encrypted and never shown again, since for Discord, Slack and ntfy the URL itself is the credential and a json URL may carry a token; to change it, PATCH a new url. "(sealed under another key: set the URL again)" when hub.key was replaced since it was set */
       url: string;
       /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
-      format: "json" | "discord" | "slack" | "ntfy";
+      format: components["schemas"]["WebhookFormat"];
       enabled: boolean;
       /** @description Platforms followed; null for all */
       platforms: string[] | null;
       /** @description Regions followed; null for all */
       regions: string[] | null;
       /** @description Roles whose bonus is watched */
-      roles: ("survivor" | "killer")[];
+      roles: components["schemas"]["AlertRole"][];
       minBonus: number | null;
       /** @description Fire status.changed when a followed platform's status changes */
       onStatus: boolean;
@@ -1552,7 +1608,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -1619,7 +1675,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -1723,7 +1779,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -1787,7 +1843,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -1851,7 +1907,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -1911,7 +1967,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -2097,7 +2153,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -2161,7 +2217,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id */
         region: string;
       };
@@ -2371,7 +2427,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description The region id with .png */
         file: string;
       };
@@ -2444,7 +2500,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description The region id with .svg (the badge) or .json (the shields.io endpoint schema) */
         file: string;
       };
@@ -2579,7 +2635,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description The region id with .atom */
         file: string;
       };
@@ -2716,7 +2772,7 @@ export interface operations {
       };
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
       };
     };
     responses: {
@@ -3466,7 +3522,7 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Roles that must use a second factor: admin, user (or none) */
-          roles: ("admin" | "user")[];
+          roles: components["schemas"]["UserRole"][];
         };
       };
     };
@@ -4765,7 +4821,7 @@ export interface operations {
         "application/json": {
           /** @description 1–64 letters, digits, '.', '_' or '-'; unique ignoring case */
           username: string;
-          role: "admin" | "user";
+          role: components["schemas"]["UserRole"];
           /** @description 10–1024 characters */
           password?: string;
           email?: string | null;
@@ -4941,7 +4997,7 @@ export interface operations {
       content: {
         "application/json": {
           enabled?: boolean;
-          role?: "admin" | "user";
+          role?: components["schemas"]["UserRole"];
           name?: string | null;
           email?: string | null;
           /** @description 10–1024 characters */
@@ -5820,7 +5876,7 @@ export interface operations {
     parameters: {
       path: {
         /** @description Windows (Steam), EGS (Epic Games Store) or GRDK (Microsoft Store) */
-        platform: "Windows" | "EGS" | "GRDK";
+        platform: components["schemas"]["Platform"];
         /** @description A region id from the catalogue, such as eu-west-1 */
         region: string;
       };
@@ -6118,7 +6174,7 @@ export interface operations {
            * @description When it ends: an ISO-8601 date-time with a zone, after startsAt
            */
           endsAt: string;
-          platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          platforms?: components["schemas"]["Platform"][] | null;
         };
       };
     };
@@ -6299,7 +6355,7 @@ export interface operations {
            * @description When it ends: an ISO-8601 date-time with a zone, after startsAt
            */
           endsAt?: string;
-          platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
+          platforms?: components["schemas"]["Platform"][] | null;
           /** @description Hide (true) or show (false) an agent event; the only field an agent event takes */
           hidden?: boolean;
         };
@@ -6516,11 +6572,11 @@ export interface operations {
            */
           url: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
-          format: "json" | "discord" | "slack" | "ntfy";
+          format: components["schemas"]["WebhookFormat"];
           platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
           regions?: (("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1")[]) | null;
           /** @description Roles whose bonus is watched (default both) */
-          roles?: ("survivor" | "killer")[];
+          roles?: components["schemas"]["AlertRole"][];
           minBonus?: number | null;
           /** @description Fire status.changed (default false) */
           onStatus?: boolean;
@@ -6694,11 +6750,11 @@ export interface operations {
            */
           url?: string;
           /** @description json: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers; body { type, timestamp, data }); discord: a Discord channel webhook URL (one embed); slack: a Slack incoming-webhook URL; ntfy: an ntfy topic URL (Title, Priority, Tags headers) */
-          format?: "json" | "discord" | "slack" | "ntfy";
+          format?: components["schemas"]["WebhookFormat"];
           platforms?: (("Windows" | "EGS" | "GRDK")[]) | null;
           regions?: (("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1")[]) | null;
           /** @description Roles whose bonus is watched (default both) */
-          roles?: ("survivor" | "killer")[];
+          roles?: components["schemas"]["AlertRole"][];
           minBonus?: number | null;
           /** @description Fire status.changed (default false) */
           onStatus?: boolean;

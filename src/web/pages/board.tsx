@@ -9,12 +9,11 @@ import { useComputed, useSignal } from "@preact/signals";
 import { useEffect, useMemo } from "preact/hooks";
 import {
   api,
+  Platform,
   PLATFORM_LABELS,
-  PLATFORMS,
   type CoveragePayload,
   type IncentivesPayload,
   type ListedEvent,
-  type Platform,
   type SessionBody,
   type SiteMeta,
 } from "../api/client.ts";
@@ -84,7 +83,7 @@ function useNextEvent(platform: Platform, running: boolean): ListedEvent | null 
 }
 
 export function PlatformTabs({ meta, current, hrefOf }: { meta: SiteMeta; current: Platform | null; hrefOf: (p: Platform) => string }) {
-  const shown = PLATFORMS.filter((p) => meta.platforms.includes(p) || p === current);
+  const shown = Platform.filter((p) => meta.platforms.includes(p) || p === current);
   if (shown.length <= 1 && current !== null && shown[0] === current) return null;
   return (
     <nav class="tabs" aria-label={t("nav.platforms")}>

@@ -1,12 +1,12 @@
 /** /contribute (when the hub enables it): which regions need agents on each platform, and how to run one. */
-import { api, PLATFORM_LABELS, PLATFORMS, type SiteMeta } from "../api/client.ts";
+import { api, Platform, PLATFORM_LABELS, type SiteMeta } from "../api/client.ts";
 import { Failed, Loading } from "../components/common.tsx";
 import { Flag } from "../components/flag.tsx";
 import { t } from "../i18n/index.ts";
 import { useLoad } from "../use-load.ts";
 
 export function Contribute({ meta }: { meta: SiteMeta }) {
-  const coverage = useLoad((signal) => Promise.all(PLATFORMS.map((p) => api.coverage(p, signal))), []);
+  const coverage = useLoad((signal) => Promise.all(Platform.map((p) => api.coverage(p, signal))), []);
   return (
     <>
       <h1>{t("contribute.title")}</h1>

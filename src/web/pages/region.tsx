@@ -7,6 +7,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ActivityPayload, type ForecastBody, type ForecastPoint, type HistoryRangePayload, type Platform, type RegionIncentive } from "../api/client.ts";
+import { AlertRole } from "../api/vocabulary.ts";
 import { stepChart, type ChartData, type StepChart } from "../charts.ts";
 import { ConnectionBadge, Empty, Failed, Loading } from "../components/common.tsx";
 import { RegionCard } from "../components/region-card.tsx";
@@ -200,7 +201,7 @@ function Forecast({ platform, region }: { platform: Platform; region: string }) 
       ) : (
         <>
           <ul class="best">
-            {(["survivor", "killer"] as const).map((role) => {
+            {AlertRole.map((role) => {
               const best = bestHour(forecast.data?.points ?? [], role);
               return (
                 <li key={role} class={`best-${role}`}>

@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { send, type SessionBody } from "../api/client.ts";
+import { UserRole } from "../api/vocabulary.ts";
 import { Failed, Loading } from "../components/common.tsx";
 import { Field, FormError, useFocusFirst } from "../components/forms.tsx";
 import { t, type MessageKey } from "../i18n/index.ts";
@@ -77,9 +78,9 @@ function CreateAdmin() {
   );
 }
 
-const POLICIES: readonly { readonly id: string; readonly roles: readonly ("admin" | "user")[]; readonly label: MessageKey; readonly hint: MessageKey }[] = [
+const POLICIES: readonly { readonly id: string; readonly roles: readonly UserRole[]; readonly label: MessageKey; readonly hint: MessageKey }[] = [
   { id: "admins", roles: ["admin"], label: "setup.policy.admins", hint: "setup.policy.adminsHint" },
-  { id: "everyone", roles: ["admin", "user"], label: "setup.policy.everyone", hint: "setup.policy.everyoneHint" },
+  { id: "everyone", roles: UserRole, label: "setup.policy.everyone", hint: "setup.policy.everyoneHint" },
   { id: "nobody", roles: [], label: "setup.policy.nobody", hint: "setup.policy.nobodyHint" },
 ];
 

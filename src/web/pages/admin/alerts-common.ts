@@ -1,26 +1,25 @@
 /** What the parts of the alerts page share: the webhook's types, its vocabulary's labels and how a webhook is named. */
 import type { components } from "../../api/schema";
+import type { WebhookFormat } from "../../api/vocabulary.ts";
 import { t, type MessageKey } from "../../i18n/index.ts";
 import { ADMIN } from "./parts.tsx";
 
 type Schemas = components["schemas"];
 export type Webhook = Schemas["Webhook"];
 export type DeliveryPage = Schemas["WebhookDeliveryPage"];
-export type Format = Webhook["format"];
-export type Role = Webhook["roles"][number];
 type DeliveryType = Schemas["WebhookDelivery"]["type"];
 type DeliveryStatus = Schemas["WebhookDelivery"]["status"];
 
 export const HOOKS = `${ADMIN}/webhooks`;
-export const FORMATS: readonly Format[] = ["json", "discord", "slack", "ntfy"];
-export const ROLES: readonly Role[] = ["survivor", "killer"];
 
-export const FORMAT_LABELS: Readonly<Record<Format, { label: MessageKey; hint: MessageKey }>> = {
-  json: { label: "admin.alerts.format.json", hint: "admin.alerts.format.jsonHint" },
-  discord: { label: "admin.alerts.format.discord", hint: "admin.alerts.format.discordHint" },
-  slack: { label: "admin.alerts.format.slack", hint: "admin.alerts.format.slackHint" },
-  ntfy: { label: "admin.alerts.format.ntfy", hint: "admin.alerts.format.ntfyHint" },
-};
+/** A format's name and hint, from the catalogues' `admin.alerts.format.<format>` and `…Hint` messages: a format without them does not compile. */
+export function formatLabel(format: WebhookFormat): string {
+  return t(`admin.alerts.format.${format}`);
+}
+
+export function formatHint(format: WebhookFormat): string {
+  return t(`admin.alerts.format.${format}Hint`);
+}
 
 export const TYPE_LABELS: Readonly<Record<DeliveryType, MessageKey>> = {
   "bonus.reached": "admin.alerts.type.bonusReached",
@@ -44,7 +43,7 @@ const DISCORD_HOSTS = new Set(["discord.com", "discordapp.com", "canary.discord.
  * topic (ntfy.sh, or a server whose name starts with ntfy., with the topic
  * as the one path segment). Null when the host says nothing.
  */
-export function formatOfUrl(text: string): Format | null {
+export function formatOfUrl(text: string): WebhookFormat | null {
   const url = URL.parse(text.trim());
   if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) return null;
   const host = url.hostname.toLowerCase();

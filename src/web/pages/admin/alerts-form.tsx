@@ -5,10 +5,11 @@
  * empty, the PATCH carries no url and the hub keeps the one it has.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { isPlatform, PLATFORM_LABELS, PLATFORMS, send, type ApiError, type Platform } from "../../api/client.ts";
+import { isPlatform, Platform, PLATFORM_LABELS, send, type ApiError } from "../../api/client.ts";
 import { CopyValue, Field, FormError, Panel } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
-import { FORMAT_LABELS, FORMATS, formatOfUrl, HOOKS, ROLES, webhookName, type Format, type Role, type Webhook } from "./alerts-common.ts";
+import { AlertRole, WebhookFormat } from "../../api/vocabulary.ts";
+import { formatHint, formatLabel, formatOfUrl, HOOKS, webhookName, type Webhook } from "./alerts-common.ts";
 import { CheckField, Notice, RadioGroup, useAction, type CatalogueRegion, type Choice } from "./parts.tsx";
 
 /** A new webhook starts with a condition that fires, so its defaults never make a webhook the hub refuses. */
@@ -16,12 +17,12 @@ const DEFAULT_MIN_BONUS = 50;
 
 export interface Form {
   readonly url: string;
-  readonly format: Format;
+  readonly format: WebhookFormat;
   readonly allPlatforms: boolean;
   readonly platforms: readonly Platform[];
   readonly allRegions: boolean;
   readonly regions: readonly string[];
-  readonly roles: readonly Role[];
+  readonly roles: readonly AlertRole[];
   readonly minBonus: string;
   readonly onStatus: boolean;
   readonly onEvents: boolean;
@@ -29,7 +30,7 @@ export interface Form {
 
 export function formOf(hook: Webhook | null): Form {
   if (hook === null) {
-    return { url: "", format: "json", allPlatforms: true, platforms: [], allRegions: true, regions: [], roles: [...ROLES], minBonus: String(DEFAULT_MIN_BONUS), onStatus: false, onEvents: false };
+    return { url: "", format: "json", allPlatforms: true, platforms: [], allRegions: true, regions: [], roles: [...AlertRole], minBonus: String(DEFAULT_MIN_BONUS), onStatus: false, onEvents: false };
   }
   return {
     url: "",
@@ -82,8 +83,8 @@ function toggled<T>(all: readonly T[], list: readonly T[], item: T, on: boolean)
   return all.filter((x) => (x === item ? on : list.includes(x)));
 }
 
-function formatChoices(): Choice<Format>[] {
-  return FORMATS.map((f) => ({ value: f, label: t(FORMAT_LABELS[f].label), hint: t(FORMAT_LABELS[f].hint) }));
+function formatChoices(): Choice<WebhookFormat>[] {
+  return WebhookFormat.map((f) => ({ value: f, label: formatLabel(f), hint: formatHint(f) }));
 }
 
 /** The hub's message for a whole list (platforms, regions, roles), which has no single input to sit under. */
@@ -108,7 +109,7 @@ export function WebhookFields({
 }) {
   const regionIds = regions.map((r) => r.region);
   // A pasted Discord, Slack or ntfy URL picks its format, and the form says so; a choice made after the paste stands.
-  const [picked, setPicked] = useState<Format | null>(null);
+  const [picked, setPicked] = useState<WebhookFormat | null>(null);
   function typed(url: string) {
     const format = formatOfUrl(url);
     setPicked(format);
@@ -138,7 +139,7 @@ export function WebhookFields({
       />
       {picked !== null && picked === form.format ? (
         <p class="notice" role="status" data-testid="format-picked">
-          {t("admin.alerts.formatPicked", { format: t(FORMAT_LABELS[picked].label) })}
+          {t("admin.alerts.formatPicked", { format: formatLabel(picked) })}
         </p>
       ) : null}
       <RadioGroup
@@ -154,8 +155,8 @@ export function WebhookFields({
       {form.allPlatforms ? null : (
         <fieldset class="choices">
           <legend>{t("admin.alerts.whichPlatforms")}</legend>
-          {PLATFORMS.map((p) => (
-            <CheckField key={p} label={PLATFORM_LABELS[p]} name="platforms" checked={form.platforms.includes(p)} onChange={(on) => setForm((f) => ({ ...f, platforms: toggled(PLATFORMS, f.platforms, p, on) }))} />
+          {Platform.map((p) => (
+            <CheckField key={p} label={PLATFORM_LABELS[p]} name="platforms" checked={form.platforms.includes(p)} onChange={(on) => setForm((f) => ({ ...f, platforms: toggled(Platform, f.platforms, p, on) }))} />
           ))}
         </fieldset>
       )}
@@ -190,8 +191,8 @@ export function WebhookFields({
       <fieldset class="choices">
         <legend>{t("admin.alerts.roles")}</legend>
         <p class="form-hint">{t("admin.alerts.rolesHint")}</p>
-        {ROLES.map((r) => (
-          <CheckField key={r} label={t(r === "survivor" ? "role.survivor" : "role.killer")} name="roles" checked={form.roles.includes(r)} onChange={(on) => setForm((f) => ({ ...f, roles: toggled(ROLES, f.roles, r, on) }))} />
+        {AlertRole.map((r) => (
+          <CheckField key={r} label={t(`role.${r}`)} name="roles" checked={form.roles.includes(r)} onChange={(on) => setForm((f) => ({ ...f, roles: toggled(AlertRole, f.roles, r, on) }))} />
         ))}
       </fieldset>
       <ListError error={error} name="roles" />

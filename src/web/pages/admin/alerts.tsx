@@ -12,7 +12,7 @@ import { Failed, Loading } from "../../components/common.tsx";
 import { Panel } from "../../components/forms.tsx";
 import { formatBonus, formatDateTime, formatNumber, t } from "../../i18n/index.ts";
 import { useLoad } from "../../use-load.ts";
-import { FORMAT_LABELS, HOOKS, webhookName, type Webhook } from "./alerts-common.ts";
+import { formatLabel, HOOKS, webhookName, type Webhook } from "./alerts-common.ts";
 import { CreateWebhook } from "./alerts-form.tsx";
 import { ManageWebhook } from "./alerts-manage.tsx";
 import { AdminTable, Ago, Listed, platformName, regionName, useRegions, type CatalogueRegion } from "./parts.tsx";
@@ -79,7 +79,7 @@ function WebhookTable({ hooks, regions, managing, onManage }: { hooks: readonly 
       {hooks.map((h) => (
         <tr key={h.id} data-webhook={h.id}>
           <th scope="row">{webhookName(h)}</th>
-          <td>{t(FORMAT_LABELS[h.format].label)}</td>
+          <td>{formatLabel(h.format)}</td>
           <td class="wrap">
             <Fires hook={h} regions={regions} />
           </td>

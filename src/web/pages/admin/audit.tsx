@@ -11,13 +11,6 @@ import { useLoad } from "../../use-load.ts";
 import { auditSentence } from "./audit-sentence.ts";
 import { ADMIN, Listed, SelectField, When, type AuditEntry, type AuditPage, type User, AdminTable } from "./parts.tsx";
 
-/** A label for every `via` the API's schema lists: the type check fails when the server declares one this lacks. */
-const VIA_LABELS: Readonly<Record<NonNullable<AuditEntry["via"]>, MessageKey>> = {
-  session: "admin.audit.via.session",
-  "api-key": "admin.audit.via.apiKey",
-  cli: "admin.audit.via.cli",
-  config: "admin.audit.via.config",
-};
 const PAGE_SIZES = ["10", "50", "200"];
 
 interface Query {
@@ -94,7 +87,7 @@ export function AuditSection() {
                 <td class="wrap" data-testid="audit-sentence">
                   {auditSentence(entry, who(entry))}
                 </td>
-                <td>{entry.via ? t(VIA_LABELS[entry.via]) : "—"}</td>
+                <td>{entry.via ? t(`admin.audit.via.${entry.via}`) : "—"}</td>
                 <td class="wrap">
                   {/* The raw record, for whoever needs the exact action, target and values: one click away, not in the way. */}
                   <details class="audit-raw">

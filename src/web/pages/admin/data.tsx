@@ -5,7 +5,7 @@
  * would go (the hub's dry run) and acts only once confirmed.
  */
 import { useState } from "preact/hooks";
-import { getPrivate, PLATFORM_LABELS, PLATFORMS, send } from "../../api/client.ts";
+import { getPrivate, Platform, PLATFORM_LABELS, send } from "../../api/client.ts";
 import type { operations } from "../../api/schema";
 import { Failed, Loading } from "../../components/common.tsx";
 import { ConfirmButton, Field, FormError, Panel } from "../../components/forms.tsx";
@@ -33,7 +33,7 @@ import {
 type Attribution = operations["whoReportedARegion"]["responses"][200]["content"]["application/json"];
 
 function platformOptions(): Option[] {
-  return PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }));
+  return Platform.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }));
 }
 
 function agentLabel(agents: readonly Agent[], id: number): string {
@@ -42,7 +42,7 @@ function agentLabel(agents: readonly Agent[], id: number): string {
 }
 
 function AttributionPanel({ regions, agents, version }: { regions: readonly CatalogueRegion[]; agents: readonly Agent[]; version: number }) {
-  const [platform, setPlatform] = useState<string>(PLATFORMS[0]);
+  const [platform, setPlatform] = useState<string>(Platform[0]);
   const [region, setRegion] = useState(regions[0]?.region ?? "");
   const rows = useLoad(
     (signal) => getPrivate<Attribution>(`${ADMIN}/platforms/${encodeURIComponent(platform)}/regions/${encodeURIComponent(region)}/attribution`, signal),

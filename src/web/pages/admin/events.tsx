@@ -5,7 +5,7 @@
  * listed with where they came from and can only be hidden or shown.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { getPrivate, PLATFORM_LABELS, PLATFORMS, send, type Platform } from "../../api/client.ts";
+import { getPrivate, Platform, PLATFORM_LABELS, send } from "../../api/client.ts";
 import { now } from "../../clock.ts";
 import { ConfirmButton, Field, FormError, Panel } from "../../components/forms.tsx";
 import { formatNumber, t } from "../../i18n/index.ts";
@@ -133,7 +133,7 @@ function EventForm({ event, onSaved, onClose }: { event: HubEvent | null; onSave
         {form.all ? null : (
           <fieldset class="choices">
             <legend>{t("admin.events.which")}</legend>
-            {PLATFORMS.map((p) => (
+            {Platform.map((p) => (
               <CheckField
                 key={p}
                 label={PLATFORM_LABELS[p]}

@@ -8,6 +8,7 @@ import type { ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, getJson, isPlatform, PLATFORM_LABELS, type CoveragePayload, type Platform } from "../../api/client.ts";
 import type { components } from "../../api/schema";
+import { Provider } from "../../api/vocabulary.ts";
 import { now } from "../../clock.ts";
 import { Empty, Failed, Loading } from "../../components/common.tsx";
 import { formatDateTime, formatRelative, language, t } from "../../i18n/index.ts";
@@ -301,12 +302,10 @@ export function When({ ms, seconds = false }: { ms: number; seconds?: boolean })
 }
 
 /** Providers decide an agent's platform (SPEC §4). */
-const PROVIDERS = ["steam", "epic", "grdk"] as const;
-type Provider = (typeof PROVIDERS)[number];
 const PROVIDER_PLATFORM: Readonly<Record<Provider, Platform>> = { steam: "Windows", epic: "EGS", grdk: "GRDK" };
 
 export function providerOptions(): Option[] {
-  return PROVIDERS.map((p) => ({ value: p, label: t("admin.providerOption", { store: PLATFORM_LABELS[PROVIDER_PLATFORM[p]], platform: PROVIDER_PLATFORM[p] }) }));
+  return Provider.map((p) => ({ value: p, label: t("admin.providerOption", { store: PLATFORM_LABELS[PROVIDER_PLATFORM[p]], platform: PROVIDER_PLATFORM[p] }) }));
 }
 
 /** A platform id as players know it (Steam, Epic Games Store…), or the id itself if the catalogue does not know it. */

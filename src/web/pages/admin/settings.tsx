@@ -6,6 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { getPrivate, send } from "../../api/client.ts";
+import { UserRole } from "../../api/vocabulary.ts";
 import { Failed, Loading } from "../../components/common.tsx";
 import { FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
@@ -13,7 +14,6 @@ import { useLoad } from "../../use-load.ts";
 import { ADMIN, CheckField, Notice, useAction, type AdminSettings } from "./parts.tsx";
 
 type Key = "requireAuth" | "enableApiKeys" | "mfaEnforcedRoles";
-type Role = AdminSettings["mfaEnforcedRoles"][number];
 
 /** The operator's variable for each setting (SPEC §3). */
 const VARIABLES: Readonly<Record<Key, string>> = { requireAuth: "REQUIRE_AUTH", enableApiKeys: "ENABLE_API_KEYS", mfaEnforcedRoles: "MFA_ENFORCED_ROLES" };
@@ -34,7 +34,7 @@ function SettingsForm({ initial }: { initial: AdminSettings }) {
     mfaEnforcedRoles: lockNote(locked, "mfaEnforcedRoles"),
   };
 
-  function toggleRole(role: Role, on: boolean) {
+  function toggleRole(role: UserRole, on: boolean) {
     setForm((f) => ({ ...f, mfaEnforcedRoles: on ? [...f.mfaEnforcedRoles.filter((r) => r !== role), role] : f.mfaEnforcedRoles.filter((r) => r !== role) }));
   }
 
@@ -80,8 +80,9 @@ function SettingsForm({ initial }: { initial: AdminSettings }) {
       />
       <fieldset class="choices" aria-describedby={lock.mfaEnforcedRoles ? "settings-mfa-hint settings-mfa-note" : "settings-mfa-hint"}>
         <legend>{t("admin.settings.mfa")}</legend>
-        <CheckField label={t("admin.settings.mfaAdmins")} name="mfaEnforcedRoles" checked={form.mfaEnforcedRoles.includes("admin")} onChange={(v) => toggleRole("admin", v)} disabled={lock.mfaEnforcedRoles !== null} />
-        <CheckField label={t("admin.settings.mfaUsers")} name="mfaEnforcedRoles" checked={form.mfaEnforcedRoles.includes("user")} onChange={(v) => toggleRole("user", v)} disabled={lock.mfaEnforcedRoles !== null} />
+        {UserRole.map((role) => (
+          <CheckField key={role} label={t(`admin.settings.mfa.${role}`)} name="mfaEnforcedRoles" checked={form.mfaEnforcedRoles.includes(role)} onChange={(v) => toggleRole(role, v)} disabled={lock.mfaEnforcedRoles !== null} />
+        ))}
         <p class="form-hint" id="settings-mfa-hint">
           {t("admin.settings.mfaHint")}
         </p>

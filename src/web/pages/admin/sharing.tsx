@@ -1,6 +1,6 @@
 /** Sharing (SPEC §19): copy-paste snippets for a badge, an embed and a feed of the chosen platform and region. */
 import { useState } from "preact/hooks";
-import { api, PLATFORM_LABELS, PLATFORMS, type Platform } from "../../api/client.ts";
+import { api, Platform, PLATFORM_LABELS } from "../../api/client.ts";
 import { Failed, Loading } from "../../components/common.tsx";
 import { Panel } from "../../components/forms.tsx";
 import { t, type MessageKey } from "../../i18n/index.ts";
@@ -28,7 +28,7 @@ export function SharingSection() {
   return (
     <Panel title={t("admin.sharing.title")} id="sharing-title">
       <p class="form-hint">{t("admin.sharing.intro")}</p>
-      <SelectField label={t("admin.sharing.platform")} name="platform" value={platform} options={PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))} onChange={(v) => setPlatform(v as Platform)} />
+      <SelectField label={t("admin.sharing.platform")} name="platform" value={platform} options={Platform.map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))} onChange={(v) => setPlatform(v as Platform)} />
       {coverage.error ? (
         <Failed error={coverage.error} retry={coverage.retry} />
       ) : coverage.data === null ? (

@@ -6,23 +6,19 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, getPrivate, send } from "../../api/client.ts";
+import { UserRole } from "../../api/vocabulary.ts";
 import { ConfirmButton, Field, FormError, Panel, SaveButton } from "../../components/forms.tsx";
 import { t } from "../../i18n/index.ts";
 import { refreshSession, session } from "../../session.ts";
 import { useLoad } from "../../use-load.ts";
 import { ADMIN, Ago, Listed, Notice, SelectField, useAction, When, type Option, type User, AdminTable } from "./parts.tsx";
 
-type Role = User["role"];
-
 function roleOptions(): Option[] {
-  return [
-    { value: "user", label: t("admin.users.role.user") },
-    { value: "admin", label: t("admin.users.role.admin") },
-  ];
+  return UserRole.map((role) => ({ value: role, label: roleName(role) }));
 }
 
-function roleName(role: Role): string {
-  return role === "admin" ? t("admin.users.role.admin") : t("admin.users.role.user");
+function roleName(role: UserRole): string {
+  return t(`admin.users.role.${role}`);
 }
 
 function factors(user: User): string {
@@ -33,7 +29,7 @@ function factors(user: User): string {
 const optional = (value: string) => (value.trim() === "" ? null : value.trim());
 
 function CreateUser({ onCreated }: { onCreated: () => void }) {
-  const blank = { username: "", role: "user" as Role, password: "", email: "", name: "" };
+  const blank = { username: "", role: "user" as UserRole, password: "", email: "", name: "" };
   const [form, setForm] = useState(blank);
   const [created, setCreated] = useState<string | null>(null);
   const action = useAction();
