@@ -329,7 +329,7 @@ describe("a value outside today's vocabularies", () => {
 
   test("is still refused through the API with a 400 problem naming the field, and nothing is stored", async () => {
     const { hub, admin } = await adminHub();
-    const response = await admin.json<{ detail: string; errors?: { location: string }[] }>("POST", "/api/v1/admin/webhooks", { url: "https://matrix.example.org/x", format: "matrix" });
+    const response = await admin.json<{ detail: string; errors?: { location: string }[] }>("POST", "/api/v1/admin/webhooks", { url: "https://pigeons.example.org/x", format: "carrier-pigeon" });
     expect(response.status).toBe(400);
     expectProblem(response.response);
     expect(response.body.errors?.[0]?.location).toStartWith("body.format");
