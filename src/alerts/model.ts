@@ -6,9 +6,13 @@ import type { WebhookFormat } from "./formats/index.ts";
 export const ALERT_ROLES = ["survivor", "killer"] as const;
 export type AlertRole = (typeof ALERT_ROLES)[number];
 
-export type AlertType = "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "test";
+/** The kinds of message a webhook is sent (SPEC §18). */
+export const ALERT_TYPES = ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] as const;
+export type AlertType = (typeof ALERT_TYPES)[number];
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
+/** pending (waiting or retrying), delivered (a 2xx came back) or failed (given up). */
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** Bonus percents a condition may ask for. */
 export const MIN_BONUS_RANGE = { minimum: 0, maximum: 1000 } as const;

@@ -4,7 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { WebhookFormat } from "../alerts/formats/index.ts";
-import { ALERT_ROLES } from "../alerts/model.ts";
+import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../alerts/model.ts";
 import { AUTH_LEVELS } from "../auth/levels.ts";
 import { ROLES } from "../config/options.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
@@ -247,10 +247,10 @@ export const webhookDeliveries = sqliteTable(
     webhookId: integer("webhook_id")
       .notNull()
       .references(() => webhooks.id, { onDelete: "cascade" }),
-    type: text("type", { enum: ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] }).notNull(),
+    type: text("type", { enum: ALERT_TYPES }).notNull(),
     /** The message { type, timestamp, data } as JSON, fixed when written. */
     payload: text("payload").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),

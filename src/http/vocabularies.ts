@@ -6,7 +6,7 @@
  */
 import type { TLiteral } from "@sinclair/typebox";
 import { t } from "elysia";
-import { ALERT_ROLES } from "../alerts/model.ts";
+import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../alerts/model.ts";
 import { AUTH_LEVELS, FACTOR_METHODS } from "../auth/levels.ts";
 import { ROLES } from "../config/options.ts";
 import { STORAGE_STATES } from "../db/storage.ts";
@@ -34,3 +34,5 @@ export const auditViaSchema = (description?: string) => vocabulary("AuditVia", A
 export const platformStatusSchema = (description?: string) => vocabulary("PlatformStatus", PLATFORM_STATUSES, description);
 export const authLevelSchema = (description?: string) => vocabulary("AuthLevel", AUTH_LEVELS, description);
 export const factorMethodSchema = (description?: string) => vocabulary("FactorMethod", FACTOR_METHODS, description);
+export const deliveryTypeSchema = (description?: string) => vocabulary("DeliveryType", ALERT_TYPES, description);
+export const deliveryStatusSchema = (description?: string) => vocabulary("DeliveryStatus", DELIVERY_STATUSES, description);

@@ -6,10 +6,10 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { WEBHOOK_FORMATS } from "../../src/alerts/formats/index.ts";
-import { ALERT_ROLES } from "../../src/alerts/model.ts";
+import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../../src/alerts/model.ts";
 import { AUTH_LEVELS, FACTOR_METHODS } from "../../src/auth/levels.ts";
 import { ROLES } from "../../src/config/options.ts";
-import { agents, auditLog, events, sessions, users, webhookConditions } from "../../src/db/schema.ts";
+import { agents, auditLog, events, sessions, users, webhookConditions, webhookDeliveries } from "../../src/db/schema.ts";
 import { STORAGE_STATES } from "../../src/db/storage.ts";
 import { PLATFORMS, PROVIDERS } from "../../src/domain/catalogue.ts";
 import { EVENT_SOURCES } from "../../src/domain/events.ts";
@@ -59,6 +59,8 @@ describe("vocabularies", () => {
       AuthLevel: AUTH_LEVELS,
       FactorMethod: FACTOR_METHODS,
       WebhookFormat: WEBHOOK_FORMATS,
+      DeliveryType: ALERT_TYPES,
+      DeliveryStatus: DELIVERY_STATUSES,
     };
     expect(Object.fromEntries(vocabularies)).toEqual(declared);
     expect({
@@ -70,6 +72,8 @@ describe("vocabularies", () => {
       eventSource: events.source.enumValues,
       alertRole: webhookConditions.role.enumValues,
       authLevel: sessions.authLevel.enumValues,
+      deliveryType: webhookDeliveries.type.enumValues,
+      deliveryStatus: webhookDeliveries.status.enumValues,
     }).toEqual({
       platform: [...PLATFORMS],
       provider: [...PROVIDERS],
@@ -79,6 +83,8 @@ describe("vocabularies", () => {
       eventSource: [...EVENT_SOURCES],
       alertRole: [...ALERT_ROLES],
       authLevel: [...AUTH_LEVELS],
+      deliveryType: [...ALERT_TYPES],
+      deliveryStatus: [...DELIVERY_STATUSES],
     });
   });
 

@@ -14,7 +14,7 @@ import { regionSchema } from "../../http/field-schemas.ts";
 import type { RouteProblem } from "../../http/openapi.ts";
 import { idParams, integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 import { text } from "../../http/text.ts";
-import { alertRoleSchema } from "../../http/vocabularies.ts";
+import { alertRoleSchema, deliveryStatusSchema, deliveryTypeSchema } from "../../http/vocabularies.ts";
 
 const TAG = "admin-alerts";
 export const DELIVERY_LIMITS = { min: 1, max: 200, default: 50 } as const;
@@ -97,8 +97,8 @@ const DeliverySchema = t.Object(
     messageId: t.String({
       description: "The webhook-id header of the json format: msg_ and a UUIDv7, the same on every retry of this delivery and never used by another one, even after a restore",
     }),
-    type: t.Union([t.Literal("bonus.reached"), t.Literal("status.changed"), t.Literal("event.started"), t.Literal("event.ended"), t.Literal("test")]),
-    status: t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed")], { description: "pending (waiting or retrying), delivered (a 2xx came back) or failed (given up)" }),
+    type: deliveryTypeSchema(),
+    status: deliveryStatusSchema("pending (waiting or retrying), delivered (a 2xx came back) or failed (given up)"),
     attempts: t.Integer({ minimum: 0 }),
     lastStatusCode: t.Nullable(t.Integer({ description: "HTTP status of the last reply; null when none came" })),
     lastError: t.Nullable(t.String({ description: "Why the last attempt failed: a timeout, a refused address, or the start of the receiver's reply" })),

@@ -24,8 +24,8 @@ export type ListedEvent = Schemas["ListedEvent"];
 export type PatternsPayload = Schemas["PatternsPayload"];
 export type Problem = Schemas["Problem"];
 
-/** The store behind each platform id, as players know it. */
-export const PLATFORM_LABELS: Readonly<Record<Platform, string>> = { Windows: "Steam", EGS: "Epic Games Store", GRDK: "Microsoft Store" };
+/** The store behind each platform id, as players know it: the catalogue's names, never a copy. */
+export { PLATFORM_LABELS } from "../../domain/catalogue.ts";
 
 export function isPlatform(value: string): value is Platform {
   return (Platform as readonly string[]).includes(value);

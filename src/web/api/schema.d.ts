@@ -1435,14 +1435,24 @@ export interface components {
       failingSince: number | null;
       disabledReason: string | null;
     };
+    /**
+     * DeliveryType
+     * @enum {string}
+     */
+    DeliveryType: "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "test";
+    /**
+     * DeliveryStatus
+     * @enum {string}
+     */
+    DeliveryStatus: "pending" | "delivered" | "failed";
     /** WebhookDelivery */
     WebhookDelivery: {
       id: number;
       /** @description The webhook-id header of the json format: msg_ and a UUIDv7, the same on every retry of this delivery and never used by another one, even after a restore */
       messageId: string;
-      type: "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "test";
+      type: components["schemas"]["DeliveryType"];
       /** @description pending (waiting or retrying), delivered (a 2xx came back) or failed (given up) */
-      status: "pending" | "delivered" | "failed";
+      status: components["schemas"]["DeliveryStatus"];
       attempts: number;
       lastStatusCode: number | null;
       lastError: string | null;
