@@ -124,6 +124,25 @@ describe("GRIP publishing and holds", () => {
     expect(text).toMatch(/hub_grip_publish_lag_seconds_count [1-9]/);
   });
 
+  test("a node asking the next link with Grip-Last gets only what came after the id it holds, or nothing when it is current", async () => {
+    const proxy = fakeProxy();
+    cleanups.push(proxy.stop);
+    const { hub } = gripHub([proxy.url]);
+    const held = hub.ctx.live.current("Windows").revision;
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", Date.now(), { killer: 150 }))).status).toBe(201);
+    const current = hub.ctx.live.current("Windows");
+    expect(current.revision).not.toBe(held);
+    const ask = async (lastId: number) =>
+      hub.app.handle(new Request(`http://localhost${STREAM}`, { headers: { "grip-sig": signature(), "grip-last": `incentives.Windows; last-id=${lastId}` } }));
+    const behind = await ask(held);
+    expect(behind.headers.get("grip-channel")).toBe(`incentives.Windows; prev-id=${current.revision}`);
+    expect(await behind.text()).toBe(new TextDecoder().decode(current.frame));
+    const upToDate = await ask(current.revision);
+    expect(upToDate.headers.get("grip-hold")).toBe("stream");
+    expect(await upToDate.text()).toBe("");
+  });
+
   test("a valid signature gets a hold; none, a forged or an expired one the direct stream", async () => {
     const proxy = fakeProxy();
     cleanups.push(proxy.stop);

@@ -182,30 +182,36 @@ describe("a deeply nested JSON body", () => {
       idle.push(performance.now() - sent);
     }
     for (const path of ["/api/v1/admin/events", "/api/v1/auth/mfa/passkeys"]) {
-      let refusedAt = 0;
-      const started = performance.now();
-      const hostile = fetch(`${hub.url}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: session.cookie, "x-csrf-token": session.csrf },
-        body,
-      }).then(async (response) => {
-        refusedAt = performance.now();
-        return { status: response.status, problem: (await response.json()) as { errors?: { value?: unknown }[] } };
-      });
-      // Probes while the hostile body is being refused: none may wait behind it.
-      const probes: number[] = [];
-      do {
-        const sent = performance.now();
-        await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
-        probes.push(performance.now() - sent);
-      } while (refusedAt === 0 && performance.now() - started < 5000);
-      const refused = await hostile;
-      expect(refused.status).toBe(400);
-      // The problem never carries the refused value back.
-      expect(JSON.stringify(refused.problem).length).toBeLessThan(2000);
+      // The slowest probe of each try. A hub that blocks on the refusal does so every time; a shared machine's
+      // scheduler stalls only now and then, so the best of three tries is what the hub itself does.
+      const slowest: number[] = [];
+      for (let attempt = 0; attempt < 3 && !(slowest.length > 0 && Math.min(...slowest) < Math.max(...idle) + 250); attempt++) {
+        let refusedAt = 0;
+        const started = performance.now();
+        const hostile = fetch(`${hub.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: session.cookie, "x-csrf-token": session.csrf },
+          body,
+        }).then(async (response) => {
+          refusedAt = performance.now();
+          return { status: response.status, problem: (await response.json()) as { errors?: { value?: unknown }[] } };
+        });
+        // Probes while the hostile body is being refused: none may wait behind it.
+        const probes: number[] = [];
+        do {
+          const sent = performance.now();
+          await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
+          probes.push(performance.now() - sent);
+        } while (refusedAt === 0 && performance.now() - started < 5000);
+        const refused = await hostile;
+        expect(refused.status).toBe(400);
+        // The problem never carries the refused value back.
+        expect(JSON.stringify(refused.problem).length).toBeLessThan(2000);
+        slowest.push(Math.max(...probes));
+      }
       // Generous for a loaded 2-core machine (unloaded, the probes take 10 to 50 ms); Elysia's development-mode
-      // error building blocked the hub for 400 to 600 ms here.
-      expect(Math.max(...probes)).toBeLessThan(Math.max(...idle) + 250);
+      // error building blocked the hub for 400 to 600 ms here, on every try.
+      expect(Math.min(...slowest)).toBeLessThan(Math.max(...idle) + 250);
     }
   });
 
