@@ -110,8 +110,8 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     expect(await page.evaluate(() => /[\u{1F1E6}-\u{1F1FF}]/u.test(document.body.innerText))).toBe(false);
     await page.getByRole("button", { name: "Filters" }).click();
     await page.getByLabel("Search regions").waitFor();
-    // With nothing measured (LATENCY_PROBES off here) the automatic choice says the time zone decided, and what it chose.
-    await textIs(page.locator(".field-yours option").first(), "From your time zone: EU West (Ireland)");
+    // With nothing measured (LATENCY_PROBES off here) the automatic choice says the time zone decided it, and what it chose.
+    await textIs(page.locator(".field-yours option").first(), "By time zone: EU West (Ireland)");
     await expectClean(guarded, page, "board-filters-360");
     await page.setViewportSize({ width: 1280, height: 900 });
     const wide = await page.locator("article.card").first().boundingBox();
@@ -393,9 +393,9 @@ describe.skipIf(!available)("the closest region by latency, against local stand-
       await until(() => page.locator("section.answer").getAttribute("data-region"), (r) => r === "us-east-1", "the closest region", 20_000);
       const remembered = () => page.evaluate(() => (JSON.parse(localStorage.getItem("hub.closest") ?? "null") as { region: string } | null)?.region ?? null);
       await until(remembered, (region) => region === "us-east-1", "the remembered closest region");
-      // The picker's automatic choice says that latency decided it.
+      // The picker's automatic choice says that latency (the ping to the game's servers) decided it.
       await page.getByRole("button", { name: "Filters" }).click();
-      await textIs(page.locator(".field-yours option").first(), "Closest game server: US East (N. Virginia)");
+      await textIs(page.locator(".field-yours option").first(), "Lowest ping: US East (N. Virginia)");
       // The viewer's own choice always wins.
       await page.locator(".field-yours select").selectOption("ap-south-1");
       await until(() => page.locator("section.answer").getAttribute("data-region"), (r) => r === "ap-south-1", "the viewer's choice");

@@ -48,7 +48,7 @@ export const tr: Messages = {
   "live.offline": "Çevrimdışı",
   "yours.label": "Bölgen",
   "yours.auto": "Otomatik",
-  "yours.autoLatency": "En yakın oyun sunucusu: {region}",
+  "yours.autoLatency": "En düşük ping: {region}",
   "yours.autoZone": "Saat dilimine göre: {region}",
   "empty.title": "Henüz gösterilecek bir şey yok",
   "empty.body": "Bu hub'a henüz veri gönderen bir ajan yok.",
