@@ -104,6 +104,17 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     const heights = await page.locator("article.card").evaluateAll((cards) => cards.map((c) => c.getBoundingClientRect().height));
     expect(heights.length).toBeGreaterThan(2);
     expect(Math.max(...heights)).toBeLessThanOrEqual(64);
+    // A row's freshness too long for its space ends in an ellipsis inside the row, never cut off mid-word by the row's edge.
+    const cut = await page.locator("article.card .card-foot time").evaluateAll((times) =>
+      times
+        .filter((time) => {
+          const foot = time.parentElement?.getBoundingClientRect();
+          const clipped = time.scrollWidth > time.clientWidth && getComputedStyle(time).textOverflow !== "ellipsis";
+          return clipped || (foot !== undefined && time.getBoundingClientRect().right > foot.right + 0.5);
+        })
+        .map((time) => time.textContent),
+    );
+    expect(cut).toEqual([]);
     expect(await page.locator("svg.flag").count()).toBeGreaterThan(2);
     // The page's preload of the site meta is the request the app uses: one request, started before the code ran.
     expect(guarded.requested.filter((u) => u.endsWith("/api/v1/meta"))).toHaveLength(1);
