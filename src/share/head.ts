@@ -43,6 +43,17 @@ function meta(attribute: "name" | "property", name: string, content: string): st
   return `<meta ${attribute}="${name}" content="${escapeMarkup(content)}" />`;
 }
 
+/**
+ * The live payload the board and region pages start from, asked for by the
+ * HTML itself (SPEC §17.1), so it is on its way while the app's code loads.
+ * The app's own fetch (same URL, CORS mode, same-origin credentials) takes
+ * this response instead of asking again; "/" preloads the platform the app
+ * opens on for a viewer who has not picked one.
+ */
+function payloadPreload(platform: Platform): string {
+  return `<link rel="preload" href="/api/v1/platforms/${platform}/incentives" as="fetch" crossorigin="anonymous" />`;
+}
+
 export function pageHeads(deps: HeadDeps): (path: string) => PageHead {
   const { config, live, agents, settings } = deps;
   const origin = config.origin;
@@ -66,12 +77,14 @@ export function pageHeads(deps: HeadDeps): (path: string) => PageHead {
     const board = path === "/" || (isPlatform(first) && rest.length === 0);
     const platform = isPlatform(first) ? first : defaultPlatform(agents);
     const revision = board ? live.current(platform).revision : 0;
-    const key = `${path}\n${revision}\n${gated}`;
+    // The platform is in the key as well: "/" follows the first covered platform, which an agent added elsewhere can change.
+    const key = `${path}\n${platform}\n${revision}\n${gated}`;
     const shown: Preview =
       (board && !gated ? preview(platform, isPlatform(first) ? (second ?? null) : null) : null) ?? { title: SITE_NAME, description: null, image: null };
     const url = `${origin}${path}`;
     const tags = [
       `<title>${escapeMarkup(shown.title)}</title>`,
+      ...(board ? [payloadPreload(platform)] : []),
       `<link rel="icon" href="/icons/icon.svg" type="image/svg+xml" />`,
       `<link rel="icon" href="/icons/${iconFileName(32)}" sizes="32x32" type="image/png" />`,
       `<link rel="apple-touch-icon" href="/icons/${iconFileName(180)}" />`,

@@ -4,6 +4,7 @@ import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, isPlatform, Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
 import { takeEarly } from "./early.ts";
+import { HONESTY_FOOTER_ID } from "./components/answer.tsx";
 import { Failed, Loading } from "./components/common.tsx";
 import { ReauthDialog } from "./components/reauth.tsx";
 import { language, LANGUAGES, t, switchLanguage } from "./i18n/index.ts";
@@ -116,7 +117,9 @@ function Footer({ meta }: { meta: SiteMeta | null }) {
           </a>
         </li>
       </ul>
-      <p class="honesty">{t("honesty.footer")}</p>
+      <p class="honesty" id={HONESTY_FOOTER_ID} tabIndex={-1}>
+        {t("honesty.footer")}
+      </p>
     </footer>
   );
 }

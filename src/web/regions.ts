@@ -31,9 +31,16 @@ export function rememberRegion(region: string | null): void {
  */
 export function viewerRegion(available: readonly string[], remembered: string | null, zone: string, closest: string | null = null): string | null {
   if (remembered && available.includes(remembered)) return remembered;
-  if (closest && available.includes(closest)) return closest;
+  return automaticRegion(available, zone, closest)?.region ?? null;
+}
+
+/** What the picker's "automatic" choice stands for: the closest region measured by latency, else the time zone's guess, and which of the two decided. */
+export type AutomaticRegion = { readonly region: string; readonly by: "latency" | "zone" } | null;
+
+export function automaticRegion(available: readonly string[], zone: string, closest: string | null): AutomaticRegion {
+  if (closest && available.includes(closest)) return { region: closest, by: "latency" };
   const guess = regionForZone(zone);
-  return guess && available.includes(guess) ? guess : null;
+  return guess && available.includes(guess) ? { region: guess, by: "zone" } : null;
 }
 
 export function browserZone(): string {

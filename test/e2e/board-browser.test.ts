@@ -104,12 +104,25 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     const heights = await page.locator("article.card").evaluateAll((cards) => cards.map((c) => c.getBoundingClientRect().height));
     expect(heights.length).toBeGreaterThan(2);
     expect(Math.max(...heights)).toBeLessThanOrEqual(64);
+    // A row's freshness too long for its space ends in an ellipsis inside the row, never cut off mid-word by the row's edge.
+    const cut = await page.locator("article.card .card-foot time").evaluateAll((times) =>
+      times
+        .filter((time) => {
+          const foot = time.parentElement?.getBoundingClientRect();
+          const clipped = time.scrollWidth > time.clientWidth && getComputedStyle(time).textOverflow !== "ellipsis";
+          return clipped || (foot !== undefined && time.getBoundingClientRect().right > foot.right + 0.5);
+        })
+        .map((time) => time.textContent),
+    );
+    expect(cut).toEqual([]);
     expect(await page.locator("svg.flag").count()).toBeGreaterThan(2);
     // The page's preload of the site meta is the request the app uses: one request, started before the code ran.
     expect(guarded.requested.filter((u) => u.endsWith("/api/v1/meta"))).toHaveLength(1);
     expect(await page.evaluate(() => /[\u{1F1E6}-\u{1F1FF}]/u.test(document.body.innerText))).toBe(false);
     await page.getByRole("button", { name: "Filters" }).click();
     await page.getByLabel("Search regions").waitFor();
+    // With nothing measured (LATENCY_PROBES off here) the automatic choice says the time zone decided it, and what it chose.
+    await textIs(page.locator(".field-yours option").first(), "By time zone: EU West (Ireland)");
     await expectClean(guarded, page, "board-filters-360");
     await page.setViewportSize({ width: 1280, height: 900 });
     const wide = await page.locator("article.card").first().boundingBox();
@@ -121,6 +134,60 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     expect(await yours.locator(".balance-ends").textContent()).toBe("KillerSurvivor");
     await expectClean(guarded, page, "board-1280");
     await guarded.context.close();
+  }, 60_000);
+
+  test("the board's payload is asked for by the page itself: it starts before the app's code has loaded, and is fetched once", async () => {
+    for (const path of ["/Windows", "/"]) {
+      const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
+      const { page } = guarded;
+      await page.goto(`${hub.url}${path}`);
+      await page.locator("article.card").first().waitFor();
+      const timing = await page.evaluate(() => {
+        const main = document.querySelector<HTMLScriptElement>("script[type=module][src]")?.src ?? "";
+        const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+        const script = entries.find((e) => e.name === main);
+        const payload = entries.filter((e) => e.name.endsWith("/api/v1/platforms/Windows/incentives"));
+        return { scriptEnd: script?.responseEnd ?? Number.NaN, payload: payload.map((e) => ({ start: e.startTime, initiator: e.initiatorType })) };
+      });
+      // One request, made by the page's <link rel="preload"> and taken by the app, on its way before the app's code had arrived.
+      expect({ path, initiators: timing.payload.map((p) => p.initiator) }).toEqual({ path, initiators: ["link"] });
+      expect(timing.payload[0]?.start ?? Number.POSITIVE_INFINITY).toBeLessThan(timing.scriptEnd);
+      expect({ path, requests: guarded.requested.filter((u) => u.endsWith("/api/v1/platforms/Windows/incentives")).length }).toEqual({ path, requests: 1 });
+      expect(guarded.errors).toEqual([]);
+      await guarded.context.close();
+    }
+    // Each platform's page (and a region's) preloads its own payload.
+    expect(await (await fetch(`${hub.url}/EGS`)).text()).toContain('<link rel="preload" href="/api/v1/platforms/EGS/incentives" as="fetch" crossorigin="anonymous" />');
+    expect(await (await fetch(`${hub.url}/GRDK/eu-west-1`)).text()).toContain('href="/api/v1/platforms/GRDK/incentives"');
+    expect(await (await fetch(`${hub.url}/login`)).text()).not.toContain("/incentives");
+  }, 60_000);
+
+  test("the honesty banner, once dismissed, stays dismissed in that browser; the footer keeps saying it", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows`);
+    const banner = page.getByRole("complementary", { name: "About this site" });
+    await textMatches(banner.locator("p"), /^Unofficial fan project, not affiliated with Behaviour Interactive\..*the game may personalise them for your account\.$/);
+    await expectClean(guarded, page, "board-honesty-360");
+    // Dismissed from the keyboard: the focus goes to the footer's copy of the note, not to the page's top.
+    await banner.getByRole("button", { name: "Got it" }).focus();
+    await page.keyboard.press("Enter");
+    await until(() => banner.count(), (n) => n === 0, "the banner gone");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("honesty-note");
+    await textMatches(page.locator("footer .honesty"), /^Unofficial fan project, not affiliated with Behaviour Interactive\..*per account\.$/);
+    for (const path of ["/Windows", "/"]) {
+      await page.goto(`${hub.url}${path}`);
+      await page.locator("article.card").first().waitFor();
+      expect({ path, banners: await page.locator(".banner-honesty").count() }).toEqual({ path, banners: 0 });
+      await textMatches(page.locator("footer .honesty"), /Unofficial fan project/);
+    }
+    await expectClean(guarded, page, "board-honesty-dismissed-360");
+    await guarded.context.close();
+    // Remembered in that browser only: another profile still gets it.
+    const other = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
+    await other.page.goto(`${hub.url}/Windows`);
+    await other.page.locator(".banner-honesty").waitFor();
+    await other.context.close();
   }, 60_000);
 
   test("stale regions sort after fresh ones under every sort, say their age, and no reading is never called stale", async () => {
@@ -337,8 +404,10 @@ describe.skipIf(!available)("the closest region by latency, against local stand-
       await until(() => page.locator("section.answer").getAttribute("data-region"), (r) => r === "us-east-1", "the closest region", 20_000);
       const remembered = () => page.evaluate(() => (JSON.parse(localStorage.getItem("hub.closest") ?? "null") as { region: string } | null)?.region ?? null);
       await until(remembered, (region) => region === "us-east-1", "the remembered closest region");
-      // The viewer's own choice always wins.
+      // The picker's automatic choice says that latency (the ping to the game's servers) decided it.
       await page.getByRole("button", { name: "Filters" }).click();
+      await textIs(page.locator(".field-yours option").first(), "Lowest ping: US East (N. Virginia)");
+      // The viewer's own choice always wins.
       await page.locator(".field-yours select").selectOption("ap-south-1");
       await until(() => page.locator("section.answer").getAttribute("data-region"), (r) => r === "ap-south-1", "the viewer's choice");
       const options2 = await page.locator(".field-yours select").locator("option").allTextContents();

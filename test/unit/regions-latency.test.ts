@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chooseClosest, clearlyFaster, measurementDue, REMEASURE_MS } from "../../src/web/latency.ts";
 import { regionForZone } from "../../src/domain/catalogue.ts";
-import { viewerRegion } from "../../src/web/regions.ts";
+import { automaticRegion, viewerRegion } from "../../src/web/regions.ts";
 
 describe("time zones the browsers report (SPEC §17.1)", () => {
   test("old IANA links map like their canonical zone", () => {
@@ -37,6 +37,15 @@ describe("time zones the browsers report (SPEC §17.1)", () => {
     expect(viewerRegion(shown, null, "Europe/Dublin", "ap-south-1")).toBe("eu-west-1");
     expect(viewerRegion(shown, null, "Eire", null)).toBe("eu-west-1");
     expect(viewerRegion(shown, null, "Asia/Tokyo", null)).toBeNull();
+  });
+
+  test("the automatic choice says whether latency or the time zone decided it", () => {
+    const shown = ["eu-west-1", "eu-west-2", "us-east-1"];
+    expect(automaticRegion(shown, "Europe/Dublin", "us-east-1")).toEqual({ region: "us-east-1", by: "latency" });
+    // A measured region this platform does not show falls back to the time zone, and says so.
+    expect(automaticRegion(shown, "Europe/Dublin", "ap-south-1")).toEqual({ region: "eu-west-1", by: "zone" });
+    expect(automaticRegion(shown, "Europe/Dublin", null)).toEqual({ region: "eu-west-1", by: "zone" });
+    expect(automaticRegion(shown, "Asia/Kolkata", null)).toBeNull();
   });
 });
 

@@ -61,18 +61,23 @@ export function AnswerLine({ region, eventMultiplier }: { region: RegionIncentiv
   );
 }
 
-/** The honesty note (SPEC §17.1), dismissible and remembered; the footer says the same on every page. */
+/**
+ * The honesty note (SPEC §17.1), dismissible and remembered in the browser
+ * for good; the footer says the same on every page, and takes the focus when
+ * the banner goes, so a keyboard user is left where the note still is.
+ */
 export function HonestyBanner() {
   const dismissed = useSignal(remembered(HONESTY_KEY) === "1");
   if (dismissed.value) return null;
   return (
-    <aside class="banner banner-honesty" aria-label={t("honesty.dismiss")}>
+    <aside class="banner banner-honesty" aria-label={t("honesty.label")}>
       <p>{t("honesty.banner")}</p>
       <button
         type="button"
         class="button"
         onClick={() => {
           remember(HONESTY_KEY, "1");
+          document.getElementById(HONESTY_FOOTER_ID)?.focus();
           dismissed.value = true;
         }}
       >
@@ -83,4 +88,6 @@ export function HonestyBanner() {
 }
 
 const HONESTY_KEY = "hub.honesty";
+/** The footer's copy of the note (app.tsx). */
+export const HONESTY_FOOTER_ID = "honesty-note";
 

@@ -26,7 +26,7 @@ import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
 import { openFeed, type LiveFeed } from "../live.ts";
-import { browserZone, rememberedRegion, rememberRegion, viewerRegion } from "../regions.ts";
+import { automaticRegion, browserZone, rememberedRegion, rememberRegion, viewerRegion, type AutomaticRegion } from "../regions.ts";
 import { location, navigate } from "../router.ts";
 
 const SHOW_LABELS = { all: "filter.all", survivor: "filter.survivor", killer: "filter.killer", bonus: "filter.bonus" } as const;
@@ -151,7 +151,7 @@ function Pagination({ page, pages, hrefOf }: { page: number; pages: number; href
 }
 
 /** Every catalogue region, those this hub does not cover on the platform marked (from /coverage, read when the panel opens). */
-function YourRegion({ platform, payload, yours, choice, choose }: { platform: Platform; payload: IncentivesPayload; yours: string | null; choice: string | null; choose: (region: string | null) => void }) {
+function YourRegion({ platform, payload, automatic, choice, choose }: { platform: Platform; payload: IncentivesPayload; automatic: AutomaticRegion; choice: string | null; choose: (region: string | null) => void }) {
   const coverage = useSignal<CoveragePayload | null>(null);
   useEffect(() => {
     const controller = new AbortController();
@@ -163,15 +163,12 @@ function YourRegion({ platform, payload, yours, choice, choose }: { platform: Pl
   }, [platform]);
   const shown = new Set(payload.regions.map((r) => r.region));
   const all = coverage.value?.regions ?? payload.regions;
-  const autoName = payload.regions.find((r) => r.region === yours)?.displayName ?? yours;
+  const autoName = automatic ? (payload.regions.find((r) => r.region === automatic.region)?.displayName ?? automatic.region) : null;
   return (
     <label class="field field-yours">
       <span>{t("yours.label")}</span>
       <select value={choice ?? ""} onChange={(e) => choose(e.currentTarget.value === "" ? null : e.currentTarget.value)}>
-        <option value="">
-          {t("yours.auto")}
-          {autoName && !choice ? ` (${autoName})` : ""}
-        </option>
+        <option value="">{automatic && autoName ? t(automatic.by === "latency" ? "yours.autoLatency" : "yours.autoZone", { region: autoName }) : t("yours.auto")}</option>
         {all.map((r) => (
           <option key={r.region} value={r.region}>
             {shown.has(r.region) ? r.displayName : t("yours.notCovered", { region: r.displayName })}
@@ -279,12 +276,9 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   if (meta.platforms.length === 0 && payload?.regions.length === 0) return <FirstRun meta={meta} session={session} />;
   if (payload === null) return error ? <Failed error={error} retry={() => window.location.reload()} /> : <Loading />;
 
-  const yours = viewerRegion(
-    payload.regions.map((r) => r.region),
-    choice.value,
-    zone,
-    latency.closest?.region ?? null,
-  );
+  const shown = payload.regions.map((r) => r.region);
+  const automatic = automaticRegion(shown, zone, latency.closest?.region ?? null);
+  const yours = viewerRegion(shown, choice.value, zone, latency.closest?.region ?? null);
   const eventMultiplier = payload.activeEvent?.multiplier ?? null;
   const view = boardView(payload.regions, query.value, meta.pageSize);
   const matching = boardView(payload.regions, { ...query.value, page: 1 }, Number.MAX_SAFE_INTEGER).items;
@@ -315,7 +309,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
         {filtersOpen.value ? (
           <>
             <Filters query={query.value} apply={apply} />
-            {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} yours={yours} choice={choice.value} choose={choose} /> : null}
+            {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice.value} choose={choose} /> : null}
             {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={names} /> : null}
           </>
         ) : null}
