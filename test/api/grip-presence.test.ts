@@ -141,6 +141,20 @@ describe("connections held by GRIP nodes, as the nodes report them", () => {
     expect((await presence()).proxied?.viewers).toBe(41);
   });
 
+  test("a node whose metrics hang is given up after 2 s, and the next round still runs", async () => {
+    let hang = true;
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (hang ? new Promise<Response>(() => undefined) : new Response(pushpinText(9))) });
+    cleanups.push(() => server.stop(true));
+    const { presence, poll } = await setup([`http://127.0.0.1:${server.port}/metrics`]);
+    const started = performance.now();
+    await poll();
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect((await presence()).proxied?.nodes[0]).toMatchObject({ viewers: null, problem: "no answer in 2 s" });
+    hang = false;
+    await poll();
+    expect((await presence()).proxied?.nodes[0]).toMatchObject({ viewers: 9, problem: null });
+  });
+
   test("without GRIP_STATS_URL presence has no proxied part and /metrics no node gauges", async () => {
     const hub = testHub({ env: { MFA_ENFORCED_ROLES: "", METRICS_TOKEN } });
     const admin = new Browser(hub, "192.0.2.1");
