@@ -9,6 +9,7 @@ import type { Storage } from "./db/storage.ts";
 import type { AgentDirectory } from "./live/agents.ts";
 import type { ClockCheck } from "./live/clock.ts";
 import type { GripFanout } from "./fanout/grip.ts";
+import type { GripNodeStats } from "./fanout/node-stats.ts";
 import type { EventBook } from "./live/events.ts";
 import type { Forecasts } from "./live/forecasts.ts";
 import type { Ingest } from "./live/ingest.ts";
@@ -37,6 +38,8 @@ export interface HubContext {
   readonly streams: StreamHub;
   /** Streams held by GRIP proxies (SPEC §20); null unless GRIP_URL is set. */
   readonly fanout: GripFanout | null;
+  /** How many viewers each GRIP node holds, as the nodes report (SPEC §20); null unless GRIP_STATS_URL is set. */
+  readonly gripNodes: GripNodeStats | null;
   readonly ingest: Ingest;
   readonly accounts: Accounts;
   readonly metrics: Metrics;

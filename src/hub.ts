@@ -18,6 +18,7 @@ import { AgentDirectory } from "./live/agents.ts";
 import { ClockCheck } from "./live/clock.ts";
 import { AgentEventReports } from "./events/reports.ts";
 import { gripAuth, GripFanout } from "./fanout/grip.ts";
+import { GripNodeStats } from "./fanout/node-stats.ts";
 import { EventBook } from "./live/events.ts";
 import { Forecasts } from "./live/forecasts.ts";
 import { Ingest } from "./live/ingest.ts";
@@ -110,7 +111,8 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const metrics = new Metrics();
   const grip = gripAuth(config);
   const fanout = grip ? new GripFanout(config.gripUrl, grip, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
-  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
+  const gripNodes = fanout && config.gripStatsUrl.length > 0 ? new GripNodeStats(config.gripUrl, config.gripStatsUrl, now, log) : null;
+  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, gripNodes, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -139,6 +141,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       checkpoints.start();
       live.start();
       streams.start();
+      gripNodes?.start();
       watcher.start();
       retention.start();
       auditRetention.start();
@@ -163,6 +166,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       live.stop();
       streams.closeAll();
       fanout?.stop();
+      gripNodes?.stop();
       storage.stop();
       ctx.clock.stop();
       if (storage.state === "file-missing") checkpoints.halt();

@@ -1,4 +1,5 @@
 /** Prometheus metrics: counters and histograms kept in memory, rendered as text on demand. */
+import type { NodeViewers } from "./fanout/node-stats.ts";
 
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -52,6 +53,8 @@ export interface Gauges {
   /** Per GRIP proxy, when streams go through proxies (SPEC §20). */
   readonly grip: readonly GripProxyCounters[] | null;
   readonly gripHolds: number;
+  /** What each GRIP node reports, when GRIP_STATS_URL is set. */
+  readonly gripNodes: readonly NodeViewers[] | null;
 }
 
 export class Metrics {
@@ -133,6 +136,13 @@ export class Metrics {
       perProxy("hub_grip_published_total", "Changes a GRIP proxy took, by proxy.", (proxy) => proxy.published);
       perProxy("hub_grip_publish_failures_total", "Publish attempts a GRIP proxy refused or did not answer (each retried for 60 s), by proxy.", (proxy) => proxy.failures);
       lines.push(...this.gripLag.render("hub_grip_publish_lag_seconds", "Time from a content change to a GRIP proxy taking its publish."));
+    }
+    const nodes = gauges.gripNodes;
+    if (nodes) {
+      lines.push("# HELP hub_grip_node_viewers Connections a GRIP node holds, as it last reported them; absent while unknown.", "# TYPE hub_grip_node_viewers gauge");
+      for (const node of nodes) if (node.viewers !== null) lines.push(`hub_grip_node_viewers{node="${label(node.node)}"} ${node.viewers}`);
+      lines.push("# HELP hub_grip_node_stats_up 1 when a GRIP node's stats endpoint answered the last read, else 0.", "# TYPE hub_grip_node_stats_up gauge");
+      for (const node of nodes) lines.push(`hub_grip_node_stats_up{node="${label(node.node)}"} ${node.problem === null ? 1 : 0}`);
     }
     return `${lines.join("\n")}\n`;
   }

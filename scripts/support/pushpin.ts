@@ -43,6 +43,8 @@ export interface RunningPushpin {
   readonly url: string;
   /** The publish endpoint, as GRIP_URL names it. */
   readonly publishUrl: string;
+  /** The handler's Prometheus metrics, as GRIP_STATS_URL names them. */
+  readonly statsUrl: string;
   readonly output: () => string;
   /** Starts it again on the same ports, after kill(). */
   restart(): Promise<void>;
@@ -55,6 +57,7 @@ interface Ports {
   readonly pull: number;
   readonly sub: number;
   readonly command: number;
+  readonly prometheus: number;
 }
 
 /** Settings of pushpin.conf that differ from the recipe's for one instance, by name (`id_cache_ttl`: "0"). */
@@ -77,19 +80,26 @@ function configFor(dir: string, ports: Ports, key: string, overrides: PushpinOve
     .replace(/^push_in_spec=.*$/m, `push_in_spec=tcp://127.0.0.1:${ports.pull}`)
     .replace(/^push_in_sub_specs=.*$/m, `push_in_sub_specs=tcp://127.0.0.1:${ports.sub}`)
     .replace(/^push_in_http_port=.*$/m, `push_in_http_port=${ports.publish}`)
-    .replace(/^command_spec=tcp.*$/m, `command_spec=tcp://127.0.0.1:${ports.command}`);
+    .replace(/^command_spec=tcp.*$/m, `command_spec=tcp://127.0.0.1:${ports.command}`)
+    .replace(/^prometheus_port=.*$/m, `prometheus_port=127.0.0.1:${ports.prometheus}`);
 }
 
 export interface PreparedPushpin {
   /** The publish endpoint, as GRIP_URL names it, known before the hub starts. */
   readonly publishUrl: string;
+  /** The metrics endpoint, as GRIP_STATS_URL names it. */
+  readonly statsUrl: string;
   start(hubUrl: string): Promise<RunningPushpin>;
 }
 
 /** Picks the ports first, so that the hub can be told the publish endpoint before either runs. */
 export async function preparePushpin(dir: string, key: string, overrides: PushpinOverrides = {}): Promise<PreparedPushpin> {
-  const ports = { http: await freePort(), publish: await freePort(), pull: await freePort(), sub: await freePort(), command: await freePort() };
-  return { publishUrl: `http://127.0.0.1:${ports.publish}`, start: (hubUrl) => startPushpin(dir, hubUrl, key, ports, overrides) };
+  const ports = { http: await freePort(), publish: await freePort(), pull: await freePort(), sub: await freePort(), command: await freePort(), prometheus: await freePort() };
+  return { publishUrl: `http://127.0.0.1:${ports.publish}`, statsUrl: statsUrlOf(ports), start: (hubUrl) => startPushpin(dir, hubUrl, key, ports, overrides) };
+}
+
+function statsUrlOf(ports: Ports): string {
+  return `http://127.0.0.1:${ports.prometheus}/metrics`;
 }
 
 async function startPushpin(dir: string, hubUrl: string, key: string, ports: Ports, overrides: PushpinOverrides): Promise<RunningPushpin> {
@@ -144,6 +154,7 @@ async function startPushpin(dir: string, hubUrl: string, key: string, ports: Por
     },
     url,
     publishUrl,
+    statsUrl: statsUrlOf(ports),
     output: () => chunks.join(""),
     restart: launch,
     async kill(signal = "SIGKILL") {

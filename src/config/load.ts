@@ -458,6 +458,11 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
 
   const settings = values as Omit<Settings, "provision">;
   if (settings.gripUrl.length > 0) gripKeysProblem(settings);
+  if (settings.gripStatsUrl.length > 0 && settings.gripStatsUrl.length !== settings.gripUrl.length) {
+    throw new ConfigError(
+      `GRIP_STATS_URL names ${settings.gripStatsUrl.length} ${settings.gripStatsUrl.length === 1 ? "endpoint" : "endpoints"} but GRIP_URL ${settings.gripUrl.length === 1 ? "names 1 node" : `names ${settings.gripUrl.length} nodes`}: give one stats endpoint per GRIP_URL entry, in the same order`,
+    );
+  }
   const origin = settings.origin ?? `http://localhost:${settings.port}`;
   // Only a proxy can reach a hub on a Unix socket (the socket's mode decides which), and its peer has no address:
   // the client is who the proxy says, one hop, unless TRUSTED_PROXIES says otherwise.

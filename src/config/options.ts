@@ -89,6 +89,7 @@ export interface Settings {
   gripVerifyKey: string | null;
   gripVerifyIss: string | null;
   gripPublishToken: string | null;
+  gripStatsUrl: readonly string[];
 }
 
 /** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
@@ -673,6 +674,10 @@ export const OPTIONS: OptionTable = {
     flag: "--grip-publish-token", env: "GRIP_PUBLISH_TOKEN", arg: "TOKEN", help: "Bearer token the hub's publishes carry instead of a JWT signed with GRIP_KEY (Fastly Fanout: an API token allowed to publish)", defaultText: "none (publishes are signed with GRIP_KEY)",
     allowed: "16 to 512 visible ASCII characters", secret: true, default: null,
     parse: optionalToken,
+  },
+  gripStatsUrl: {
+    flag: "--grip-stats-url", env: "GRIP_STATS_URL", arg: "URLS", help: "Prometheus endpoint of each GRIP_URL node, in the same order (Pushpin's prometheus_port), read every 5 s so that presence counts the viewers the nodes hold", defaultText: "none (presence counts only the hub's own viewers)",
+    allowed: "a comma list of http(s) URLs, one per GRIP_URL entry, such as http://127.0.0.1:9100/metrics", default: [], parse: (value) => list(value).map((raw) => httpUrl(raw).toString()),
   },
 };
 

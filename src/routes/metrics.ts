@@ -26,6 +26,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         clockBehindSeconds: ctx.clock.check(),
         grip: ctx.fanout?.counters() ?? null,
         gripHolds: ctx.fanout?.holds ?? 0,
+        gripNodes: ctx.gripNodes?.snapshot() ?? null,
       });
       return new Response(text, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
     },
@@ -36,7 +37,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         tags: ["system"],
         summary: "Metrics",
         description:
-          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. " +
+          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). " +
           "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
         "x-media-type": "text/plain",
         "x-response-headers": { 200: ["Cache-Control"] },

@@ -119,7 +119,7 @@ describe("GRIP publishing and holds", () => {
     const counters = hub.ctx.fanout?.counters() ?? [];
     expect(counters[0]?.failures).toBe(3);
     expect(counters[0]?.published).toBeGreaterThanOrEqual(1);
-    const text = hub.ctx.metrics.render({ streamsOpen: 0, readingsAccepted: 0, readingsRejected: new Map(), databaseBytes: 0, walBytes: 0, agentsEnabled: 0, regionsReporting: 0, uptimeSeconds: 0, streamsDropped: 0, eventEntriesSkipped: new Map(), storage: "ok", clockBehindSeconds: 0, grip: counters, gripHolds: 0 });
+    const text = hub.ctx.metrics.render({ streamsOpen: 0, readingsAccepted: 0, readingsRejected: new Map(), databaseBytes: 0, walBytes: 0, agentsEnabled: 0, regionsReporting: 0, uptimeSeconds: 0, streamsDropped: 0, eventEntriesSkipped: new Map(), storage: "ok", clockBehindSeconds: 0, grip: counters, gripHolds: 0, gripNodes: null });
     expect(text).toContain(`hub_grip_publish_failures_total{proxy="${new URL(proxy.url).host}"} 3`);
     expect(text).toMatch(/hub_grip_publish_lag_seconds_count [1-9]/);
   });

@@ -93,14 +93,32 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
   /** The refusals seen since the last call, emptied. */
   const takeRefusals = () => refusals.splice(0);
 
+  /**
+   * Two stand-ins for GRIP proxy nodes on loopback: each takes publishes; the
+   * first reports 7 connections on its metrics, the second refuses them.
+   */
+  const nodes = [200, 500].map((status) =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) =>
+        new URL(request.url).pathname === "/metrics" ? new Response("# TYPE connection_connected gauge\nconnection_connected 7\n", { status }) : new Response("Published\n"),
+    }),
+  );
+
   beforeAll(async () => {
     const binary = await compiledHub();
     browser = await launch();
+    const grip = {
+      GRIP_URL: nodes.map((node) => `http://127.0.0.1:${node.port}`).join(","),
+      GRIP_KEY: "admin-browser-grip-key-0123456789",
+      GRIP_STATS_URL: nodes.map((node) => `http://127.0.0.1:${node.port}/metrics`).join(","),
+    };
     hub = await startHub({
       cmd: [binary],
       args: ["--db", join(scratch(), "hub.db")],
       // REQUIRE_AUTH is set explicitly, so the operator has locked it; MFA_ENFORCED_ROLES empty lets the admin in on a password.
-      env: { ADMIN_BOOTSTRAP_USER: ADMIN_USER, ADMIN_BOOTSTRAP_PASSWORD: ADMIN_PASSWORD, MFA_ENFORCED_ROLES: "", REQUIRE_AUTH: "false" },
+      env: { ADMIN_BOOTSTRAP_USER: ADMIN_USER, ADMIN_BOOTSTRAP_PASSWORD: ADMIN_PASSWORD, MFA_ENFORCED_ROLES: "", REQUIRE_AUTH: "false", ...grip },
     });
     // Dark is the app's own scheme; the events section is checked in the light one as well.
     admin = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Berlin", locale: "en-GB", colorScheme: "dark" });
@@ -112,6 +130,7 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
   afterAll(async () => {
     await browser?.close();
     await hub?.stop();
+    for (const node of nodes) node.stop(true);
   });
 
   test("agents: create shows the token once with its configuration; readings counted; edit refused at the field; moved with orphan; token rotated", async () => {
@@ -384,9 +403,15 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     expect(takeRefusals()).toEqual([expect.stringMatching(/^400 DELETE \/api\/v1\/admin\/agents\/\d+\/readings$/)]);
   }, 30_000);
 
-  test("presence shows the viewers online", async () => {
+  test("presence shows the viewers online, and the connections each proxy node reports, a node that does not answer as unknown", async () => {
     await openSection(page, "Presence", "/admin/presence");
     await textHas(page.locator("[data-testid=presence]"), /^Viewers online \d+$/);
+    await textHas(page.locator("[data-testid=presence-proxied]"), /^Held by proxy nodes 7$/);
+    await page.getByText("Proxy nodes not answering: 1. Their viewers are not in this count.").waitFor();
+    const table = page.getByRole("table", { name: "Proxy nodes" });
+    const [answering, refusing] = nodes.map((node) => table.locator(`tr[data-node="127.0.0.1:${node.port}"]`));
+    expect(await answering?.locator("td").allInnerTexts()).toEqual(["7", expect.stringMatching(/ago|now/), "Answering"]);
+    expect(await refusing?.locator("td").allInnerTexts()).toEqual(["Unknown", "Unknown", "Not answering (answered 500)"]);
     await expectClean(admin, "admin-presence");
   }, 30_000);
 

@@ -2,8 +2,9 @@
  * The stream through GRIP proxies (SPEC §20), against dist/hub and Debian's
  * Pushpin configured from deploy/pushpin/: viewers behind two Pushpin
  * instances read byte for byte what a direct viewer reads, resume the same
- * way, survive a hub restart and a proxy's death, and a forged Grip-Sig
- * never makes the hub hold anything.
+ * way, survive a hub restart and a proxy's death, a forged Grip-Sig
+ * never makes the hub hold anything, and the viewers each node holds show in
+ * the hub's presence, read from the node's own metrics.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
@@ -96,6 +97,8 @@ let hub: RunningHub | null = null;
 let binary = "";
 const proxies: RunningPushpin[] = [];
 let publishUrls: string[] = [];
+let statsUrls: string[] = [];
+const ADMIN_PASSWORD = "grip presence password";
 let sent = 0;
 
 async function startTheHub(): Promise<RunningHub> {
@@ -103,8 +106,45 @@ async function startTheHub(): Promise<RunningHub> {
     cmd: [binary],
     port: hubPort,
     args: ["--db", join(dir.path, "hub.db")],
-    env: { PROVISION_AGENTS: PROVISION, POLL_MIN_SECONDS: "1", GRIP_URL: publishUrls.join(","), GRIP_KEY: KEY, METRICS_TOKEN: "metrics-token-0123456789" },
+    env: {
+      PROVISION_AGENTS: PROVISION,
+      POLL_MIN_SECONDS: "1",
+      GRIP_URL: publishUrls.join(","),
+      GRIP_KEY: KEY,
+      GRIP_STATS_URL: statsUrls.join(","),
+      METRICS_TOKEN: "metrics-token-0123456789",
+      ADMIN_BOOTSTRAP_USER: "root",
+      ADMIN_BOOTSTRAP_PASSWORD: ADMIN_PASSWORD,
+      MFA_ENFORCED_ROLES: "",
+    },
   });
+}
+
+interface Presence {
+  online: number;
+  proxied: { viewers: number; unknownNodes: number; nodes: { node: string; viewers: number | null; problem: string | null }[] } | null;
+}
+
+/** GET /api/v1/admin/presence as the bootstrap admin. */
+async function presence(): Promise<Presence> {
+  const login = await fetch(`${hub?.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "root", password: ADMIN_PASSWORD }) });
+  expect(login.status).toBe(200);
+  const cookie = (login.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+  const response = await fetch(`${hub?.url}/api/v1/admin/presence`, { headers: { cookie } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Presence;
+}
+
+/** Asks presence until the node counts satisfy the predicate; returns the reply and how long it took. */
+async function presenceUntil(predicate: (counts: (number | null)[]) => boolean, timeoutMs: number): Promise<{ reply: Presence; ms: number }> {
+  const started = Date.now();
+  for (;;) {
+    const reply = await presence();
+    const counts = reply.proxied?.nodes.map((node) => node.viewers) ?? [];
+    if (predicate(counts)) return { reply, ms: Date.now() - started };
+    if (Date.now() - started > timeoutMs) throw new Error(`presence never got there in ${timeoutMs} ms: ${JSON.stringify(reply)}`);
+    await Bun.sleep(250);
+  }
 }
 
 /** Posts a reading that changes the Windows payload, from the next agent in turn. */
@@ -133,6 +173,7 @@ beforeAll(async () => {
   hubPort = await freePort();
   const prepared = await Promise.all([0, 1].map((n) => preparePushpin(join(dir.path, `pushpin-${n}`), KEY)));
   publishUrls = prepared.map((p) => p.publishUrl);
+  statsUrls = prepared.map((p) => p.statsUrl);
   hub = await startTheHub();
   for (const p of prepared) proxies.push(await p.start(hub.url));
 }, 60_000);
@@ -144,6 +185,32 @@ afterAll(async () => {
 });
 
 describe.skipIf(!enabled)("the stream through Pushpin (GRIP)", () => {
+  test("viewers held by each node show in the hub's presence within seconds, and leave it when they disconnect", async () => {
+    // The launcher's readiness checks leave a kept-alive connection on each node until the node reports it gone.
+    const idle = await presenceUntil((counts) => counts.length === 2 && counts.every((n) => n === 0), 30_000);
+    expect(idle.reply.proxied?.nodes.map((node) => node.node)).toEqual(publishUrls.map((url) => new URL(url).host));
+    const streams = await Promise.all([
+      ...[0, 1, 2].map(async () => new RawStream(await fetch(`${proxies[0]?.url}${STREAM}`))),
+      ...[0, 1].map(async () => new RawStream(await fetch(`${proxies[1]?.url}${STREAM}`))),
+    ]);
+    try {
+      for (const stream of streams) await stream.until((text) => frames(text) === 1);
+      // The hub holds none of them itself.
+      expect(metric(await metrics(), "hub_streams_open")).toBe(0);
+      const up = await presenceUntil(([a, b]) => a === 3 && b === 2, 10_000);
+      expect(up.reply.proxied).toMatchObject({ viewers: 5, unknownNodes: 0 });
+      const text = await metrics();
+      expect(metric(text, `hub_grip_node_viewers{node="${new URL(publishUrls[0] ?? "").host}"}`)).toBe(3);
+      expect(metric(text, `hub_grip_node_viewers{node="${new URL(publishUrls[1] ?? "").host}"}`)).toBe(2);
+      await Promise.all(streams.map((stream) => stream.cancel()));
+      const down = await presenceUntil(([a, b]) => a === 0 && b === 0, 20_000);
+      expect(down.reply.proxied?.viewers).toBe(0);
+      console.log(`presence through Pushpin: 5 held viewers seen in ${up.ms} ms, gone ${down.ms} ms after they disconnected`);
+    } finally {
+      await Promise.all(streams.map((stream) => stream.cancel()));
+    }
+  }, 90_000);
+
   test("a reading reaches viewers through two Pushpin instances and directly with identical bytes, published once per change to each proxy", async () => {
     const before = await metrics();
     const direct = new RawStream(await fetch(`${hub?.url}${STREAM}`));
@@ -243,6 +310,15 @@ describe.skipIf(!enabled)("the stream through Pushpin (GRIP)", () => {
     const failuresBefore = metric(await metrics(), `hub_grip_publish_failures_total{proxy="${new URL(publishUrls[0] ?? "").host}"}`);
     await proxy.kill();
     expect(await viewer.ended(2000)).toBe(true);
+    // A node that does not answer its metrics is flagged, not counted as zero.
+    const deadline = Date.now() + 12_000;
+    let dead = (await presence()).proxied?.nodes[0];
+    while (dead?.problem === null && Date.now() < deadline) {
+      await Bun.sleep(250);
+      dead = (await presence()).proxied?.nodes[0];
+    }
+    expect(dead?.problem).toBe("unreachable");
+    expect(metric(await metrics(), `hub_grip_node_stats_up{node="${new URL(publishUrls[0] ?? "").host}"}`)).toBe(0);
     await change();
     await Bun.sleep(400);
     // The change is retried while the proxy is down.

@@ -1,4 +1,4 @@
-/** Admin: runtime settings and presence. */
+/** Admin: runtime settings and presence (with what GRIP proxy nodes report). */
 import { Elysia, t } from "elysia";
 import { actorOf, checkRoles, type Accounts } from "../../auth/accounts.ts";
 import type { HubContext } from "../../context.ts";
@@ -11,6 +11,11 @@ import { RUNTIME_KEYS, RUNTIME_VARIABLES, type RuntimeValues } from "../../setti
 
 export function adminSettingsRoutes(ctx: HubContext, access: Access, accounts: Accounts) {
   const { settings, db, now } = ctx;
+  const proxied = () => {
+    if (!ctx.gripNodes) return null;
+    const nodes = ctx.gripNodes.snapshot().map((node) => ({ ...node, readAt: node.readAt === null ? null : new Date(node.readAt).toISOString() }));
+    return { viewers: nodes.reduce((sum, node) => sum + (node.viewers ?? 0), 0), unknownNodes: nodes.filter((node) => node.viewers === null).length, nodes };
+  };
   const body = () => ({ ...settings.get(), mfaEnforcedRoles: [...settings.get().mfaEnforcedRoles], locked: settings.locked() });
   return new Elysia({ name: "routes/admin/settings", prefix: "/api/v1/admin" })
     .use(access.plugin)
@@ -50,9 +55,48 @@ export function adminSettingsRoutes(ctx: HubContext, access: Access, accounts: A
         detail: { tags: ["admin-settings"], summary: "Change runtime settings", description: "Takes effect on the next request. A locked field is refused with 409 naming its variable; unknown roles are 400." },
       },
     )
-    .get("/presence", () => ({ online: accounts.presence.online(ctx.streams.viewers()) }), {
+    .get("/presence", () => ({ online: accounts.presence.online(ctx.streams.viewers()), proxied: proxied() }), {
       access: "admin",
-      response: { 200: t.Object({ online: t.Integer({ description: "Unique viewers with an open stream or a read in the last 45 s" }) }, { title: "Presence", examples: [{ online: 42 }] }), ...problems(401, 403) },
-      detail: { tags: ["admin-settings"], summary: "Viewers online", description: "Unique client IPs with an open stream or a read in the last 45 s." },
+      response: { 200: PresenceSchema, ...problems(401, 403) },
+      detail: {
+        tags: ["admin-settings"],
+        summary: "Viewers online",
+        description:
+          "Unique client IPs with an open stream or a read in the last 45 s. With GRIP_STATS_URL set, `proxied` adds the connections each GRIP proxy node holds, as the node last reported them (read every 5 s); a node that does not answer keeps its last count for 30 s, then is unknown (`viewers` null), never counted as zero.",
+      },
     });
 }
+
+const NodeViewersSchema = t.Object(
+  {
+    node: t.String({ description: "host:port of the node's publish endpoint (GRIP_URL)" }),
+    viewers: t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "Connections the node holds (Pushpin's connection_connected: every open client connection, all platforms); null when unknown" }),
+    readAt: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "When `viewers` was read; null when it is unknown" }),
+    problem: t.Union([t.String(), t.Null()], { description: "Why the last read failed (no answer, a refusal, no connection_connected gauge); null when it succeeded" }),
+  },
+  { title: "NodeViewers" },
+);
+
+const PresenceSchema = t.Object(
+  {
+    online: t.Integer({ description: "Unique viewers with an open stream or a read in the last 45 s" }),
+    proxied: t.Union(
+      [
+        t.Object({
+          viewers: t.Integer({ minimum: 0, description: "Connections held by the nodes whose count is known" }),
+          unknownNodes: t.Integer({ minimum: 0, description: "Nodes whose count is unknown, so not in `viewers`" }),
+          nodes: t.Array(NodeViewersSchema),
+        }),
+        t.Null(),
+      ],
+      { description: "What the GRIP proxy nodes report; null unless GRIP_STATS_URL is set" },
+    ),
+  },
+  {
+    title: "Presence",
+    examples: [
+      { online: 42, proxied: null },
+      { online: 42, proxied: { viewers: 1830, unknownNodes: 1, nodes: [{ node: "10.0.0.11:5561", viewers: 1830, readAt: "2026-05-01T12:00:00.000Z", problem: null }, { node: "10.0.0.12:5561", viewers: null, readAt: null, problem: "unreachable" }] } },
+    ],
+  },
+);

@@ -499,7 +499,7 @@ export interface paths {
   "/api/v1/admin/presence": {
     /**
      * Viewers online
-     * @description Unique client IPs with an open stream or a read in the last 45 s.
+     * @description Unique client IPs with an open stream or a read in the last 45 s. With GRIP_STATS_URL set, `proxied` adds the connections each GRIP proxy node holds, as the node last reported them (read every 5 s); a node that does not answer keeps its last count for 30 s, then is unknown (`viewers` null), never counted as zero.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -698,7 +698,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics
-     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
      *
      * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
      */
@@ -1289,10 +1289,29 @@ export interface components {
       /** @description Fields set explicitly by the operator (flag, environment or file); they cannot be changed here */
       locked: string[];
     };
+    /** NodeViewers */
+    NodeViewers: {
+      /** @description host:port of the node's publish endpoint (GRIP_URL) */
+      node: string;
+      /** @description Connections the node holds (Pushpin's connection_connected: every open client connection, all platforms); null when unknown */
+      viewers: number | null;
+      /** @description When `viewers` was read; null when it is unknown */
+      readAt: string | null;
+      /** @description Why the last read failed (no answer, a refusal, no connection_connected gauge); null when it succeeded */
+      problem: string | null;
+    };
     /** Presence */
     Presence: {
       /** @description Unique viewers with an open stream or a read in the last 45 s */
       online: number;
+      /** @description What the GRIP proxy nodes report; null unless GRIP_STATS_URL is set */
+      proxied: {
+        /** @description Connections held by the nodes whose count is known */
+        viewers: number;
+        /** @description Nodes whose count is unknown, so not in `viewers` */
+        unknownNodes: number;
+        nodes: components["schemas"]["NodeViewers"][];
+      } | null;
     };
     /**
      * Provider
@@ -5301,7 +5320,7 @@ export interface operations {
   };
   /**
    * Viewers online
-   * @description Unique client IPs with an open stream or a read in the last 45 s.
+   * @description Unique client IPs with an open stream or a read in the last 45 s. With GRIP_STATS_URL set, `proxied` adds the connections each GRIP proxy node holds, as the node last reported them (read every 5 s); a node that does not answer keeps its last count for 30 s, then is unknown (`viewers` null), never counted as zero.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -7070,7 +7089,7 @@ export interface operations {
   };
   /**
    * Metrics
-   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading. Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
    *
    * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
    */
