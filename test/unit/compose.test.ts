@@ -95,7 +95,7 @@ describe("compose.pushpin.yaml over compose.yaml", () => {
     const published = pushpin.ports ?? [];
     expect(published).toHaveLength(1);
     expect(containerPort(published[0] ?? "")).toBe(scriptDefault("PUSHPIN_HTTP_PORT"));
-    expect(new URL(hubEnv.ORIGIN ?? "").port).toBe(hostPort(published[0] ?? ""));
+    expect(new URL(hubEnv.ORIGIN ?? "").port).toBe(hostPort(published[0] ?? "") ?? "");
     const hubPort = containerPort(service(base, "hub").ports?.[0] ?? "");
     expect(pushpinEnv.HUB_UPSTREAM).toBe(`hub:${hubPort}`);
     expect(scriptDefault("HUB_UPSTREAM")).toBe(`hub:${hubPort}`);
