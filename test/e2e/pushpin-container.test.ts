@@ -12,7 +12,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { eventually, freePort, postReading, ROOT, startHub, type RunningHub } from "./harness.ts";
+import { eventually, freePort, postReading, ROOT, signedIn, startHub, type RunningHub } from "./harness.ts";
 import { PUSHPIN, pushpinAvailable } from "../../scripts/support/pushpin.ts";
 
 const SCRIPT = join(ROOT, "deploy", "pushpin", "container-start.sh");
@@ -21,6 +21,7 @@ const KEY = "container&key/0123|456789abcdef";
 const TOKEN = "container-e2e-token-0001-abcdef";
 const STREAM = "/api/v1/platforms/Windows/incentives/stream";
 const METRICS_TOKEN = "metrics-token-0123456789";
+const ADMIN_PASSWORD = "container pushpin password";
 
 const enabled = pushpinAvailable();
 const dir = tempDir("hub-pushpin-container-");
@@ -66,7 +67,16 @@ beforeAll(async () => {
   hub = await startHub({
     cmd: [binary],
     args: ["--db", join(dir.path, "hub.db")],
-    env: { PROVISION_AGENTS: `a0:${TOKEN}:eu-west-1:steam`, GRIP_URL: publishUrl, GRIP_KEY: KEY, GRIP_STATS_URL: statsUrl, METRICS_TOKEN },
+    env: {
+      PROVISION_AGENTS: `a0:${TOKEN}:eu-west-1:steam`,
+      GRIP_URL: publishUrl,
+      GRIP_KEY: KEY,
+      GRIP_STATS_URL: statsUrl,
+      METRICS_TOKEN,
+      ADMIN_BOOTSTRAP_USER: "root",
+      ADMIN_BOOTSTRAP_PASSWORD: ADMIN_PASSWORD,
+      MFA_ENFORCED_ROLES: "",
+    },
   });
   node = Bun.spawn([SCRIPT], {
     env: {
@@ -155,11 +165,18 @@ describe.skipIf(!enabled)("deploy/pushpin/container-start.sh in front of dist/hu
     }
   }, 60_000);
 
-  test("the node's metrics answer where GRIP_STATS_URL points, and the hub reads its viewers from them", async () => {
+  test("an admin signs in through the node, and presence counts the viewers it holds from the metrics GRIP_STATS_URL names", async () => {
     expect(await (await fetch(statsUrl)).text()).toMatch(/^connection_connected \d+$/m);
-    const name = `hub_grip_node_viewers{node="${new URL(publishUrl).host}"}`;
-    await eventually(async () => Number.isFinite(await metric(name)), 15_000);
-  });
+    const admin = await signedIn(viewerUrl, "root", ADMIN_PASSWORD);
+    const node = new URL(publishUrl).host;
+    const viewers = async () => (await admin<{ proxied: { nodes: { node: string; viewers: number | null }[] } | null }>("GET", "/api/v1/admin/presence")).body.proxied?.nodes.find((n) => n.node === node)?.viewers;
+    const response = await held();
+    try {
+      await eventually(async () => ((await viewers()) ?? 0) >= 1, 20_000);
+    } finally {
+      await response.body?.cancel();
+    }
+  }, 60_000);
 });
 
 describe("deploy/pushpin/container-start.sh without a key", () => {
