@@ -7,6 +7,7 @@
  */
 import { signal, type Signal } from "@preact/signals";
 import { ApiError, api, type IncentivesPayload, type Platform } from "./api/client.ts";
+import { keepUnchanged } from "./board-model.ts";
 import { readyEarly, takeEarly } from "./early.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting" | "offline";
@@ -46,6 +47,7 @@ export function openFeed(platform: Platform): LiveFeed {
   const apply = (data: string) => {
     const next = JSON.parse(data) as IncentivesPayload;
     if (next.platform !== platform) return;
+    if (payload.value) keepUnchanged(payload.value.regions, next.regions);
     payload.value = next;
     published(next);
   };

@@ -278,10 +278,8 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   const yours = viewerRegion(shown, choice.value, zone, latency.closest?.region ?? null);
   const eventMultiplier = payload.activeEvent?.multiplier ?? null;
   const view = boardView(payload.regions, query.value, meta.pageSize);
-  const matching = boardView(payload.regions, { ...query.value, page: 1 }, Number.MAX_SAFE_INTEGER).items;
-  const pinned = view.page === 1 ? matching.find((r) => r.region === yours) : undefined;
+  const pinned = view.page === 1 ? view.matching.find((r) => r.region === yours) : undefined;
   const items = pinned ? [pinned, ...view.items.filter((r) => r.region !== pinned.region)] : view.items;
-  const names = new Map(payload.regions.map((r) => [r.region, r.displayName]));
   const filtering = query.value.q !== "" || query.value.show !== "all" || query.value.sort !== "name";
   return (
     <>
@@ -307,7 +305,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
           <>
             <Filters query={query.value} apply={apply} />
             {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice.value} choose={choose} /> : null}
-            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={names} /> : null}
+            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={new Map(payload.regions.map((r) => [r.region, r.displayName]))} /> : null}
           </>
         ) : null}
       </div>
