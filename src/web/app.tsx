@@ -3,7 +3,7 @@ import { useSignal } from "@preact/signals";
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, isPlatform, Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
-import { takeEarly } from "./early.ts";
+import { readyEarly, takeEarly } from "./early.ts";
 import { HONESTY_FOOTER_ID } from "./components/answer.tsx";
 import { Failed, Loading } from "./components/common.tsx";
 import { ReauthDialog } from "./components/reauth.tsx";
@@ -188,7 +188,8 @@ export function App() {
   const route = parseRoute(location.value.pathname);
   const accountPage = route.page === "setup" || route.page === "login" || route.page === "account" || route.page === "admin";
   // Read again when the viewer signs in or out: with requireAuth on, what a signed-out viewer may read changes.
-  const meta = useLoad((signal) => takeEarly<SiteMeta>("meta") ?? api.meta(signal), [session.value?.authenticated ?? false]);
+  const [earlyMeta] = useState(() => readyEarly<SiteMeta>("meta"));
+  const meta = useLoad((signal) => takeEarly<SiteMeta>("meta") ?? api.meta(signal), [session.value?.authenticated ?? false], earlyMeta);
   useEffect(() => {
     void refreshSession().catch(() => undefined);
   }, []);

@@ -82,22 +82,51 @@ function matches(region: RegionIncentive, query: BoardQuery): boolean {
 }
 
 export interface BoardView {
+  /** Every region the query keeps, in the board's order, across all pages. */
+  readonly matching: readonly RegionIncentive[];
   readonly items: readonly RegionIncentive[];
   readonly total: number;
   readonly page: number;
   readonly pages: number;
 }
 
+let collator: Intl.Collator | null = null;
+
+/** Names in the browser's collation order, as String#localeCompare orders them, with one collator made once rather than one per comparison. */
+function byName(a: RegionIncentive, b: RegionIncentive): number {
+  collator ??= new Intl.Collator();
+  return collator.compare(a.displayName, b.displayName);
+}
+
 export function boardView(regions: readonly RegionIncentive[], query: BoardQuery, pageSize: number): BoardView {
   const kept = regions.filter((r) => matches(r, query));
   // Freshness ranks first under every sort: an old big bonus must not outrank a current smaller one.
-  const byName = (a: RegionIncentive, b: RegionIncentive) => a.displayName.localeCompare(b.displayName);
   const sorted =
     query.sort === "bonus"
-      ? [...kept].sort((a, b) => freshnessRank(a) - freshnessRank(b) || bestBonus(b) - bestBonus(a) || byName(a, b))
-      : [...kept].sort((a, b) => freshnessRank(a) - freshnessRank(b) || byName(a, b));
+      ? kept.sort((a, b) => freshnessRank(a) - freshnessRank(b) || bestBonus(b) - bestBonus(a) || byName(a, b))
+      : kept.sort((a, b) => freshnessRank(a) - freshnessRank(b) || byName(a, b));
   const size = Math.max(1, pageSize);
   const pages = Math.max(1, Math.ceil(sorted.length / size));
   const page = Math.min(query.page, pages);
-  return { items: sorted.slice((page - 1) * size, page * size), total: sorted.length, page, pages };
+  return { matching: sorted, items: sorted.slice((page - 1) * size, page * size), total: sorted.length, page, pages };
+}
+
+function sameRegion(a: RegionIncentive, b: RegionIncentive): boolean {
+  const keys = Object.keys(a) as (keyof RegionIncentive)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/**
+ * The regions of a new payload, each one equal in value to the previous
+ * payload's entry for its region replaced by that entry, so the board's cards
+ * see unchanged props and skip re-rendering (the signals integration compares
+ * props by identity). Changes the array in place and returns it.
+ */
+export function keepUnchanged(previous: readonly RegionIncentive[], next: RegionIncentive[]): RegionIncentive[] {
+  const before = new Map(previous.map((r) => [r.region, r]));
+  next.forEach((region, i) => {
+    const old = before.get(region.region);
+    if (old && sameRegion(old, region)) next[i] = old;
+  });
+  return next;
 }

@@ -7,7 +7,8 @@
  */
 import { signal, type Signal } from "@preact/signals";
 import { ApiError, api, type IncentivesPayload, type Platform } from "./api/client.ts";
-import { takeEarly } from "./early.ts";
+import { keepUnchanged } from "./board-model.ts";
+import { readyEarly, takeEarly } from "./early.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting" | "offline";
 
@@ -33,7 +34,9 @@ function published(payload: IncentivesPayload): void {
 }
 
 export function openFeed(platform: Platform): LiveFeed {
-  const payload = signal<IncentivesPayload | null>(null);
+  // A payload that has already arrived is there from the start, so the first render is the populated board.
+  const ready = readyEarly<IncentivesPayload>(`incentives:${platform}`);
+  const payload = signal<IncentivesPayload | null>(ready ?? null);
   const connection = signal<Connection>("connecting");
   const error = signal<ApiError | null>(null);
   const first = new AbortController();
@@ -44,6 +47,7 @@ export function openFeed(platform: Platform): LiveFeed {
   const apply = (data: string) => {
     const next = JSON.parse(data) as IncentivesPayload;
     if (next.platform !== platform) return;
+    if (payload.value) keepUnchanged(payload.value.regions, next.regions);
     payload.value = next;
     published(next);
   };
@@ -71,15 +75,19 @@ export function openFeed(platform: Platform): LiveFeed {
     };
   };
 
-  (takeEarly<IncentivesPayload>(`incentives:${platform}`) ?? api.incentives(platform, first.signal))
-    .then((body) => {
-      if (payload.value !== null) return;
-      payload.value = body;
-      published(body);
-    })
-    .catch((failure: unknown) => {
-      if (failure instanceof ApiError) error.value = failure;
-    });
+  if (ready) {
+    published(ready);
+  } else {
+    (takeEarly<IncentivesPayload>(`incentives:${platform}`) ?? api.incentives(platform, first.signal))
+      .then((body) => {
+        if (payload.value !== null) return;
+        payload.value = body;
+        published(body);
+      })
+      .catch((failure: unknown) => {
+        if (failure instanceof ApiError) error.value = failure;
+      });
+  }
   connect();
 
   const offline = () => {

@@ -2,11 +2,13 @@
 import { render } from "preact";
 import { api } from "./api/client.ts";
 import { App, boardPlatformOf } from "./app.tsx";
-import { startEarly } from "./early.ts";
+import { earlySettled, startEarly } from "./early.ts";
 import { formatNumber, initialLanguage, storedLanguage, switchLanguage, t } from "./i18n/index.ts";
 import { onPayload } from "./live.ts";
 import { notify } from "./notify.ts";
 import { interceptLinks, navigate } from "./router.ts";
+
+const EARLY_WAIT_MS = 200;
 
 const root = document.getElementById("app");
 if (root) {
@@ -27,5 +29,7 @@ if (root) {
       navigate,
     ),
   );
-  void switchLanguage(initialLanguage(storedLanguage(), navigator.languages), false).finally(() => render(<App />, root));
+  // The first render waits briefly for the early requests, so it is already the populated page rather than a loading state
+  // followed by several re-renders; a slow answer stops holding it up after EARLY_WAIT_MS and arrives as before.
+  void Promise.allSettled([switchLanguage(initialLanguage(storedLanguage(), navigator.languages), false), earlySettled(EARLY_WAIT_MS)]).then(() => render(<App />, root));
 }

@@ -1,5 +1,5 @@
 /** One request's life in a component: loading, its data or its error, and a retry. Stale answers are dropped when the inputs change. */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "./api/client.ts";
 
 export interface Load<T> {
@@ -9,10 +9,18 @@ export interface Load<T> {
   retry(): void;
 }
 
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, inputs: readonly unknown[]): Load<T> {
-  const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: true });
+/** With `initial` (an answer already at hand), the first render shows it and the first load is skipped; changed inputs or a retry load again. */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, inputs: readonly unknown[], initial?: T): Load<T> {
+  const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>(() =>
+    initial === undefined ? { data: null, error: null, loading: true } : { data: initial, error: null, loading: false },
+  );
   const [attempt, setAttempt] = useState(0);
+  const skipFirst = useRef(initial !== undefined);
   useEffect(() => {
+    if (skipFirst.current) {
+      skipFirst.current = false;
+      return;
+    }
     const controller = new AbortController();
     setState((previous) => ({ data: previous.data, error: null, loading: true }));
     load(controller.signal).then(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { RegionIncentive } from "../../src/web/api/client.ts";
-import { boardView, freshnessRank, isStaleReading, parseBoardQuery, totalMultiplier } from "../../src/web/board-model.ts";
+import { boardView, freshnessRank, isStaleReading, keepUnchanged, parseBoardQuery, totalMultiplier } from "../../src/web/board-model.ts";
 
 const T = "2026-11-25T18:00:00.000Z";
 function region(id: string, values: Partial<RegionIncentive>): RegionIncentive {
@@ -41,5 +41,43 @@ describe("the total during an event", () => {
     expect(totalMultiplier(0, 2)).toBe(2);
     expect(totalMultiplier(100, 1.5)).toBe(2.5);
     expect(totalMultiplier(75, null)).toBe(1.75);
+  });
+});
+
+describe("one pass gives the page and every match", () => {
+  test("matching holds every kept region in order across pages; items is the asked page of it", () => {
+    const view = boardView(regions, parseBoardQuery("?sort=bonus&page=2"), 2);
+    expect(view.matching.map((r) => r.region)).toEqual(["c-fresh-small", "d-fresh-zero", "a-old-big", "e-old-small", "b-none"]);
+    expect(view.items.map((r) => r.region)).toEqual(["a-old-big", "e-old-small"]);
+    expect(boardView(regions, parseBoardQuery("?show=killer"), 50).matching.map((r) => r.region)).toEqual(["c-fresh-small", "a-old-big"]);
+  });
+
+  test("the input array is left in its order", () => {
+    const before = regions.map((r) => r.region);
+    boardView(regions, parseBoardQuery("?sort=bonus"), 50);
+    expect(regions.map((r) => r.region)).toEqual(before);
+  });
+});
+
+describe("a stream message keeps the objects of regions that did not change", () => {
+  test("equal regions become the previous objects, changed or new ones stay the new objects", () => {
+    const previous = [region("a", { killer: 25 }), region("b", { survivor: 50 }), region("c", {})];
+    const next = [region("a", { killer: 25 }), region("b", { survivor: 75 }), region("d", {})];
+    const [a, b, d] = next;
+    const kept = keepUnchanged(previous, next);
+    expect(kept).toBe(next);
+    expect(kept[0]).toBe(previous[0] as RegionIncentive);
+    expect(kept[1]).toBe(b as RegionIncentive);
+    expect(kept[1]).not.toBe(previous[1] as RegionIncentive);
+    expect(kept[2]).toBe(d as RegionIncentive);
+    expect(a).not.toBe(previous[0] as RegionIncentive);
+  });
+
+  test("any differing field counts as a change, a null included", () => {
+    const previous = [region("a", { since: T }), region("b", { ratio: 1 })];
+    const next = [region("a", { since: null }), region("b", { ratio: 1.5 })];
+    const kept = keepUnchanged(previous, next);
+    expect(kept[0]?.since).toBeNull();
+    expect(kept[1]?.ratio).toBe(1.5);
   });
 });

@@ -97,3 +97,13 @@ describe("the server's copy of the language list", () => {
     expect([...LANGUAGE_CODES].sort()).toEqual(LANGUAGES.map((l) => l.code).sort());
   });
 });
+
+describe("filling a message", () => {
+  test("parameters fill their placeholders; a missing one stays as written, with or without others given", async () => {
+    const { t } = await import("../../src/web/i18n/index.ts");
+    expect(t("card.bonusFor", { role: "Killer" })).toBe("Killer bonus");
+    expect(t("card.bonusFor")).toBe("{role} bonus");
+    expect(t("card.bonusFor", { other: 1 })).toBe("{role} bonus");
+    expect(t("role.killer")).toBe("Killer");
+  });
+});

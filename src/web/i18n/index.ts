@@ -87,9 +87,16 @@ export function storedLanguage(): string | null {
   }
 }
 
+function hasParams(params: Readonly<Record<string, string | number>>): boolean {
+  for (const _ in params) return true;
+  return false;
+}
+
 /** A message with its `{name}` placeholders filled. */
 export function t(key: MessageKey, params: Readonly<Record<string, string | number>> = {}): string {
   const template = messages.value[key] ?? en[key];
+  // Without parameters every placeholder would stay as written, so the template is the answer (most calls: labels).
+  if (!hasParams(params)) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 

@@ -25,7 +25,7 @@ import { AnswerLine, HonestyBanner } from "../components/answer.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
-import { openFeed, type LiveFeed } from "../live.ts";
+import { openFeed } from "../live.ts";
 import { automaticRegion, browserZone, rememberedRegion, rememberRegion, viewerRegion, type AutomaticRegion } from "../regions.ts";
 import { location, navigate } from "../router.ts";
 
@@ -252,20 +252,17 @@ function useClosest(meta: SiteMeta) {
 }
 
 export function Board({ platform, meta, session }: { platform: Platform; meta: SiteMeta; session: SessionBody | null }) {
-  const feed = useSignal<LiveFeed | null>(null);
-  useEffect(() => {
-    const opened = openFeed(platform);
-    feed.value = opened;
-    return () => opened.close();
-  }, [platform]);
+  // Opened while rendering, not in an effect (which waits for a frame): a payload already at hand is on the first paint.
+  const feed = useMemo(() => openFeed(platform), [platform]);
+  useEffect(() => () => feed.close(), [feed]);
   const query = useComputed(() => parseBoardQuery(location.value.search));
   const choice = useSignal(rememberedRegion());
   const filtersOpen = useSignal(false);
   const zone = useMemo(browserZone, []);
   const latency = useClosest(meta);
 
-  const payload = feed.value?.payload.value ?? null;
-  const error = feed.value?.error.value ?? null;
+  const payload = feed.payload.value;
+  const error = feed.error.value;
   const next = useNextEvent(platform, payload?.activeEvent != null);
   const apply = (next: Partial<BoardQuery>, replace: boolean) => navigate(`/${platform}${boardSearch({ ...query.value, ...next })}`, { replace });
   const choose = (region: string | null) => {
@@ -281,17 +278,15 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   const yours = viewerRegion(shown, choice.value, zone, latency.closest?.region ?? null);
   const eventMultiplier = payload.activeEvent?.multiplier ?? null;
   const view = boardView(payload.regions, query.value, meta.pageSize);
-  const matching = boardView(payload.regions, { ...query.value, page: 1 }, Number.MAX_SAFE_INTEGER).items;
-  const pinned = view.page === 1 ? matching.find((r) => r.region === yours) : undefined;
+  const pinned = view.page === 1 ? view.matching.find((r) => r.region === yours) : undefined;
   const items = pinned ? [pinned, ...view.items.filter((r) => r.region !== pinned.region)] : view.items;
-  const names = new Map(payload.regions.map((r) => [r.region, r.displayName]));
   const filtering = query.value.q !== "" || query.value.show !== "all" || query.value.sort !== "name";
   return (
     <>
       {payload.regions.length > 0 ? <AnswerLine region={payload.regions.find((r) => r.region === yours) ?? null} eventMultiplier={eventMultiplier} /> : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
-        <ConnectionBadge state={feed.value?.connection.value ?? "connecting"} />
+        <ConnectionBadge state={feed.connection.value} />
         <button
           type="button"
           class={`button filters-toggle${filtering ? " filters-active" : ""}`}
@@ -310,7 +305,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
           <>
             <Filters query={query.value} apply={apply} />
             {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice.value} choose={choose} /> : null}
-            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={names} /> : null}
+            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={new Map(payload.regions.map((r) => [r.region, r.displayName]))} /> : null}
           </>
         ) : null}
       </div>
