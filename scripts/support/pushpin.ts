@@ -133,10 +133,14 @@ async function startPushpin(dir: string, hubUrl: string, key: string, ports: Por
     const deadline = Date.now() + 15_000;
     for (;;) {
       if (started.exitCode !== null) throw new Error(`pushpin exited with ${started.exitCode}:\n${chunks.join("")}`);
-      // Ready once both the proxy side and the publish endpoint answer.
+      // Ready once both the proxy side and the publish endpoint answer. Each check closes its connection, so
+      // that a node counts no leftover idle connection among its viewers (the presence test waits for zero).
       const answers = (input: string, init: RequestInit = {}) =>
-        fetch(input, { ...init, signal: AbortSignal.timeout(1000) }).then(async (r) => (await r.arrayBuffer(), r.status === 200), () => false);
-      const ready = await Promise.all([answers(`${url}/healthz`), answers(`${publishUrl}/publish/`, { method: "POST", body: '{"items":[]}', headers: { "content-type": "application/json" } })]);
+        fetch(input, { ...init, keepalive: false, signal: AbortSignal.timeout(1000) }).then(async (r) => (await r.arrayBuffer(), r.status === 200), () => false);
+      const ready = await Promise.all([
+        answers(`${url}/healthz`, { headers: { connection: "close" } }),
+        answers(`${publishUrl}/publish/`, { method: "POST", body: '{"items":[]}', headers: { "content-type": "application/json", connection: "close" } }),
+      ]);
       if (ready.every(Boolean)) return;
       if (Date.now() > deadline) {
         started.kill("SIGKILL");
