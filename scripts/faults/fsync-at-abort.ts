@@ -13,17 +13,12 @@
  *
  * README "When storage fails" has what it found and what it means.
  */
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { mountLoopExt4, mustRun } from "../support/loop-ext4.ts";
 
 const RECORD_BYTES = 4120;
-
-function run(cmd: string[]): string {
-  const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${result.stderr.toString().trim()}`);
-  return result.stdout.toString().trim();
-}
 
 /** The writer: appends and fsyncs until the file system refuses, printing each size an fsync acknowledged. */
 function write(path: string): void {
@@ -50,16 +45,16 @@ function write(path: string): void {
 
 /** The size of `file` on `image` once mounted (which replays its journal if it needs it). */
 function sizeAfterMount(image: string, mountPoint: string, file: string): number {
-  const device = run(["losetup", "-f", "--show", image]);
+  const device = mustRun(["losetup", "-f", "--show", image]);
   try {
-    run(["mount", "-o", "errors=remount-ro", device, mountPoint]);
+    mustRun(["mount", "-o", "errors=remount-ro", device, mountPoint]);
     try {
       return statSync(join(mountPoint, file)).size;
     } finally {
-      run(["umount", mountPoint]);
+      mustRun(["umount", mountPoint]);
     }
   } finally {
-    run(["losetup", "-d", device]);
+    mustRun(["losetup", "-d", device]);
   }
 }
 
@@ -72,18 +67,10 @@ interface Round {
 
 async function round(): Promise<Round> {
   const dir = mkdtempSync(join(tmpdir(), "fsync-at-abort-"));
-  const image = join(dir, "fs.img");
-  const copy = join(dir, "before-e2fsck.img");
-  const mountPoint = join(dir, "mnt");
-  mkdirSync(mountPoint);
   try {
-    closeSync(openSync(image, "w"));
-    run(["truncate", "-s", "64M", image]);
-    run(["mkfs.ext4", "-q", "-F", image]);
-    const device = run(["losetup", "-f", "--show", image]);
+    const { image, device, mountPoint, trigger, release } = mountLoopExt4(dir);
+    const copy = join(dir, "before-e2fsck.img");
     try {
-      run(["mount", "-o", "errors=remount-ro", device, mountPoint]);
-      const trigger = `/sys/fs/ext4/${device.replace("/dev/", "")}/trigger_fs_error`;
       const writer = Bun.spawn([process.execPath, import.meta.path, "--write", join(mountPoint, "log")], { stdout: "pipe", stderr: "inherit" });
       let acknowledged = 0;
       let started: () => void = () => {};
@@ -109,16 +96,15 @@ async function round(): Promise<Round> {
       writeFileSync(trigger, "1");
       await writer.exited;
       await reading;
-      run(["umount", mountPoint]);
-      run(["cp", "--sparse=always", image, copy]);
+      mustRun(["umount", mountPoint]);
+      mustRun(["cp", "--sparse=always", image, copy]);
       Bun.spawnSync(["e2fsck", "-fy", device], { stdout: "ignore", stderr: "ignore" });
-      run(["losetup", "-d", device]);
+      mustRun(["losetup", "-d", device]);
       const afterE2fsck = sizeAfterMount(image, mountPoint, "log");
       const afterKernelReplay = sizeAfterMount(copy, mountPoint, "log");
       return { acknowledged, afterE2fsck, afterKernelReplay, triggeredAfterMs };
     } finally {
-      Bun.spawnSync(["umount", "-l", mountPoint]);
-      Bun.spawnSync(["losetup", "-d", device]);
+      release();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -17,6 +17,7 @@ import { scratchDirs } from "../helpers.ts";
 import { SseReader } from "../live-helpers.ts";
 import { compiledHub } from "./compiled.ts";
 import { runCli, startHub, type RunningHub } from "./harness.ts";
+import { mountLoopExt4, mustRun } from "../../scripts/support/loop-ext4.ts";
 
 const scratch = scratchDirs();
 const METRICS_TOKEN = "storage-fault-metrics-token-0123456789";
@@ -126,12 +127,6 @@ function logLines(hub: RunningHub): Record<string, unknown>[] {
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-function run(cmd: string[]): string {
-  const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${result.stderr.toString()}`);
-  return result.stdout.toString().trim();
 }
 
 /** Writes a file until the disk is full. */
@@ -337,7 +332,7 @@ describe("storage faults against the compiled hub", () => {
     if (!available("root (to mount a tmpfs)", isRoot)) return;
     const mountPoint = join(scratch(), "small");
     mkdirSync(mountPoint);
-    run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
+    mustRun(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
     try {
       const db = join(mountPoint, "hub.db");
       const filler = join(mountPoint, "filler");
@@ -396,7 +391,7 @@ describe("storage faults against the compiled hub", () => {
     if (!available("root (to mount a tmpfs)", isRoot)) return;
     const mountPoint = join(scratch(), "small");
     mkdirSync(mountPoint);
-    run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
+    mustRun(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
     try {
       const bin = await compiledHub();
       const db = join(mountPoint, "hub.db");
@@ -475,16 +470,8 @@ describe("storage faults against the compiled hub", () => {
   // across it are counted and bounded (at most one per other poster), and nothing requested after it is acknowledged.
   test("a file system that turns read-only while agents post: no reading acknowledged before it is lost, none acknowledged after, health says read-only, a clean exit", async () => {
     if (!available("root (loop devices, mounts)", isRoot) || !available("mkfs.ext4", Bun.which("mkfs.ext4") !== null)) return;
-    const dir = scratch();
-    const image = join(dir, "fs.img");
-    const mountPoint = join(dir, "mnt");
-    mkdirSync(mountPoint);
-    run(["truncate", "-s", "64M", image]);
-    run(["mkfs.ext4", "-q", "-F", image]);
-    const device = run(["losetup", "-f", "--show", image]);
+    const { device, mountPoint, trigger, release } = mountLoopExt4(scratch());
     try {
-      run(["mount", "-o", "errors=remount-ro", device, mountPoint]);
-      const trigger = `/sys/fs/ext4/${device.replace("/dev/", "")}/trigger_fs_error`;
       if (!available(trigger, existsSync(trigger))) return;
 
       const db = join(mountPoint, "hub.db");
@@ -530,9 +517,9 @@ describe("storage faults against the compiled hub", () => {
       expect(await hub.stop()).toBe(0);
       expectJsonLines(shutdownLines(hub));
 
-      run(["umount", mountPoint]);
+      mustRun(["umount", mountPoint]);
       Bun.spawnSync(["e2fsck", "-fy", device], { stdout: "ignore", stderr: "ignore" });
-      run(["mount", "-o", "errors=remount-ro", device, mountPoint]);
+      mustRun(["mount", "-o", "errors=remount-ro", device, mountPoint]);
       const again = await startHub({ cmd: [await compiledHub()], args: ["--db", db], env: { PROVISION_AGENTS: provision(list), MIN_FREE_MB: "1" } });
       expect((await health(again.url)).storage).toBe("ok");
       expect(await again.stop()).toBe(0);
@@ -540,8 +527,7 @@ describe("storage faults against the compiled hub", () => {
       console.log(`read-only: ${beforeAbort.length} acknowledged before the abort, ${acrossAbort.length} across it (${lostAcross} of those gone), ${refused} refused`);
       expect(missingFrom(db, beforeAbort)).toEqual([]);
     } finally {
-      Bun.spawnSync(["umount", "-l", mountPoint]);
-      Bun.spawnSync(["losetup", "-d", device]);
+      release();
     }
   }, 120_000);
 
