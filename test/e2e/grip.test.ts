@@ -200,13 +200,13 @@ describe.skipIf(!enabled)("the stream through Pushpin (GRIP)", () => {
       for (const stream of streams) await stream.until((text) => frames(text) === 1);
       // The hub holds none of them itself.
       expect(metric(await metrics(), "hub_streams_open")).toBe(0);
-      const up = await presenceUntil(([a, b]) => a === 3 && b === 2, 10_000);
+      const up = await presenceUntil(([a, b]) => a === 3 && b === 2, 20_000);
       expect(up.reply.proxied).toMatchObject({ viewers: 5, unknownNodes: 0 });
       const text = await metrics();
       expect(metric(text, `hub_grip_node_viewers{node="${new URL(publishUrls[0] ?? "").host}"}`)).toBe(3);
       expect(metric(text, `hub_grip_node_viewers{node="${new URL(publishUrls[1] ?? "").host}"}`)).toBe(2);
       await Promise.all(streams.map((stream) => stream.cancel()));
-      const down = await presenceUntil(([a, b]) => a === 0 && b === 0, 20_000);
+      const down = await presenceUntil(([a, b]) => a === 0 && b === 0, 40_000);
       expect(down.reply.proxied?.viewers).toBe(0);
       console.log(`presence through Pushpin: idle after ${idle.ms} ms, 5 held viewers seen in ${up.ms} ms, gone ${down.ms} ms after they disconnected`);
     } finally {
