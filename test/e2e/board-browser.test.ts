@@ -162,6 +162,41 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     expect(await (await fetch(`${hub.url}/login`)).text()).not.toContain("/incentives");
   }, 60_000);
 
+  test("every chunk the app's entry imports statically is preloaded by the page: on its way before the entry has arrived, fetched once", async () => {
+    const html = await (await fetch(`${hub.url}/Windows`)).text();
+    const entry = /<script type="module"[^>]*\bsrc="([^"]+)"/.exec(html)?.[1] ?? "";
+    const preloaded = [...html.matchAll(/<link rel="modulepreload"[^>]*\bhref="([^"]+)"/g)].map((m) => m[1] ?? "");
+    // What the entry imports, read from the served bundle itself.
+    const scanned = new Bun.Transpiler({ loader: "js" }).scanImports(await (await fetch(`${hub.url}${entry}`)).text());
+    const pathsOf = (kind: string) => scanned.filter((i) => i.kind === kind).map((i) => new URL(i.path, `${hub.url}${entry}`).pathname);
+    // The compiled bundle splits the entry from the chunk it shares with the lazily loaded pages.
+    expect(pathsOf("import-statement").length).toBeGreaterThan(0);
+    for (const path of pathsOf("import-statement")) expect(preloaded).toContain(path);
+    // What loads on demand (the region page, the languages) stays out of the first load.
+    expect(pathsOf("dynamic-import").length).toBeGreaterThan(0);
+    for (const path of pathsOf("dynamic-import")) expect(preloaded).not.toContain(path);
+
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    const timing = await page.evaluate(
+      ({ entry, preloaded }) => {
+        const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+        const at = (path: string) => entries.filter((e) => new URL(e.name).pathname === path);
+        return { entryEnd: at(entry)[0]?.responseEnd ?? Number.NaN, chunks: preloaded.map((path) => ({ path, starts: at(path).map((e) => e.startTime) })) };
+      },
+      { entry, preloaded },
+    );
+    for (const chunk of timing.chunks) {
+      expect({ path: chunk.path, fetches: chunk.starts.length }).toEqual({ path: chunk.path, fetches: 1 });
+      expect(chunk.starts[0] ?? Number.POSITIVE_INFINITY).toBeLessThan(timing.entryEnd);
+      expect(guarded.requested.filter((u) => new URL(u).pathname === chunk.path)).toHaveLength(1);
+    }
+    expect(guarded.errors).toEqual([]);
+    await guarded.context.close();
+  }, 60_000);
+
   test("the honesty banner, once dismissed, stays dismissed in that browser; the footer keeps saying it", async () => {
     const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;
