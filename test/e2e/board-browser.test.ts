@@ -197,6 +197,44 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     await guarded.context.close();
   }, 60_000);
 
+  test("the board's Intl formatters and time zone are made before its first render, while the page's requests are in flight", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin", locale: "de-DE" });
+    // Every construction of an Intl formatter is recorded with whether the app had rendered anything yet.
+    await guarded.context.addInitScript(() => {
+      const made: { kind: string; rendered: boolean }[] = [];
+      (window as unknown as { __intlMade: typeof made }).__intlMade = made;
+      const kinds = ["NumberFormat", "DateTimeFormat", "RelativeTimeFormat", "Collator"] as const;
+      for (const kind of kinds) {
+        const record = () => made.push({ kind, rendered: (document.getElementById("app")?.childNodes.length ?? 0) > 0 });
+        const Native: object = Intl[kind];
+        Object.defineProperty(Intl, kind, {
+          configurable: true,
+          writable: true,
+          value: new Proxy(Native, {
+            construct(target, args, newTarget) {
+              record();
+              return Reflect.construct(target as new (...a: unknown[]) => object, args, newTarget);
+            },
+            apply(target, self, args) {
+              record();
+              return Reflect.apply(target as (...a: unknown[]) => unknown, self, args);
+            },
+          }),
+        });
+      }
+    });
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    await textMatches(page.locator("article.card .card-foot time"), /vor|jetzt/);
+    const made = await page.evaluate(() => (window as unknown as { __intlMade: { kind: string; rendered: boolean }[] }).__intlMade);
+    // The time zone, the collator and the board's formatters (bonus, multiplier, relative time, time of day), in German.
+    expect(made.filter((m) => !m.rendered).length).toBeGreaterThanOrEqual(6);
+    expect(made.filter((m) => m.rendered)).toEqual([]);
+    expect(guarded.errors).toEqual([]);
+    await guarded.context.close();
+  }, 60_000);
+
   test("the honesty banner, once dismissed, stays dismissed in that browser; the footer keeps saying it", async () => {
     const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;
