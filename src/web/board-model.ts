@@ -172,9 +172,9 @@ function sameFields<T extends object>(a: T, b: T): boolean {
 
 /**
  * The regions of a new payload, each one equal in value to the previous
- * payload's entry for its region replaced by that entry, so the board's cards
- * see unchanged props and skip re-rendering (the signals integration compares
- * props by identity). Changes the array in place and returns it.
+ * payload's entry for its region replaced by that entry, so those regions'
+ * signals stay quiet and their cards do not render again (a signal set to the
+ * object it holds notifies no one). Changes the array in place and returns it.
  */
 export function keepUnchanged(previous: readonly RegionIncentive[], next: RegionIncentive[]): RegionIncentive[] {
   const before = new Map(previous.map((r) => [r.region, r]));
