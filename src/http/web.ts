@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import page from "../web/index.html";
 import { fieldAddressRoutes } from "./field-addresses.ts";
+import { withModulePreloads } from "./module-preloads.ts";
 import { etagMatches } from "./schemas.ts";
 import { SECURITY_HEADERS } from "./security.ts";
 
@@ -90,6 +91,19 @@ function typeOf(path: string, declared: string | undefined): string {
   return Bun.file(path).type;
 }
 
+/** The page with a modulepreload for every chunk its entry imports statically, so they load beside the entry, not after it. */
+function withPreloads(html: WebFile, assets: ReadonlyMap<string, WebFile>): WebFile {
+  const decoder = new TextDecoder();
+  const text = decoder.decode(html.body);
+  const preloaded = withModulePreloads(text, (path) => {
+    const file = assets.get(path);
+    return file?.type.startsWith("text/javascript") ? decoder.decode(file.body) : undefined;
+  });
+  if (preloaded === text) return html;
+  const body = new TextEncoder().encode(preloaded);
+  return new WebFile(html.path, html.type, body, etagOf(body));
+}
+
 /** The files `bun build --compile` embedded. */
 async function embeddedBundle(files: NonNullable<typeof page.files>): Promise<WebBundle> {
   let html: WebFile | null = null;
@@ -101,7 +115,7 @@ async function embeddedBundle(files: NonNullable<typeof page.files>): Promise<We
     else assets.set(served.path, served);
   }
   if (!html) throw new Error("the embedded web app has no HTML page");
-  return { html, assets };
+  return { html: withPreloads(html, assets), assets };
 }
 
 /** Where a from-source build puts its files; the compiled bundle keeps Bun's own root paths. */
@@ -120,7 +134,7 @@ async function builtBundle(entry: string): Promise<WebBundle> {
     else assets.set(served.path, served);
   }
   if (!html) throw new Error("the web app's build has no HTML page");
-  return { html, assets };
+  return { html: withPreloads(html, assets), assets };
 }
 
 const embedded = page.files && page.files.length > 0 ? page.files : null;

@@ -1,5 +1,5 @@
 /** What the board shows of a payload: filtered, sorted and paged as the URL says. Pure, so it is tested without a browser. */
-import type { RegionIncentive } from "./api/client.ts";
+import type { ActiveEvent, IncentivesPayload, RegionIncentive } from "./api/client.ts";
 
 export const SHOW = ["all", "survivor", "killer", "bonus"] as const;
 export type Show = (typeof SHOW)[number];
@@ -92,10 +92,15 @@ export interface BoardView {
 
 let collator: Intl.Collator | null = null;
 
+/** The collator the board orders names with, made once (main.tsx makes it before the first render, with the formatters). */
+export function nameCollator(): Intl.Collator {
+  collator ??= new Intl.Collator();
+  return collator;
+}
+
 /** Names in the browser's collation order, as String#localeCompare orders them, with one collator made once rather than one per comparison. */
 function byName(a: RegionIncentive, b: RegionIncentive): number {
-  collator ??= new Intl.Collator();
-  return collator.compare(a.displayName, b.displayName);
+  return nameCollator().compare(a.displayName, b.displayName);
 }
 
 export function boardView(regions: readonly RegionIncentive[], query: BoardQuery, pageSize: number): BoardView {
@@ -111,22 +116,71 @@ export function boardView(regions: readonly RegionIncentive[], query: BoardQuery
   return { matching: sorted, items: sorted.slice((page - 1) * size, page * size), total: sorted.length, page, pages };
 }
 
-function sameRegion(a: RegionIncentive, b: RegionIncentive): boolean {
-  const keys = Object.keys(a) as (keyof RegionIncentive)[];
+/**
+ * What the board lays out around the cards: it changes when the regions shown,
+ * their order, the page or the banners change, and not when a region's values
+ * change in place, so a stream message that only moves values leaves the board
+ * as it is and only the changed regions' cards render.
+ */
+export interface BoardShape {
+  readonly status: IncentivesPayload["status"];
+  readonly event: ActiveEvent | null;
+  /** Regions in the payload (all pages, before filtering). */
+  readonly regionCount: number;
+  /** This page's regions in the board's order, the viewer's region pinned first. */
+  readonly ids: readonly string[];
+  readonly yours: string | null;
+  readonly page: number;
+  readonly pages: number;
+}
+
+export function boardShape(payload: IncentivesPayload, query: BoardQuery, pageSize: number, yours: string | null): BoardShape {
+  const view = boardView(payload.regions, query, pageSize);
+  const pinned = view.page === 1 ? view.matching.find((r) => r.region === yours) : undefined;
+  const items = pinned ? [pinned, ...view.items.filter((r) => r.region !== pinned.region)] : view.items;
+  return {
+    status: payload.status,
+    event: payload.activeEvent,
+    regionCount: payload.regions.length,
+    ids: items.map((r) => r.region),
+    yours,
+    page: view.page,
+    pages: view.pages,
+  };
+}
+
+/** The previous shape when the next one lays out the same board (so nothing around the cards renders again), else the next. */
+export function keepShape(previous: BoardShape | null, next: BoardShape): BoardShape {
+  if (previous === null) return next;
+  const same =
+    previous.status === next.status &&
+    (previous.event === null || next.event === null ? previous.event === next.event : sameFields(previous.event, next.event)) &&
+    previous.regionCount === next.regionCount &&
+    previous.yours === next.yours &&
+    previous.page === next.page &&
+    previous.pages === next.pages &&
+    previous.ids.length === next.ids.length &&
+    previous.ids.every((id, i) => next.ids[i] === id);
+  return same ? previous : next;
+}
+
+/** Two flat objects of the API (a region, an event) with equal values in every field. */
+function sameFields<T extends object>(a: T, b: T): boolean {
+  const keys = Object.keys(a) as (keyof T)[];
   return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /**
  * The regions of a new payload, each one equal in value to the previous
- * payload's entry for its region replaced by that entry, so the board's cards
- * see unchanged props and skip re-rendering (the signals integration compares
- * props by identity). Changes the array in place and returns it.
+ * payload's entry for its region replaced by that entry, so those regions'
+ * signals stay quiet and their cards do not render again (a signal set to the
+ * object it holds notifies no one). Changes the array in place and returns it.
  */
 export function keepUnchanged(previous: readonly RegionIncentive[], next: RegionIncentive[]): RegionIncentive[] {
   const before = new Map(previous.map((r) => [r.region, r]));
   next.forEach((region, i) => {
     const old = before.get(region.region);
-    if (old && sameRegion(old, region)) next[i] = old;
+    if (old && sameFields(old, region)) next[i] = old;
   });
   return next;
 }

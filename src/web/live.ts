@@ -5,15 +5,18 @@
  * when the hub refuses the stream (503 at capacity) or the network drops, the
  * page says so and tries again.
  */
-import { signal, type Signal } from "@preact/signals";
+import { batch, signal, type Signal } from "@preact/signals";
 import { ApiError, api, type IncentivesPayload, type Platform } from "./api/client.ts";
 import { keepUnchanged } from "./board-model.ts";
 import { readyEarly, takeEarly } from "./early.ts";
+import { RegionSignals } from "./region-signals.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting" | "offline";
 
 export interface LiveFeed {
   readonly payload: Signal<IncentivesPayload | null>;
+  /** Each region of the payload on its own, so a message wakes only the cards of regions that changed. */
+  readonly regions: RegionSignals;
   readonly connection: Signal<Connection>;
   readonly error: Signal<ApiError | null>;
   close(): void;
@@ -37,6 +40,8 @@ export function openFeed(platform: Platform): LiveFeed {
   // A payload that has already arrived is there from the start, so the first render is the populated board.
   const ready = readyEarly<IncentivesPayload>(`incentives:${platform}`);
   const payload = signal<IncentivesPayload | null>(ready ?? null);
+  const regions = new RegionSignals();
+  if (ready) regions.update(ready.regions);
   const connection = signal<Connection>("connecting");
   const error = signal<ApiError | null>(null);
   const first = new AbortController();
@@ -48,7 +53,10 @@ export function openFeed(platform: Platform): LiveFeed {
     const next = JSON.parse(data) as IncentivesPayload;
     if (next.platform !== platform) return;
     if (payload.value) keepUnchanged(payload.value.regions, next.regions);
-    payload.value = next;
+    batch(() => {
+      regions.update(next.regions);
+      payload.value = next;
+    });
     published(next);
   };
 
@@ -81,7 +89,10 @@ export function openFeed(platform: Platform): LiveFeed {
     (takeEarly<IncentivesPayload>(`incentives:${platform}`) ?? api.incentives(platform, first.signal))
       .then((body) => {
         if (payload.value !== null) return;
-        payload.value = body;
+        batch(() => {
+          regions.update(body.regions);
+          payload.value = body;
+        });
         published(body);
       })
       .catch((failure: unknown) => {
@@ -97,6 +108,7 @@ export function openFeed(platform: Platform): LiveFeed {
 
   return {
     payload,
+    regions,
     connection,
     error,
     close() {

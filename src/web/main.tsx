@@ -2,10 +2,12 @@
 import { render } from "preact";
 import { api } from "./api/client.ts";
 import { App, boardPlatformOf } from "./app.tsx";
+import { nameCollator } from "./board-model.ts";
 import { earlySettled, startEarly } from "./early.ts";
-import { formatNumber, initialLanguage, storedLanguage, switchLanguage, t } from "./i18n/index.ts";
+import { formatNumber, initialLanguage, prepareFormatters, storedLanguage, switchLanguage, t } from "./i18n/index.ts";
 import { onPayload } from "./live.ts";
 import { notify } from "./notify.ts";
+import { browserZone } from "./regions.ts";
 import { interceptLinks, navigate } from "./router.ts";
 
 const EARLY_WAIT_MS = 200;
@@ -31,5 +33,11 @@ if (root) {
   );
   // The first render waits briefly for the early requests, so it is already the populated page rather than a loading state
   // followed by several re-renders; a slow answer stops holding it up after EARLY_WAIT_MS and arrives as before.
-  void Promise.allSettled([switchLanguage(initialLanguage(storedLanguage(), navigator.languages), false), earlySettled(EARLY_WAIT_MS)]).then(() => render(<App />, root));
+  const code = initialLanguage(storedLanguage(), navigator.languages);
+  const ready = Promise.allSettled([switchLanguage(code, false), earlySettled(EARLY_WAIT_MS)]);
+  // Intl's first use in a page is its costliest part (ICU's set-up): done while those requests are in flight, not in the render.
+  browserZone();
+  nameCollator();
+  prepareFormatters(code);
+  void ready.then(() => render(<App />, root));
 }

@@ -43,6 +43,10 @@ export function automaticRegion(available: readonly string[], zone: string, clos
   return guess && available.includes(guess) ? { region: guess, by: "zone" } : null;
 }
 
+let zone: string | null = null;
+
+/** The browser's IANA time zone, read once: asking Intl is costly the first time in a page (main.tsx asks before the first render). */
 export function browserZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  zone ??= Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone;
 }

@@ -162,6 +162,79 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     expect(await (await fetch(`${hub.url}/login`)).text()).not.toContain("/incentives");
   }, 60_000);
 
+  test("every chunk the app's entry imports statically is preloaded by the page: on its way before the entry has arrived, fetched once", async () => {
+    const html = await (await fetch(`${hub.url}/Windows`)).text();
+    const entry = /<script type="module"[^>]*\bsrc="([^"]+)"/.exec(html)?.[1] ?? "";
+    const preloaded = [...html.matchAll(/<link rel="modulepreload"[^>]*\bhref="([^"]+)"/g)].map((m) => m[1] ?? "");
+    // What the entry imports, read from the served bundle itself.
+    const scanned = new Bun.Transpiler({ loader: "js" }).scanImports(await (await fetch(`${hub.url}${entry}`)).text());
+    const pathsOf = (kind: string) => scanned.filter((i) => i.kind === kind).map((i) => new URL(i.path, `${hub.url}${entry}`).pathname);
+    // The compiled bundle splits the entry from the chunk it shares with the lazily loaded pages.
+    expect(pathsOf("import-statement").length).toBeGreaterThan(0);
+    for (const path of pathsOf("import-statement")) expect(preloaded).toContain(path);
+    // What loads on demand (the region page, the languages) stays out of the first load.
+    expect(pathsOf("dynamic-import").length).toBeGreaterThan(0);
+    for (const path of pathsOf("dynamic-import")) expect(preloaded).not.toContain(path);
+
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    const timing = await page.evaluate(
+      ({ entry, preloaded }) => {
+        const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+        const at = (path: string) => entries.filter((e) => new URL(e.name).pathname === path);
+        return { entryEnd: at(entry)[0]?.responseEnd ?? Number.NaN, chunks: preloaded.map((path) => ({ path, starts: at(path).map((e) => e.startTime) })) };
+      },
+      { entry, preloaded },
+    );
+    for (const chunk of timing.chunks) {
+      expect({ path: chunk.path, fetches: chunk.starts.length }).toEqual({ path: chunk.path, fetches: 1 });
+      expect(chunk.starts[0] ?? Number.POSITIVE_INFINITY).toBeLessThan(timing.entryEnd);
+      expect(guarded.requested.filter((u) => new URL(u).pathname === chunk.path)).toHaveLength(1);
+    }
+    expect(guarded.errors).toEqual([]);
+    await guarded.context.close();
+  }, 60_000);
+
+  test("the board's Intl formatters and time zone are made before its first render, while the page's requests are in flight", async () => {
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin", locale: "de-DE" });
+    // Every construction of an Intl formatter is recorded with whether the app had rendered anything yet.
+    await guarded.context.addInitScript(() => {
+      const made: { kind: string; rendered: boolean }[] = [];
+      (window as unknown as { __intlMade: typeof made }).__intlMade = made;
+      const kinds = ["NumberFormat", "DateTimeFormat", "RelativeTimeFormat", "Collator"] as const;
+      for (const kind of kinds) {
+        const record = () => made.push({ kind, rendered: (document.getElementById("app")?.childNodes.length ?? 0) > 0 });
+        const Native: object = Intl[kind];
+        Object.defineProperty(Intl, kind, {
+          configurable: true,
+          writable: true,
+          value: new Proxy(Native, {
+            construct(target, args, newTarget) {
+              record();
+              return Reflect.construct(target as new (...a: unknown[]) => object, args, newTarget);
+            },
+            apply(target, self, args) {
+              record();
+              return Reflect.apply(target as (...a: unknown[]) => unknown, self, args);
+            },
+          }),
+        });
+      }
+    });
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    await textMatches(page.locator("article.card .card-foot time"), /vor|jetzt/);
+    const made = await page.evaluate(() => (window as unknown as { __intlMade: { kind: string; rendered: boolean }[] }).__intlMade);
+    // The time zone, the collator and the board's formatters (bonus, multiplier, relative time, time of day), in German.
+    expect(made.filter((m) => !m.rendered).length).toBeGreaterThanOrEqual(6);
+    expect(made.filter((m) => m.rendered)).toEqual([]);
+    expect(guarded.errors).toEqual([]);
+    await guarded.context.close();
+  }, 60_000);
+
   test("the honesty banner, once dismissed, stays dismissed in that browser; the footer keeps saying it", async () => {
     const guarded = await guardedPage(browser, { viewport: { width: 360, height: 780 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;

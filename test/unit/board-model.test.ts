@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { RegionIncentive } from "../../src/web/api/client.ts";
-import { boardView, freshnessRank, isStaleReading, keepUnchanged, parseBoardQuery, totalMultiplier } from "../../src/web/board-model.ts";
+import { effect } from "@preact/signals";
+import type { IncentivesPayload, RegionIncentive } from "../../src/web/api/client.ts";
+import { boardShape, boardView, freshnessRank, isStaleReading, keepShape, keepUnchanged, parseBoardQuery, totalMultiplier } from "../../src/web/board-model.ts";
+import { RegionSignals } from "../../src/web/region-signals.ts";
 
 const T = "2026-11-25T18:00:00.000Z";
 function region(id: string, values: Partial<RegionIncentive>): RegionIncentive {
@@ -79,5 +81,50 @@ describe("a stream message keeps the objects of regions that did not change", ()
     const kept = keepUnchanged(previous, next);
     expect(kept[0]?.since).toBeNull();
     expect(kept[1]?.ratio).toBe(1.5);
+  });
+});
+
+function payloadOf(list: RegionIncentive[], activeEvent: IncentivesPayload["activeEvent"] = null): IncentivesPayload {
+  return { platform: "Windows", status: "ok", statusReason: null, updatedAt: null, version: null, category: null, activeEvent, generatedAt: T, regions: list };
+}
+
+describe("a stream message renders only what it changed", () => {
+  test("values changing in place keep the board's shape; order, pinning, pages and banners make a new one", () => {
+    const query = parseBoardQuery("");
+    const first = boardShape(payloadOf(regions), query, 50, "c-fresh-small");
+    // The viewer's region is pinned first; the rest keep the board's order.
+    expect(first.ids).toEqual(["c-fresh-small", "d-fresh-zero", "a-old-big", "e-old-small", "b-none"]);
+    const moved = regions.map((r) => (r.region === "d-fresh-zero" ? { ...r, survivor: 100 } : r));
+    expect(keepShape(first, boardShape(payloadOf(moved), query, 50, "c-fresh-small"))).toBe(first);
+    // Going stale moves a region after the fresh ones: a new order, so a new shape.
+    const staled = regions.map((r) => (r.region === "d-fresh-zero" ? { ...r, stale: true } : r));
+    expect(keepShape(first, boardShape(payloadOf(staled), query, 50, "c-fresh-small")).ids).toEqual(["c-fresh-small", "a-old-big", "d-fresh-zero", "e-old-small", "b-none"]);
+    expect(keepShape(first, boardShape(payloadOf(regions), query, 50, "a-old-big"))).not.toBe(first);
+    expect(keepShape(first, boardShape(payloadOf(regions), query, 2, "c-fresh-small"))).not.toBe(first);
+    const event = { key: "e", label: "Event", multiplier: 2, startsAt: T, endsAt: T };
+    const during = keepShape(first, boardShape(payloadOf(regions, event), query, 50, "c-fresh-small"));
+    expect(during).not.toBe(first);
+    expect(keepShape(during, boardShape(payloadOf(regions, { ...event }), query, 50, "c-fresh-small"))).toBe(during);
+    expect(keepShape(during, boardShape(payloadOf(regions, { ...event, multiplier: 3 }), query, 50, "c-fresh-small"))).not.toBe(during);
+    expect(keepShape(first, boardShape({ ...payloadOf(regions), status: "degraded" }, query, 50, "c-fresh-small"))).not.toBe(first);
+  });
+
+  test("each region's signal fires only when that region's values changed", () => {
+    const signals = new RegionSignals();
+    const previous = [region("a", { killer: 25 }), region("b", { survivor: 50 })];
+    signals.update(previous);
+    const fired: string[] = [];
+    const stops = ["a", "b"].map((id) =>
+      effect(() => {
+        fired.push(`${id}:${signals.get(id)?.value.survivor}`);
+      }),
+    );
+    fired.length = 0;
+    signals.update(keepUnchanged(previous, [region("a", { killer: 25 }), region("b", { survivor: 75 })]));
+    expect(fired).toEqual(["b:75"]);
+    expect(signals.get("c")).toBeUndefined();
+    signals.update([region("c", {})]);
+    expect(signals.get("c")?.value.region).toBe("c");
+    for (const stop of stops) stop();
   });
 });

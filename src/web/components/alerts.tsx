@@ -1,19 +1,33 @@
 /** The board's alerts panel: pick a region, a role and a bonus level; the browser notifies when it is reached. */
-import { useSignal } from "@preact/signals";
-import type { IncentivesPayload } from "../api/client.ts";
+import { useSignal, type ReadonlySignal } from "@preact/signals";
+import type { IncentivesPayload, Platform } from "../api/client.ts";
 import { formatNumber, t } from "../i18n/index.ts";
 import { RegionOptions } from "./common.tsx";
 import { addRule, removeRule, rules, type AlertRule, type Role } from "../notify.ts";
 
 const LEVELS = [25, 50, 75, 100, 125, 150] as const;
 
-export function AlertsPanel({ payload }: { payload: IncentivesPayload }) {
+/** The panel: its summary says how many alerts are set; what is inside is built only while it is open, so stream messages skip it. */
+export function AlertsPanel({ platform, payload }: { platform: Platform; payload: ReadonlySignal<IncentivesPayload | null> }) {
+  const open = useSignal(false);
+  const mine = rules.value.filter((r) => r.platform === platform);
+  return (
+    <details class="alerts" onToggle={(e) => (open.value = e.currentTarget.open)}>
+      <summary>
+        {t("alerts.title")}
+        {mine.length > 0 ? ` (${mine.length})` : ""}
+      </summary>
+      {open.value && payload.value ? <AlertsForm payload={payload.value} mine={mine} /> : null}
+    </details>
+  );
+}
+
+function AlertsForm({ payload, mine }: { payload: IncentivesPayload; mine: readonly AlertRule[] }) {
   const region = useSignal(payload.regions[0]?.region ?? "");
   const role = useSignal<Role>("killer");
   const min = useSignal<number>(50);
   const problem = useSignal<string | null>(null);
   const supported = "Notification" in window;
-  const mine = rules.value.filter((r) => r.platform === payload.platform);
   const nameOf = (rule: AlertRule) => payload.regions.find((r) => r.region === rule.region)?.displayName ?? rule.region;
 
   const add = async (event: Event) => {
@@ -24,11 +38,7 @@ export function AlertsPanel({ payload }: { payload: IncentivesPayload }) {
   };
 
   return (
-    <details class="alerts">
-      <summary>
-        {t("alerts.title")}
-        {mine.length > 0 ? ` (${mine.length})` : ""}
-      </summary>
+    <>
       <p class="hint">{t("alerts.intro")}</p>
       {!supported ? (
         <p class="form-error">{t("alerts.unsupported")}</p>
@@ -82,6 +92,6 @@ export function AlertsPanel({ payload }: { payload: IncentivesPayload }) {
         </ul>
       )}
       <p class="hint">{t("alerts.openNote")}</p>
-    </details>
+    </>
   );
 }

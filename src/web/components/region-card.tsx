@@ -73,67 +73,89 @@ function Balance({ ratio }: { ratio: number }) {
   );
 }
 
-function age(region: RegionIncentive): string {
-  return region.lastUpdated ? formatRelative(Date.parse(region.lastUpdated), now.value) : "";
+function age(lastUpdated: string | null): string {
+  return lastUpdated ? formatRelative(Date.parse(lastUpdated), now.value) : "";
+}
+
+/*
+ * The card's parts take plain values, so a stream message renders again only
+ * the parts whose values changed (Preact with signals skips a component whose
+ * props are all equal): a new bonus redraws the headline and the roles, not
+ * the name, the queue balance or the freshness.
+ */
+
+function CardHead({ platform, id, name, yours }: { platform: Platform; id: string; name: string; yours: boolean }) {
+  return (
+    <header class="card-head">
+      <Flag region={id} />
+      <h3 id={`card-${id}`}>
+        <a href={`/${platform}/${encodeURIComponent(id)}`} aria-label={t("card.details", { region: name })}>
+          {name}
+        </a>
+      </h3>
+      <span class="region-id">{id}</span>
+      {yours ? <span class="badge badge-yours">{t("card.yours")}</span> : null}
+    </header>
+  );
+}
+
+function Headline({ isReal, role, bonus, stale, lastUpdated }: { isReal: boolean; role: "survivor" | "killer" | null; bonus: number; stale: boolean; lastUpdated: string | null }) {
+  if (!isReal) return <p class="headline headline-none">{t("card.noReading")}</p>;
+  if (role === null) return <p class="headline headline-none">{t("card.noBonus")}</p>;
+  return (
+    <p class={`headline headline-${role}`}>
+      <span class="headline-role">{t("card.bonusFor", { role: t(`role.${role}`) })}</span>
+      <span class="headline-value">{formatBonus(bonus)}</span>
+      <span class="headline-multiplier">{t("card.multiplier", { value: multiplier(bonus) })}</span>
+      {stale ? <span class="stale-age">{t("card.staleAge", { time: age(lastUpdated) })}</span> : null}
+    </p>
+  );
+}
+
+function Roles({ survivor, killer }: { survivor: number; killer: number }) {
+  return (
+    <dl class="roles">
+      <div class={survivor > 0 ? "role role-survivor role-on" : "role role-survivor"}>
+        <dt>{t("role.survivor")}</dt>
+        <dd>{formatBonus(survivor)}</dd>
+      </div>
+      <div class={killer > 0 ? "role role-killer role-on" : "role role-killer"}>
+        <dt>{t("role.killer")}</dt>
+        <dd>{formatBonus(killer)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+function CardFoot({ lastUpdated, stale, since }: { lastUpdated: string | null; stale: boolean; since: string | null }) {
+  return (
+    <footer class="card-foot">
+      {lastUpdated ? <time dateTime={lastUpdated}>{stale ? t("card.staleAge", { time: age(lastUpdated) }) : t("card.updated", { time: age(lastUpdated) })}</time> : <span />}
+      {stale ? <span class="badge badge-stale">{t("card.stale")}</span> : null}
+      {since && !stale ? <span class="since">{t("answer.since", { time: formatTime(Date.parse(since)) })}</span> : null}
+    </footer>
+  );
 }
 
 export function RegionCard({ platform, region, yours, eventMultiplier }: { platform: Platform; region: RegionIncentive; yours: boolean; eventMultiplier: number | null }) {
   const role = headlineRole(region);
-  const headingId = `card-${region.region}`;
   const bonus = role === null ? 0 : region[role];
   const stale = isStaleReading(region);
   return (
     <article
       class={`card${role ? ` card-${role}` : ""}${yours ? " card-yours" : ""}${region.isReal ? "" : " card-unreal"}${stale ? " card-stale" : ""}`}
-      aria-labelledby={headingId}
+      aria-labelledby={`card-${region.region}`}
     >
-      <header class="card-head">
-        <Flag region={region.region} />
-        <h3 id={headingId}>
-          <a href={`/${platform}/${encodeURIComponent(region.region)}`} aria-label={t("card.details", { region: region.displayName })}>
-            {region.displayName}
-          </a>
-        </h3>
-        <span class="region-id">{region.region}</span>
-        {yours ? <span class="badge badge-yours">{t("card.yours")}</span> : null}
-      </header>
-      {!region.isReal ? (
-        <p class="headline headline-none">{t("card.noReading")}</p>
-      ) : role === null ? (
-        <p class="headline headline-none">{t("card.noBonus")}</p>
-      ) : (
-        <p class={`headline headline-${role}`}>
-          <span class="headline-role">{t("card.bonusFor", { role: t(`role.${role}`) })}</span>
-          <span class="headline-value">{formatBonus(bonus)}</span>
-          <span class="headline-multiplier">{t("card.multiplier", { value: multiplier(bonus) })}</span>
-          {stale ? <span class="stale-age">{t("card.staleAge", { time: age(region) })}</span> : null}
-        </p>
-      )}
+      <CardHead platform={platform} id={region.region} name={region.displayName} yours={yours} />
+      <Headline isReal={region.isReal} role={role} bonus={bonus} stale={stale} lastUpdated={region.lastUpdated} />
       {region.isReal ? (
         <>
-          <dl class="roles">
-            <div class={region.survivor > 0 ? "role role-survivor role-on" : "role role-survivor"}>
-              <dt>{t("role.survivor")}</dt>
-              <dd>{formatBonus(region.survivor)}</dd>
-            </div>
-            <div class={region.killer > 0 ? "role role-killer role-on" : "role role-killer"}>
-              <dt>{t("role.killer")}</dt>
-              <dd>{formatBonus(region.killer)}</dd>
-            </div>
-          </dl>
+          <Roles survivor={region.survivor} killer={region.killer} />
           {eventMultiplier !== null ? <EventTotal id={region.region} bonus={bonus} eventMultiplier={eventMultiplier} /> : null}
           <Balance ratio={region.ratio} />
         </>
       ) : null}
-      <footer class="card-foot">
-        {region.lastUpdated ? (
-          <time dateTime={region.lastUpdated}>{stale ? t("card.staleAge", { time: age(region) }) : t("card.updated", { time: age(region) })}</time>
-        ) : (
-          <span />
-        )}
-        {stale ? <span class="badge badge-stale">{t("card.stale")}</span> : null}
-        {region.since && !stale ? <span class="since">{t("answer.since", { time: formatTime(Date.parse(region.since)) })}</span> : null}
-      </footer>
+      <CardFoot lastUpdated={region.lastUpdated} stale={stale} since={region.since} />
     </article>
   );
 }

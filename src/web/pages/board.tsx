@@ -5,19 +5,21 @@
  * next one, filters behind one control, sort and pages kept in the URL, and
  * the viewer's region pinned first.
  */
-import { useComputed, useSignal } from "@preact/signals";
+import { computed, useComputed, useSignal, type ReadonlySignal } from "@preact/signals";
 import { useEffect, useMemo } from "preact/hooks";
 import {
   api,
   Platform,
   PLATFORM_LABELS,
+  type ActiveEvent,
   type CoveragePayload,
   type IncentivesPayload,
   type ListedEvent,
   type SessionBody,
+  type RegionIncentive,
   type SiteMeta,
 } from "../api/client.ts";
-import { boardSearch, boardView, parseBoardQuery, SHOW, SORTS, type BoardQuery } from "../board-model.ts";
+import { boardSearch, boardShape, keepShape, parseBoardQuery, SHOW, SORTS, type BoardQuery, type BoardShape } from "../board-model.ts";
 import { now } from "../clock.ts";
 import { AlertsPanel } from "../components/alerts.tsx";
 import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
@@ -25,25 +27,24 @@ import { AnswerLine, HonestyBanner } from "../components/answer.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
-import { openFeed } from "../live.ts";
+import { openFeed, type LiveFeed } from "../live.ts";
 import { automaticRegion, browserZone, rememberedRegion, rememberRegion, viewerRegion, type AutomaticRegion } from "../regions.ts";
 import { location, navigate } from "../router.ts";
 
 const SHOW_LABELS = { all: "filter.all", survivor: "filter.survivor", killer: "filter.killer", bonus: "filter.bonus" } as const;
 const SORT_LABELS = { name: "filter.sortName", bonus: "filter.sortBonus" } as const;
 
-function StatusBanner({ payload }: { payload: IncentivesPayload }) {
-  if (payload.status === "ok") return null;
-  const key = payload.status === "error" ? "status.error" : payload.status === "degraded" ? "status.degraded" : "status.initializing";
+function StatusBanner({ status }: { status: IncentivesPayload["status"] }) {
+  if (status === "ok") return null;
+  const key = status === "error" ? "status.error" : status === "degraded" ? "status.degraded" : "status.initializing";
   return (
-    <p class={`banner banner-${payload.status}`} role="status">
+    <p class={`banner banner-${status}`} role="status">
       {t(key)}
     </p>
   );
 }
 
-function EventBanner({ payload, next }: { payload: IncentivesPayload; next: ListedEvent | null }) {
-  const event = payload.activeEvent;
+function EventBanner({ event, next }: { event: ActiveEvent | null; next: ListedEvent | null }) {
   if (event) {
     return (
       <p class="banner banner-event">
@@ -233,7 +234,7 @@ function useClosest(meta: SiteMeta) {
   const closest = useSignal<Closest | null>(rememberedClosest());
   const state = useSignal<Measuring>("idle");
   const measure = () => {
-    if (meta.latencyHosts.length === 0 || state.value === "measuring") return;
+    if (meta.latencyHosts.length === 0 || state.peek() === "measuring") return;
     state.value = "measuring";
     void measureAll(meta.latencyHosts).then((results) => {
       const chosen = chooseClosest(results, closest.value, Date.now());
@@ -248,7 +249,43 @@ function useClosest(meta: SiteMeta) {
   useEffect(() => {
     if (meta.latencyHosts.length > 0 && measurementDue(closest.value, Date.now())) measure();
   }, []);
-  return { closest: closest.value, state: state.value, measure, enabled: meta.latencyHosts.length > 0 };
+  return { closest, state: state.value, measure, enabled: meta.latencyHosts.length > 0 };
+}
+
+/** The filters panel, built only once opened: the first paint and every stream message skip what a viewer rarely opens. */
+function FiltersPanel({ platform, feed, query, apply, zone, latency, choice, choose }: {
+  platform: Platform;
+  feed: LiveFeed;
+  query: BoardQuery;
+  apply: (next: Partial<BoardQuery>, replace: boolean) => void;
+  zone: string;
+  latency: ReturnType<typeof useClosest>;
+  choice: string | null;
+  choose: (region: string | null) => void;
+}) {
+  const payload = feed.payload.value;
+  if (payload === null) return null;
+  const automatic = automaticRegion(
+    payload.regions.map((r) => r.region),
+    zone,
+    latency.closest.value?.region ?? null,
+  );
+  return (
+    <>
+      <Filters query={query} apply={apply} />
+      {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice} choose={choose} /> : null}
+      {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest.value} names={new Map(payload.regions.map((r) => [r.region, r.displayName]))} /> : null}
+    </>
+  );
+}
+
+/** A card that follows its own region's signal: a stream message renders it again only when that region changed. */
+function LiveCard({ platform, entry, yours, eventMultiplier }: { platform: Platform; entry: ReadonlySignal<RegionIncentive>; yours: boolean; eventMultiplier: number | null }) {
+  return <RegionCard platform={platform} region={entry.value} yours={yours} eventMultiplier={eventMultiplier} />;
+}
+
+function LiveAnswer({ entry, eventMultiplier }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null }) {
+  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} />;
 }
 
 export function Board({ platform, meta, session }: { platform: Platform; meta: SiteMeta; session: SessionBody | null }) {
@@ -260,30 +297,40 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   const filtersOpen = useSignal(false);
   const zone = useMemo(browserZone, []);
   const latency = useClosest(meta);
+  // The board renders again only when this changes (which regions it shows, in which order, its banners), not on every message.
+  const shape = useMemo(() => {
+    let last: BoardShape | null = null;
+    return computed(() => {
+      const payload = feed.payload.value;
+      if (payload === null) return null;
+      const yours = viewerRegion(
+        payload.regions.map((r) => r.region),
+        choice.value,
+        zone,
+        latency.closest.value?.region ?? null,
+      );
+      last = keepShape(last, boardShape(payload, query.value, meta.pageSize, yours));
+      return last;
+    });
+  }, [feed, meta.pageSize]);
 
-  const payload = feed.payload.value;
+  const board = shape.value;
   const error = feed.error.value;
-  const next = useNextEvent(platform, payload?.activeEvent != null);
+  const next = useNextEvent(platform, board?.event != null);
   const apply = (next: Partial<BoardQuery>, replace: boolean) => navigate(`/${platform}${boardSearch({ ...query.value, ...next })}`, { replace });
   const choose = (region: string | null) => {
     rememberRegion(region);
     choice.value = region;
   };
 
-  if (meta.platforms.length === 0 && payload?.regions.length === 0) return <FirstRun meta={meta} session={session} />;
-  if (payload === null) return error ? <Failed error={error} retry={() => window.location.reload()} /> : <Loading />;
+  if (meta.platforms.length === 0 && board?.regionCount === 0) return <FirstRun meta={meta} session={session} />;
+  if (board === null) return error ? <Failed error={error} retry={() => window.location.reload()} /> : <Loading />;
 
-  const shown = payload.regions.map((r) => r.region);
-  const automatic = automaticRegion(shown, zone, latency.closest?.region ?? null);
-  const yours = viewerRegion(shown, choice.value, zone, latency.closest?.region ?? null);
-  const eventMultiplier = payload.activeEvent?.multiplier ?? null;
-  const view = boardView(payload.regions, query.value, meta.pageSize);
-  const pinned = view.page === 1 ? view.matching.find((r) => r.region === yours) : undefined;
-  const items = pinned ? [pinned, ...view.items.filter((r) => r.region !== pinned.region)] : view.items;
+  const eventMultiplier = board.event?.multiplier ?? null;
   const filtering = query.value.q !== "" || query.value.show !== "all" || query.value.sort !== "name";
   return (
     <>
-      {payload.regions.length > 0 ? <AnswerLine region={payload.regions.find((r) => r.region === yours) ?? null} eventMultiplier={eventMultiplier} /> : null}
+      {board.regionCount > 0 ? <LiveAnswer entry={board.yours === null ? null : (feed.regions.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} /> : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
         <ConnectionBadge state={feed.connection.value} />
@@ -297,31 +344,29 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
           {t("filter.button")}
         </button>
       </div>
-      <StatusBanner payload={payload} />
-      <EventBanner payload={payload} next={next} />
-      {/* Built only once opened: the first paint and every stream message skip what a viewer rarely opens. */}
+      <StatusBanner status={board.status} />
+      <EventBanner event={board.event} next={next} />
       <div id="board-filters" class="toolbar" hidden={!filtersOpen.value}>
         {filtersOpen.value ? (
-          <>
-            <Filters query={query.value} apply={apply} />
-            {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice.value} choose={choose} /> : null}
-            {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest} names={new Map(payload.regions.map((r) => [r.region, r.displayName]))} /> : null}
-          </>
+          <FiltersPanel platform={platform} feed={feed} query={query.value} apply={apply} zone={zone} latency={latency} choice={choice.value} choose={choose} />
         ) : null}
       </div>
-      {items.length === 0 ? (
+      {board.ids.length === 0 ? (
         <p class="state">{t("filter.none")}</p>
       ) : (
         <ul class="grid" aria-live="off">
-          {items.map((region) => (
-            <li key={region.region}>
-              <RegionCard platform={platform} region={region} yours={region.region === yours} eventMultiplier={eventMultiplier} />
-            </li>
-          ))}
+          {board.ids.map((id) => {
+            const entry = feed.regions.get(id);
+            return entry ? (
+              <li key={id}>
+                <LiveCard platform={platform} entry={entry} yours={id === board.yours} eventMultiplier={eventMultiplier} />
+              </li>
+            ) : null;
+          })}
         </ul>
       )}
-      <Pagination page={view.page} pages={view.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query.value, page })}`} />
-      {payload.regions.length > 0 ? <AlertsPanel payload={payload} /> : null}
+      <Pagination page={board.page} pages={board.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query.value, page })}`} />
+      {board.regionCount > 0 ? <AlertsPanel platform={platform} payload={feed.payload} /> : null}
       <HonestyBanner />
     </>
   );
