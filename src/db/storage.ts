@@ -20,7 +20,9 @@ export type StorageFault = Exclude<StorageState, "ok">;
 export const STORAGE_CHECK_INTERVAL_MS = 1000;
 /** The longest a write waits for another process's write lock before it is refused. */
 export const WRITE_WAIT_MS = 2000;
-const RETRY_STEP_MS = 20;
+/** A write that finds the lock taken tries again after FIRST_RETRY_MS, then twice as long each time, up to RETRY_STEP_MS. */
+export const RETRY_STEP_MS = 20;
+const FIRST_RETRY_MS = 1;
 const LOG_INTERVAL_MS = 60_000;
 
 const DETAIL: Readonly<Record<StorageFault, string>> = {
@@ -210,17 +212,22 @@ export class Storage {
   /**
    * Runs a write, retrying it between turns of the event loop while another
    * process holds the lock, for at most WRITE_WAIT_MS. `run` must change
-   * nothing when it throws (one transaction), since it may run again.
+   * nothing when it throws (one transaction), since it may run again. The
+   * first retries come within milliseconds: the hub's own checkpoint worker
+   * holds the lock that long when it starts the log over, once every few
+   * seconds under a steady stream of readings.
    */
   async write<T>(run: () => T): Promise<T> {
     const deadline = performance.now() + WRITE_WAIT_MS;
+    let step = FIRST_RETRY_MS;
     for (;;) {
       try {
         return this.writeNow(run);
       } catch (error) {
         if (!(error instanceof StorageRefusal) || error.fault !== "locked" || performance.now() >= deadline) throw error;
       }
-      await Bun.sleep(RETRY_STEP_MS);
+      await Bun.sleep(step);
+      step = Math.min(step * 2, RETRY_STEP_MS);
     }
   }
 
