@@ -196,6 +196,16 @@ export class Storage {
    * per reason a minute) and thrown as a StorageRefusal; other errors pass.
    */
   writeNow<T>(run: () => T): T {
+    return this.attempt(run, false);
+  }
+
+  /**
+   * One try of a write. When `willRetry`, a lock found taken is not logged:
+   * health says "locked" meanwhile, and the line is written only if the
+   * write gives up (the checkpoint worker takes the lock for a few
+   * milliseconds every few seconds under a steady stream of readings).
+   */
+  private attempt<T>(run: () => T, willRetry: boolean): T {
     if (this.missing !== null) throw this.refuse("file-missing");
     if (this.damaged !== null) throw this.refuse("corrupt");
     try {
@@ -205,6 +215,10 @@ export class Storage {
     } catch (error) {
       const fault = error instanceof StorageRefusal ? null : this.classify(error);
       if (fault === null) throw error;
+      if (fault === "locked" && willRetry) {
+        this.writeFault = fault;
+        throw new StorageRefusal(fault);
+      }
       throw this.refuse(fault, error);
     }
   }
@@ -221,10 +235,11 @@ export class Storage {
     const deadline = performance.now() + WRITE_WAIT_MS;
     let step = FIRST_RETRY_MS;
     for (;;) {
+      const last = performance.now() >= deadline;
       try {
-        return this.writeNow(run);
+        return this.attempt(run, !last);
       } catch (error) {
-        if (!(error instanceof StorageRefusal) || error.fault !== "locked" || performance.now() >= deadline) throw error;
+        if (!(error instanceof StorageRefusal) || error.fault !== "locked" || last) throw error;
       }
       await Bun.sleep(step);
       step = Math.min(step * 2, RETRY_STEP_MS);

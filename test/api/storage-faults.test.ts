@@ -34,7 +34,7 @@ function holdLock(path: string): { release(): void } {
 
 describe("another connection holding the write lock", () => {
   test("a reading waits asynchronously (other requests are answered meanwhile), then 503 with Retry-After; stored once the lock is free", async () => {
-    const { hub, path } = fileHub();
+    const { hub, path, lines } = fileHub();
     const agent = addAgent(hub, "eu-west-1");
     const lock = holdLock(path);
     const started = performance.now();
@@ -52,6 +52,8 @@ describe("another connection holding the write lock", () => {
     expectProblem(refused);
     expect(refused.headers.get("retry-after")).not.toBeNull();
     expect(waited).toBeGreaterThanOrEqual(WRITE_WAIT_MS - 50);
+    // One line, written when the write gave up, not one per try.
+    expect(lines.filter((line) => line.msg === "a write was refused: storage unavailable").map((line) => line.reason)).toEqual(["locked"]);
     expect(hub.ctx.storage.check()).toBe("locked");
     expect(await json(await call(hub, "GET", "/healthz"))).toMatchObject({ status: "degraded", storage: "locked" });
 
@@ -67,7 +69,7 @@ describe("another connection holding the write lock", () => {
     const path = join(scratch(), "hub.db");
     const db = openDatabase(path);
     db.sqlite.exec("CREATE TABLE t (x INTEGER)");
-    const { log } = memoryLog("warn");
+    const { log, lines } = memoryLog("warn");
     const storage = new Storage(db, { minFreeBytes: 0, log });
     // Best of three: the fourth attempt finds the lock free; three waits of RETRY_STEP_MS each would take 60 ms at least.
     const waits: number[] = [];
@@ -84,6 +86,9 @@ describe("another connection holding the write lock", () => {
     }
     expect(Math.min(...waits)).toBeLessThan(3 * RETRY_STEP_MS);
     expect(db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM t").get()?.n).toBe(waits.length);
+    // Waited out, not refused: nothing for the operator to read.
+    expect(lines).toEqual([]);
+    expect(storage.state).toBe("ok");
     db.sqlite.close();
   });
 
