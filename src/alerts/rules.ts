@@ -56,8 +56,22 @@ interface RuleRow {
   on_events: number;
 }
 
+/** A (platform, region) value judged to turn nothing: the same value turns nothing again until the rules or what they hold change. */
+interface Unturned {
+  readonly survivor: number;
+  readonly killer: number;
+}
+
 export class AlertRules {
   private list: Rule[] = [];
+  /**
+   * The last value of each (platform, region) that turned nothing. A reading
+   * repeats its slot's value almost always (a bonus lasts hours), and judging
+   * it against every webhook is the live path's costliest step per reading
+   * with a hundred of them, so the answer is kept until the rules or their
+   * held conditions change.
+   */
+  private readonly unturned = new Map<string, Unturned>();
   private readonly rulesQuery;
   private readonly heldQuery;
   private readonly insertHeld;
@@ -99,6 +113,7 @@ export class AlertRules {
     }
     for (const row of this.heldQuery.all()) byId.get(row.webhook_id)?.held.add(conditionKey(row.platform, row.region, row.role));
     this.list = [...byId.values()];
+    this.unturned.clear();
   }
 
   all(): readonly Rule[] {
@@ -107,6 +122,9 @@ export class AlertRules {
 
   /** The bonus conditions a new live value of (platform, region) turns, or null when none does (the common case). */
   turns(platform: string, region: string, survivor: number, killer: number): Turn[] | null {
+    const slot = `${platform}\u0000${region}`;
+    const known = this.unturned.get(slot);
+    if (known !== undefined && known.survivor === survivor && known.killer === killer) return null;
     let turns: Turn[] | null = null;
     let keys: Record<AlertRole, string> | null = null;
     for (const rule of this.list) {
@@ -118,6 +136,7 @@ export class AlertRules {
         if (holds !== rule.held.has(keys[role])) (turns ??= []).push({ rule, role, bonus, holds });
       }
     }
+    if (turns === null) this.unturned.set(slot, { survivor, killer });
     return turns;
   }
 
@@ -142,5 +161,6 @@ export class AlertRules {
       if (turn.holds) turn.rule.held.add(key);
       else turn.rule.held.delete(key);
     }
+    if (turns.length > 0) this.unturned.clear();
   }
 }

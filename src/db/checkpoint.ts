@@ -10,6 +10,13 @@ import type { HubDb } from "./open.ts";
 import type { WatchedFiles } from "./storage.ts";
 
 export const CHECKPOINT_INTERVAL_MS = 500;
+/** Frames (pages) in the write-ahead log past which the worker makes the next commit start it over: 16 MiB at 4 KiB pages. */
+export const RESTART_FRAMES = 4096;
+
+export interface CheckpointTuning {
+  readonly intervalMs: number;
+  readonly restartFrames: number;
+}
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 
 export class BackgroundCheckpoints {
@@ -20,6 +27,7 @@ export class BackgroundCheckpoints {
     private readonly log: Logger,
     private readonly script: URL = new URL("./checkpointer.ts", import.meta.url),
     private readonly files: WatchedFiles | null = null,
+    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, restartFrames: RESTART_FRAMES },
   ) {}
 
   private automatic(pages: number): void {
@@ -42,7 +50,7 @@ export class BackgroundCheckpoints {
         if (this.worker === worker) this.worker = null;
         this.automatic(DEFAULT_AUTOCHECKPOINT_PAGES);
       };
-      worker.postMessage({ type: "start", path: this.db.path, intervalMs: CHECKPOINT_INTERVAL_MS, files: this.files } satisfies CheckpointerMessage);
+      worker.postMessage({ type: "start", path: this.db.path, ...this.tuning, files: this.files } satisfies CheckpointerMessage);
       this.worker = worker;
     } catch (error) {
       this.log.warn("background checkpoints are unavailable; SQLite checkpoints on commit", { error });

@@ -20,7 +20,9 @@ export type StorageFault = Exclude<StorageState, "ok">;
 export const STORAGE_CHECK_INTERVAL_MS = 1000;
 /** The longest a write waits for another process's write lock before it is refused. */
 export const WRITE_WAIT_MS = 2000;
-const RETRY_STEP_MS = 20;
+/** A write that finds the lock taken tries again after FIRST_RETRY_MS, then twice as long each time, up to RETRY_STEP_MS. */
+export const RETRY_STEP_MS = 20;
+const FIRST_RETRY_MS = 1;
 const LOG_INTERVAL_MS = 60_000;
 
 const DETAIL: Readonly<Record<StorageFault, string>> = {
@@ -194,6 +196,16 @@ export class Storage {
    * per reason a minute) and thrown as a StorageRefusal; other errors pass.
    */
   writeNow<T>(run: () => T): T {
+    return this.attempt(run, false);
+  }
+
+  /**
+   * One try of a write. When `willRetry`, a lock found taken is not logged:
+   * health says "locked" meanwhile, and the line is written only if the
+   * write gives up (the checkpoint worker takes the lock for a few
+   * milliseconds every few seconds under a steady stream of readings).
+   */
+  private attempt<T>(run: () => T, willRetry: boolean): T {
     if (this.missing !== null) throw this.refuse("file-missing");
     if (this.damaged !== null) throw this.refuse("corrupt");
     try {
@@ -203,6 +215,10 @@ export class Storage {
     } catch (error) {
       const fault = error instanceof StorageRefusal ? null : this.classify(error);
       if (fault === null) throw error;
+      if (fault === "locked" && willRetry) {
+        this.writeFault = fault;
+        throw new StorageRefusal(fault);
+      }
       throw this.refuse(fault, error);
     }
   }
@@ -210,17 +226,23 @@ export class Storage {
   /**
    * Runs a write, retrying it between turns of the event loop while another
    * process holds the lock, for at most WRITE_WAIT_MS. `run` must change
-   * nothing when it throws (one transaction), since it may run again.
+   * nothing when it throws (one transaction), since it may run again. The
+   * first retries come within milliseconds: the hub's own checkpoint worker
+   * holds the lock that long when it starts the log over, once every few
+   * seconds under a steady stream of readings.
    */
   async write<T>(run: () => T): Promise<T> {
     const deadline = performance.now() + WRITE_WAIT_MS;
+    let step = FIRST_RETRY_MS;
     for (;;) {
+      const last = performance.now() >= deadline;
       try {
-        return this.writeNow(run);
+        return this.attempt(run, !last);
       } catch (error) {
-        if (!(error instanceof StorageRefusal) || error.fault !== "locked" || performance.now() >= deadline) throw error;
+        if (!(error instanceof StorageRefusal) || error.fault !== "locked" || last) throw error;
       }
-      await Bun.sleep(RETRY_STEP_MS);
+      await Bun.sleep(step);
+      step = Math.min(step * 2, RETRY_STEP_MS);
     }
   }
 

@@ -121,7 +121,9 @@ export class Ingest {
     let previous = this.previous.get(agentId);
     if (previous === undefined) {
       const stored = this.storedPrevious.get(agentId);
-      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1, last: this.storedLast.get(agentId) ?? null };
+      // An agent with no reading yet (every agent of a new fleet) costs one query, not two.
+      const any = stored !== null && stored.n > 0;
+      previous = { at: stored?.at ?? null, secondAfterProbe: stored?.n === 1 && stored.probes === 1, last: any ? (this.storedLast.get(agentId) ?? null) : null };
       this.previous.set(agentId, previous);
     }
     return previous;
