@@ -64,6 +64,8 @@ interface StoredFacts {
   active_event: string | null;
 }
 
+/** How soon status and event alerts that storage refused to write are judged again. */
+const JUDGE_RETRY_MS = 100;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The same event, whoever reported it and however its label or multiplier changed: key and start tell events apart. */
@@ -80,6 +82,7 @@ export class Alerts {
   private readonly saved = new Set<Platform>();
   private readonly republished = new Map<Platform, IncentivesContent>();
   private judging = false;
+  private judgeRetry: ReturnType<typeof setTimeout> | null = null;
   private readonly saveFacts;
 
   constructor(
@@ -199,6 +202,8 @@ export class Alerts {
   }
 
   async stop(): Promise<void> {
+    if (this.judgeRetry) clearTimeout(this.judgeRetry);
+    this.judgeRetry = null;
     await this.worker.stop();
   }
 
@@ -207,14 +212,32 @@ export class Alerts {
     this.republished.set(platform, content);
     if (this.judging) return;
     this.judging = true;
-    queueMicrotask(() => {
-      this.judging = false;
-      try {
-        this.judge();
-      } catch (error) {
-        if (!this.deps.storageRefusal(error)) this.deps.log.error("status and event alerts could not be written", { error });
+    queueMicrotask(() => this.judgeRepublished());
+  }
+
+  /**
+   * Judges what was republished. When storage refused the write (another
+   * connection had the lock for a moment, such as the checkpoint worker
+   * starting the log over, or the disk is full), nothing was saved or sent:
+   * the same payloads are judged again JUDGE_RETRY_MS later, so a status
+   * change or an event is never lost to a refused write.
+   */
+  private judgeRepublished(): void {
+    this.judging = false;
+    this.judgeRetry = null;
+    const pending = new Map(this.republished);
+    try {
+      this.judge();
+    } catch (error) {
+      if (!this.deps.storageRefusal(error)) {
+        this.deps.log.error("status and event alerts could not be written", { error });
+        return;
       }
-    });
+      for (const [platform, content] of pending) if (!this.republished.has(platform)) this.republished.set(platform, content);
+      this.judging = true;
+      this.judgeRetry = setTimeout(() => this.judgeRepublished(), JUDGE_RETRY_MS);
+      this.judgeRetry.unref?.();
+    }
   }
 
   private judge(): void {

@@ -23,6 +23,12 @@ export const WRITE_WAIT_MS = 2000;
 /** A write that finds the lock taken tries again after FIRST_RETRY_MS, then twice as long each time, up to RETRY_STEP_MS. */
 export const RETRY_STEP_MS = 20;
 const FIRST_RETRY_MS = 1;
+/**
+ * A lock held at least this long is reported (health "locked"); a shorter hold is waited out in silence. The hub's own
+ * checkpoint worker holds the lock a few milliseconds when it starts the log over, every few seconds under a steady
+ * stream of readings, and a monitor must not see that as a fault.
+ */
+export const LOCK_REPORT_MS = 50;
 const LOG_INTERVAL_MS = 60_000;
 
 const DETAIL: Readonly<Record<StorageFault, string>> = {
@@ -116,6 +122,9 @@ export class Storage {
   /** What SQLite said when it found the file damaged; once set, the hub never writes again until restarted. */
   private damaged: string | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** When the periodic check first found the lock taken, while it has found it taken since; null when it was free. */
+  private lockSeenAt: number | null = null;
+  private recheck: ReturnType<typeof setTimeout> | null = null;
   private readonly logged = new Map<StorageFault, { at: number; unlogged: number }>();
   private readonly missingListeners = new Set<() => void>();
   private readonly watched: WatchedFiles | null;
@@ -196,16 +205,15 @@ export class Storage {
    * per reason a minute) and thrown as a StorageRefusal; other errors pass.
    */
   writeNow<T>(run: () => T): T {
-    return this.attempt(run, false);
+    return this.attempt(run, false, true);
   }
 
   /**
-   * One try of a write. When `willRetry`, a lock found taken is not logged:
-   * health says "locked" meanwhile, and the line is written only if the
-   * write gives up (the checkpoint worker takes the lock for a few
-   * milliseconds every few seconds under a steady stream of readings).
+   * One try of a write. When `willRetry`, a lock found taken is not logged
+   * (the line is written only if the write gives up), and health says
+   * "locked" only once the write has waited LOCK_REPORT_MS (`waitedLong`).
    */
-  private attempt<T>(run: () => T, willRetry: boolean): T {
+  private attempt<T>(run: () => T, willRetry: boolean, waitedLong: boolean): T {
     if (this.missing !== null) throw this.refuse("file-missing");
     if (this.damaged !== null) throw this.refuse("corrupt");
     try {
@@ -216,7 +224,7 @@ export class Storage {
       const fault = error instanceof StorageRefusal ? null : this.classify(error);
       if (fault === null) throw error;
       if (fault === "locked" && willRetry) {
-        this.writeFault = fault;
+        if (waitedLong) this.writeFault = fault;
         throw new StorageRefusal(fault);
       }
       throw this.refuse(fault, error);
@@ -232,12 +240,14 @@ export class Storage {
    * seconds under a steady stream of readings.
    */
   async write<T>(run: () => T): Promise<T> {
-    const deadline = performance.now() + WRITE_WAIT_MS;
+    const started = performance.now();
+    const deadline = started + WRITE_WAIT_MS;
     let step = FIRST_RETRY_MS;
     for (;;) {
-      const last = performance.now() >= deadline;
+      const at = performance.now();
+      const last = at >= deadline;
       try {
-        return this.attempt(run, !last);
+        return this.attempt(run, !last, at - started >= LOCK_REPORT_MS);
       } catch (error) {
         if (!(error instanceof StorageRefusal) || error.fault !== "locked" || last) throw error;
       }
@@ -403,31 +413,52 @@ export class Storage {
     return this.state;
   }
 
+  /**
+   * The lock, probed without waiting. Found taken, it counts as "locked" only
+   * if it is still taken LOCK_REPORT_MS later (a second probe then, off the
+   * interval), so the checkpoint worker's moment with it never shows.
+   */
   private lockFault(): StorageFault | null {
     try {
       this.lockProbe();
+      this.lockSeenAt = null;
       if (this.writeFault === "locked") this.writeFault = null;
       return null;
     } catch (error) {
       const fault = this.classify(error);
       if (fault === "corrupt") this.refuse(fault, error);
-      return fault ?? "corrupt";
+      if (fault !== "locked") return fault ?? "corrupt";
+      const at = performance.now();
+      this.lockSeenAt ??= at;
+      if (at - this.lockSeenAt >= LOCK_REPORT_MS) return fault;
+      if (this.recheck === null) {
+        this.recheck = setTimeout(() => {
+          this.recheck = null;
+          this.checkQuietly();
+        }, LOCK_REPORT_MS);
+        this.recheck.unref?.();
+      }
+      return null;
+    }
+  }
+
+  private checkQuietly(): void {
+    try {
+      this.check();
+    } catch (error) {
+      this.options.log.warn("the storage check failed", { cause: error instanceof Error ? error.message : String(error) });
     }
   }
 
   start(): void {
-    this.timer ??= setInterval(() => {
-      try {
-        this.check();
-      } catch (error) {
-        this.options.log.warn("the storage check failed", { cause: error instanceof Error ? error.message : String(error) });
-      }
-    }, STORAGE_CHECK_INTERVAL_MS);
+    this.timer ??= setInterval(() => this.checkQuietly(), STORAGE_CHECK_INTERVAL_MS);
     this.timer.unref?.();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
   }
 }

@@ -1063,3 +1063,36 @@ describe("target URLs sealed at rest and masked in replies (SPEC §16.1)", () =>
     third.hub.ctx.db.sqlite.close();
   });
 });
+
+describe("webhooks: status alerts when storage refuses a write", () => {
+  test("a status change judged while another connection holds the write lock (the checkpoint worker's moment) is sent once the lock is free, not lost", async () => {
+    let now = Date.now();
+    const path = join(scratch(), "hub.db");
+    const { hub, admin } = await alertHub({ db: path, now: () => now });
+    const all = await create(admin, { url: "https://hooks.example.org/all", format: "json", onStatus: true });
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", now - 1000, { survivor: 0, killer: 0 }))).status).toBe(201);
+    await settle();
+    const before = outbox(hub, all.webhook.id).map((d) => d.data.status);
+    expect(before.at(-1)).toBe("ok");
+
+    const other = openDatabase(path);
+    other.sqlite.exec("BEGIN IMMEDIATE");
+    try {
+      // The reading goes stale: the next read republishes the platform, and judging it must write the new status.
+      now += (hub.ctx.config.staleAfter + 60) * 1000;
+      expect((await call(hub, "GET", "/api/v1/platforms/Windows/incentives")).status).toBe(200);
+      await settle();
+      expect(outbox(hub, all.webhook.id).map((d) => d.data.status)).toEqual(before);
+    } finally {
+      other.sqlite.exec("ROLLBACK");
+      other.sqlite.close();
+    }
+    await eventually(() => outbox(hub, all.webhook.id).length > before.length, 2000);
+    await Bun.sleep(300);
+    const after = outbox(hub, all.webhook.id).map((d) => d.data.status);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.length).toBe(before.length + 1);
+    expect(after.at(-1)).not.toBe("ok");
+  });
+});
