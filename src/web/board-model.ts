@@ -1,6 +1,12 @@
 /** What the board shows of a payload: filtered, sorted and paged as the URL says. Pure, so it is tested without a browser. */
 import type { ActiveEvent, IncentivesPayload, RegionIncentive } from "./api/client.ts";
 
+/**
+ * Cards in the board's first render: more than a wide screen's first view holds. The rest follow right after that
+ * render is painted, so the cards below the fold do not hold up the first populated paint.
+ */
+export const FIRST_CARDS = 12;
+
 export const SHOW = ["all", "survivor", "killer", "bonus"] as const;
 export type Show = (typeof SHOW)[number];
 export const SORTS = ["name", "bonus"] as const;

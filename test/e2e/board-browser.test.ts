@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { FIRST_CARDS } from "../../src/web/board-model.ts";
 import { LANGUAGES } from "../../src/web/i18n/index.ts";
 import { scratchDirs } from "../helpers.ts";
 import { axeViolations, CHROMIUM, chromiumAvailable, guardedPage, isLoopback, launch, screenshot, textIs, textMatches, until, urlIs, type Guarded } from "./chromium.ts";
@@ -135,6 +136,30 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     await expectClean(guarded, page, "board-1280");
     await guarded.context.close();
   }, 60_000);
+
+  test("the first populated paint holds the first cards only; every region's card follows at once", async () => {
+    const meta = (await (await fetch(`${hub.url}/api/v1/meta`)).json()) as { pageSize: number };
+    const regions = ((await (await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).json()) as { regions: unknown[] }).regions.length;
+    const shown = Math.min(regions, meta.pageSize);
+    expect(shown).toBeGreaterThan(FIRST_CARDS);
+    const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
+    const { page } = guarded;
+    // How many cards the document held when the first one arrived: a MutationObserver's callback runs right after that commit.
+    await page.addInitScript(() => {
+      const observer = new MutationObserver(() => {
+        const cards = document.querySelectorAll("article.card").length;
+        if (cards === 0) return;
+        document.documentElement.dataset.firstCards = String(cards);
+        observer.disconnect();
+      });
+      observer.observe(document, { childList: true, subtree: true });
+    });
+    await page.goto(`${hub.url}/Windows`);
+    await until(() => page.locator("article.card").count(), (n) => n === shown, "every card on the page");
+    expect(await page.evaluate(() => document.documentElement.dataset.firstCards)).toBe(String(FIRST_CARDS));
+    expect(guarded.errors).toEqual([]);
+    await guarded.context.close();
+  });
 
   test("the board's payload is asked for by the page itself: it starts before the app's code has loaded, and is fetched once", async () => {
     for (const path of ["/Windows", "/"]) {

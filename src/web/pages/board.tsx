@@ -19,7 +19,7 @@ import {
   type RegionIncentive,
   type SiteMeta,
 } from "../api/client.ts";
-import { boardSearch, boardShape, keepShape, parseBoardQuery, SHOW, SORTS, type BoardQuery, type BoardShape } from "../board-model.ts";
+import { boardSearch, boardShape, FIRST_CARDS, keepShape, parseBoardQuery, SHOW, SORTS, type BoardQuery, type BoardShape } from "../board-model.ts";
 import { now } from "../clock.ts";
 import { AlertsPanel } from "../components/alerts.tsx";
 import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
@@ -33,11 +33,6 @@ import { location, navigate } from "../router.ts";
 
 const SHOW_LABELS = { all: "filter.all", survivor: "filter.survivor", killer: "filter.killer", bonus: "filter.bonus" } as const;
 const SORT_LABELS = { name: "filter.sortName", bonus: "filter.sortBonus" } as const;
-/**
- * Cards in the board's first render: more than a wide screen's first view holds. The rest follow right after that
- * render is painted, so the cards below the fold do not hold up the first populated paint (about 4 ms of main thread each).
- */
-export const FIRST_CARDS = 12;
 
 function StatusBanner({ status }: { status: IncentivesPayload["status"] }) {
   if (status === "ok") return null;
