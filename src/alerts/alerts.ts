@@ -217,8 +217,8 @@ export class Alerts {
 
   /**
    * Judges what was republished. When storage refused the write (another
-   * connection had the lock for a moment, such as the checkpoint worker
-   * starting the log over, or the disk is full), nothing was saved or sent:
+   * process had the lock for a moment, or the disk is full), nothing was
+   * saved or sent:
    * the same payloads are judged again JUDGE_RETRY_MS later, so a status
    * change or an event is never lost to a refused write.
    */

@@ -2,7 +2,17 @@
  * Checkpoints in the background: SQLite's automatic checkpoint runs on the
  * committing thread and can stall a request for tens of milliseconds on a
  * slow disk, so once a worker thread has taken the job over, the server
- * turns the automatic one off. If the worker fails, SQLite takes it back.
+ * raises the automatic one's threshold from 1,000 frames to WRITER_FRAMES.
+ * If the worker fails, SQLite takes it back.
+ *
+ * The threshold is not turned off: SQLite starts the log over only when a
+ * write begins with every frame already folded back, and under a steady
+ * stream of commits one always lands while the worker's PASSIVE checkpoint
+ * runs, so the worker alone let the log grow without end (400 MB in 35 s at
+ * 2,000 readings/s). Past WRITER_FRAMES the writer's own commit folds back
+ * what the worker has not yet (a few hundred milliseconds of commits), and
+ * the next write starts the log over. No other connection ever takes the
+ * write lock for it, so no request can find the lock taken by the hub itself.
  */
 import type { Logger } from "../log.ts";
 import type { CheckpointerMessage, CheckpointerReport } from "./checkpointer.ts";
@@ -10,12 +20,12 @@ import type { HubDb } from "./open.ts";
 import type { WatchedFiles } from "./storage.ts";
 
 export const CHECKPOINT_INTERVAL_MS = 500;
-/** Frames (pages) in the write-ahead log past which the worker makes the next commit start it over: 16 MiB at 4 KiB pages. */
-export const RESTART_FRAMES = 4096;
+/** Frames in the write-ahead log past which the writer's commit checkpoints too, so the log starts over: 16 MiB at 4 KiB pages. */
+export const WRITER_FRAMES = 4096;
 
 export interface CheckpointTuning {
   readonly intervalMs: number;
-  readonly restartFrames: number;
+  readonly writerFrames: number;
 }
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 
@@ -27,7 +37,7 @@ export class BackgroundCheckpoints {
     private readonly log: Logger,
     private readonly script: URL = new URL("./checkpointer.ts", import.meta.url),
     private readonly files: WatchedFiles | null = null,
-    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, restartFrames: RESTART_FRAMES },
+    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, writerFrames: WRITER_FRAMES },
   ) {}
 
   private automatic(pages: number): void {
@@ -43,14 +53,14 @@ export class BackgroundCheckpoints {
     try {
       const worker = new Worker(this.script);
       worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
-        if (event.data === "started" && this.worker === worker) this.automatic(0);
+        if (event.data === "started" && this.worker === worker) this.automatic(this.tuning.writerFrames);
       };
       worker.onerror = (event) => {
         this.log.warn("background checkpoints are unavailable; SQLite checkpoints on commit", { error: event.message });
         if (this.worker === worker) this.worker = null;
         this.automatic(DEFAULT_AUTOCHECKPOINT_PAGES);
       };
-      worker.postMessage({ type: "start", path: this.db.path, ...this.tuning, files: this.files } satisfies CheckpointerMessage);
+      worker.postMessage({ type: "start", path: this.db.path, intervalMs: this.tuning.intervalMs, files: this.files } satisfies CheckpointerMessage);
       this.worker = worker;
     } catch (error) {
       this.log.warn("background checkpoints are unavailable; SQLite checkpoints on commit", { error });

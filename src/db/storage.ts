@@ -24,9 +24,9 @@ export const WRITE_WAIT_MS = 2000;
 export const RETRY_STEP_MS = 20;
 const FIRST_RETRY_MS = 1;
 /**
- * A lock held at least this long is reported (health "locked"); a shorter hold is waited out in silence. The hub's own
- * checkpoint worker holds the lock a few milliseconds when it starts the log over, every few seconds under a steady
- * stream of readings, and a monitor must not see that as a fault.
+ * A lock held at least this long is reported (health "locked"); a shorter hold is waited out in silence. Another
+ * process's short write (a `sqlite3` session's single statement, a CLI tool) holds the lock a few milliseconds, and a
+ * monitor must not see that as a fault.
  */
 export const LOCK_REPORT_MS = 50;
 const LOG_INTERVAL_MS = 60_000;
@@ -235,9 +235,8 @@ export class Storage {
    * Runs a write, retrying it between turns of the event loop while another
    * process holds the lock, for at most WRITE_WAIT_MS. `run` must change
    * nothing when it throws (one transaction), since it may run again. The
-   * first retries come within milliseconds: the hub's own checkpoint worker
-   * holds the lock that long when it starts the log over, once every few
-   * seconds under a steady stream of readings.
+   * first retries come within milliseconds, since another process's short
+   * write holds the lock about that long.
    */
   async write<T>(run: () => T): Promise<T> {
     const started = performance.now();
@@ -416,7 +415,7 @@ export class Storage {
   /**
    * The lock, probed without waiting. Found taken, it counts as "locked" only
    * if it is still taken LOCK_REPORT_MS later (a second probe then, off the
-   * interval), so the checkpoint worker's moment with it never shows.
+   * interval), so another process's short write never shows.
    */
   private lockFault(): StorageFault | null {
     try {

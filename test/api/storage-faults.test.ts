@@ -69,7 +69,7 @@ describe("another connection holding the write lock", () => {
     expect(hub.ctx.db.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM readings").get()?.n).toBe(1);
   });
 
-  test("a write that finds the lock taken for a moment (the checkpoint worker starting the log over) tries again within milliseconds", async () => {
+  test("a write that finds the lock taken for a moment (another process's short write) tries again within milliseconds", async () => {
     const path = join(scratch(), "hub.db");
     const db = openDatabase(path);
     db.sqlite.exec("CREATE TABLE t (x INTEGER)");
@@ -96,7 +96,7 @@ describe("another connection holding the write lock", () => {
     db.sqlite.close();
   });
 
-  test("a lock held for a moment (the checkpoint worker's restart of the log) never shows in health; one held longer shows within LOCK_REPORT_MS", async () => {
+  test("a lock held for a moment (another process's short write) never shows in health; one held longer shows within LOCK_REPORT_MS", async () => {
     const path = join(scratch(), "hub.db");
     const db = openDatabase(path);
     db.sqlite.exec("CREATE TABLE t (x INTEGER)");
@@ -105,7 +105,7 @@ describe("another connection holding the write lock", () => {
     let seen = new Set<string>();
     const watch = setInterval(() => seen.add(storage.state), 1);
     try {
-      // Held about 10 ms, as a RESTART checkpoint holds it: a write waits it out and the periodic check looks meanwhile.
+      // Held about 10 ms, as another process's short write holds it: a write waits it out and the periodic check looks meanwhile.
       // A round counts only if the lock really was held for less than half LOCK_REPORT_MS (a busy machine's timers run late).
       let counted = 0;
       for (let round = 0; round < 20 && counted < 5; round++) {

@@ -1065,7 +1065,7 @@ describe("target URLs sealed at rest and masked in replies (SPEC §16.1)", () =>
 });
 
 describe("webhooks: status alerts when storage refuses a write", () => {
-  test("a status change judged while another connection holds the write lock (the checkpoint worker's moment) is sent once the lock is free, not lost", async () => {
+  test("a status change judged while another connection holds the write lock (another process's short write) is sent once the lock is free, not lost", async () => {
     let now = Date.now();
     const path = join(scratch(), "hub.db");
     const { hub, admin } = await alertHub({ db: path, now: () => now });
