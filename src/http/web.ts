@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import page from "../web/index.html";
 import { fieldAddressRoutes } from "./field-addresses.ts";
+import type { FirstPaint } from "../share/first-paint.tsx";
 import { withModulePreloads } from "./module-preloads.ts";
 import { etagMatches } from "./schemas.ts";
 import { SECURITY_HEADERS } from "./security.ts";
@@ -44,6 +45,9 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 const MIN_COMPRESS_BYTES = 1024;
 
 type Encoding = "br" | "gzip";
+/** Levels for pages rendered per payload: a few milliseconds for the board's page, against tens at the highest levels. */
+const QUICK_BROTLI = 5;
+const QUICK_GZIP = 6;
 
 export class WebFile {
   private readonly encoded = new Map<Encoding, Promise<Uint8Array<ArrayBuffer>>>();
@@ -53,6 +57,8 @@ export class WebFile {
     readonly type: string,
     readonly body: Uint8Array<ArrayBuffer>,
     readonly etag: string,
+    /** Compressed quickly rather than smallest: a page rendered per payload is compressed many times, a bundled file once. */
+    private readonly quick = false,
   ) {}
 
   compressed(encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
@@ -60,8 +66,8 @@ export class WebFile {
     if (!pending) {
       const compressing =
         encoding === "br"
-          ? brotli(this.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: this.body.byteLength } })
-          : gzipped(this.body, { level: 9 });
+          ? brotli(this.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: this.quick ? QUICK_BROTLI : 11, [zlib.BROTLI_PARAM_SIZE_HINT]: this.body.byteLength } })
+          : gzipped(this.body, { level: this.quick ? QUICK_GZIP : 9 });
       pending = compressing.then((bytes) => new Uint8Array(bytes));
       this.encoded.set(encoding, pending);
     }
@@ -199,6 +205,32 @@ function headedPages(head: PageHead): (html: WebFile, path: string) => WebFile {
   };
 }
 
+/** Renders a board page's first paint for a request (src/share/first-paint.tsx); null when the page has none. */
+export type FirstPaintFor = (path: string, search: string, acceptLanguage: string | null) => Promise<FirstPaint | null>;
+
+const APP_ROOT = '<div id="app"></div>';
+
+/** The page with a first paint inside its root element (marked, so the app and its tests can tell) and its language on <html>. */
+function paintedPages(): (html: WebFile, paint: FirstPaint) => WebFile {
+  const pages = new Map<string, WebFile>();
+  const encoder = new TextEncoder();
+  return (html, paint) => {
+    const key = `${html.etag}\n${paint.key}`;
+    let page = pages.get(key);
+    if (!page) {
+      const text = new TextDecoder().decode(html.body);
+      if (!text.includes(APP_ROOT)) return html;
+      const body = encoder.encode(
+        text.replace(APP_ROOT, () => `<div id="app" data-first-paint="">${paint.html}</div>`).replace(/<html lang="[^"]*"/, () => `<html lang="${paint.lang}"`),
+      );
+      if (pages.size >= MAX_HEADED) pages.clear();
+      page = new WebFile(html.path, html.type, body, etagOf(body), true);
+      pages.set(key, page);
+    }
+    return page;
+  };
+}
+
 /** Compresses every file now, off the main thread, so the first visitors already get the small copies. */
 async function warm(): Promise<void> {
   const web = await webBundle();
@@ -211,7 +243,7 @@ async function warm(): Promise<void> {
  * import; a from-source build serves everything under /assets/), and the files
  * are read or built on first use, so the web app never delays start-up.
  */
-export function webRoutes(https: boolean, csp: string, head?: PageHead): Record<string, Handler> {
+export function webRoutes(https: boolean, csp: string, head?: PageHead, firstPaint?: FirstPaintFor): Record<string, Handler> {
   const security: Record<string, string> = { ...SECURITY_HEADERS };
   if (https) security["strict-transport-security"] = "max-age=31536000; includeSubDomains";
   const pageHeaders = { ...security, "cache-control": "no-cache", "content-security-policy": csp };
@@ -223,9 +255,16 @@ export function webRoutes(https: boolean, csp: string, head?: PageHead): Record<
     return file ? await serveFile(file, request, assetHeaders) : notFound();
   };
   const headed = head ? headedPages(head) : null;
+  const painted = firstPaint ? paintedPages() : null;
   const page = async (request: BunRequest<string>) => {
-    const html = (await webBundle()).html;
-    return serveFile(headed ? headed(html, new URL(request.url, "http://hub.invalid").pathname) : html, request, pageHeaders);
+    const bundled = (await webBundle()).html;
+    const url = new URL(request.url, "http://hub.invalid");
+    const html = headed ? headed(bundled, url.pathname) : bundled;
+    const paint = firstPaint ? await firstPaint(url.pathname, url.search, request.headers.get("accept-language")) : null;
+    const response = await serveFile(painted && paint ? painted(html, paint) : html, request, pageHeaders);
+    // The first paint is written in the language the request asks for.
+    if (firstPaint) response.headers.set("vary", "Accept-Encoding, Accept-Language");
+    return response;
   };
   const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, notFound) };
   for (const route of CLIENT_ROUTES) routes[route] = { GET: page };

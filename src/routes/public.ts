@@ -43,6 +43,15 @@ function latencyHosts(config: Config) {
   return config.latencyProbes ? config.catalogue.regions.map((r) => ({ region: r.id, host: r.latencyHost })) : [];
 }
 
+/** The body of /meta: what the board's first paint is rendered with too (src/share/first-paint.tsx). */
+export function siteMeta(ctx: Pick<HubContext, "config" | "agents">, published: readonly PublicSetting[]) {
+  return {
+    platforms: PLATFORMS.filter((p) => ctx.agents.coveredRegions(p).size > 0),
+    ...publicValues(ctx.config, published),
+    latencyHosts: latencyHosts(ctx.config),
+  };
+}
+
 /** SiteMeta: the platforms served, every public setting (the example shows this hub's own values) and the hosts to time. */
 function siteMetaSchema(config: Config, settings: readonly PublicSetting[]) {
   return t.Object(
@@ -90,11 +99,7 @@ export function publicRoutes(ctx: HubContext, access: Access, incentives: Incent
       "/meta",
       ({ set }) => {
         set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 120);
-        return {
-          platforms: PLATFORMS.filter((p) => agents.coveredRegions(p).size > 0),
-          ...publicValues(config, published),
-          latencyHosts: latencyHosts(config),
-        };
+        return siteMeta(ctx, published);
       },
       {
         access: "public-read",

@@ -1,6 +1,6 @@
 /** The shell: header with navigation and language, the page the route names, and the footer with the hub's contact links. */
 import { useSignal } from "@preact/signals";
-import type { ComponentType } from "preact";
+import type { ComponentChildren, ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, isPlatform, Platform, type SessionBody, type SiteMeta } from "./api/client.ts";
 import { readyEarly, takeEarly } from "./early.ts";
@@ -184,19 +184,8 @@ function UserNav({ body }: { body: SessionBody | null }) {
   );
 }
 
-export function App() {
-  const route = parseRoute(location.value.pathname);
-  const accountPage = route.page === "setup" || route.page === "login" || route.page === "account" || route.page === "admin";
-  // Read again when the viewer signs in or out: with requireAuth on, what a signed-out viewer may read changes.
-  const [earlyMeta] = useState(() => readyEarly<SiteMeta>("meta"));
-  const meta = useLoad((signal) => takeEarly<SiteMeta>("meta") ?? api.meta(signal), [session.value?.authenticated ?? false], earlyMeta);
-  useEffect(() => {
-    void refreshSession().catch(() => undefined);
-  }, []);
-  // With requireAuth on, reads answer 401 to a signed-out viewer: off to sign in, and back here afterwards.
-  useEffect(() => {
-    if (meta.error?.status === 401 && !accountPage) goSignIn();
-  }, [meta.error, accountPage]);
+/** Every page's frame: the skip link, the header, the page itself in <main>, the footer. The hub renders the same for the board's first paint. */
+export function Frame({ meta, session, children }: { meta: SiteMeta | null; session: SessionBody | null; children: ComponentChildren }) {
   return (
     <>
       <a
@@ -220,29 +209,49 @@ export function App() {
             <li>
               <a href="/">{t("nav.board")}</a>
             </li>
-            {meta.data?.contributeEnabled ? (
+            {meta?.contributeEnabled ? (
               <li>
                 <a href="/contribute">{t("nav.contribute")}</a>
               </li>
             ) : null}
-            <UserNav body={session.value} />
+            <UserNav body={session} />
           </ul>
         </nav>
         <LanguagePicker />
       </header>
       <main id="main" tabIndex={-1}>
-        {accountPage ? (
-          <AccountRoutes route={route} />
-        ) : meta.error ? (
-          meta.error.status === 401 ? <Loading /> : <Failed error={meta.error} retry={meta.retry} />
-        ) : meta.data === null ? (
-          <Loading />
-        ) : (
-          <Page meta={meta.data} session={session.value} />
-        )}
+        {children}
       </main>
-      <Footer meta={meta.data} />
+      <Footer meta={meta} />
       <ReauthDialog />
     </>
+  );
+}
+
+export function App() {
+  const route = parseRoute(location.value.pathname);
+  const accountPage = route.page === "setup" || route.page === "login" || route.page === "account" || route.page === "admin";
+  // Read again when the viewer signs in or out: with requireAuth on, what a signed-out viewer may read changes.
+  const [earlyMeta] = useState(() => readyEarly<SiteMeta>("meta"));
+  const meta = useLoad((signal) => takeEarly<SiteMeta>("meta") ?? api.meta(signal), [session.value?.authenticated ?? false], earlyMeta);
+  useEffect(() => {
+    void refreshSession().catch(() => undefined);
+  }, []);
+  // With requireAuth on, reads answer 401 to a signed-out viewer: off to sign in, and back here afterwards.
+  useEffect(() => {
+    if (meta.error?.status === 401 && !accountPage) goSignIn();
+  }, [meta.error, accountPage]);
+  return (
+    <Frame meta={meta.data} session={session.value}>
+      {accountPage ? (
+        <AccountRoutes route={route} />
+      ) : meta.error ? (
+        meta.error.status === 401 ? <Loading /> : <Failed error={meta.error} retry={meta.retry} />
+      ) : meta.data === null ? (
+        <Loading />
+      ) : (
+        <Page meta={meta.data} session={session.value} />
+      )}
+    </Frame>
   );
 }

@@ -39,5 +39,9 @@ if (root) {
   browserZone();
   nameCollator();
   prepareFormatters(code);
-  void ready.then(() => render(<App />, root));
+  // The hub's first paint (src/share/first-paint.tsx), when the page came with one, is taken over in place by the first render.
+  void ready.then(() => {
+    render(<App />, root);
+    root.removeAttribute("data-first-paint");
+  });
 }

@@ -26,7 +26,10 @@ export function parseRoute(pathname: string): Route {
   return second === undefined ? { page: "board", platform: first } : { page: "region", platform: first, region: second };
 }
 
-export const location = signal({ pathname: window.location.pathname, search: window.location.search });
+/** False where the app's components are rendered to markup on the hub (the board's first paint), with no window. */
+export const IN_BROWSER = typeof window !== "undefined";
+
+export const location = signal(IN_BROWSER ? { pathname: window.location.pathname, search: window.location.search } : { pathname: "/", search: "" });
 
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
   const url = new URL(href, window.location.origin);
@@ -37,9 +40,11 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
   if (changedPage) window.scrollTo({ top: 0 });
 }
 
-window.addEventListener("popstate", () => {
-  location.value = { pathname: window.location.pathname, search: window.location.search };
-});
+if (IN_BROWSER) {
+  window.addEventListener("popstate", () => {
+    location.value = { pathname: window.location.pathname, search: window.location.search };
+  });
+}
 
 /** Follows same-origin links inside the app without a page load (modifier keys and new tabs keep their meaning). */
 export function interceptLinks(root: HTMLElement): void {

@@ -7,7 +7,7 @@
 import { signal } from "@preact/signals";
 import { api, sessionChanged, whenSignedOut, type SessionBody } from "./api/client.ts";
 import { returnTarget } from "./return-path.ts";
-import { navigate } from "./router.ts";
+import { location, navigate } from "./router.ts";
 
 export const session = signal<SessionBody | null>(null);
 
@@ -20,7 +20,7 @@ export async function refreshSession(): Promise<SessionBody> {
 
 /** The path to come back to after signing in: where the viewer is now. */
 export function here(): string {
-  return window.location.pathname + window.location.search;
+  return location.value.pathname + location.value.search;
 }
 
 /** Sends the viewer to sign in, and back to `next` afterwards. */

@@ -137,26 +137,34 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     await guarded.context.close();
   }, 60_000);
 
-  test("the first populated paint holds the first cards only; every region's card follows at once", async () => {
+  test("the hub's first paint holds the first cards, in the viewer's language; the app takes it over and every region's card follows", async () => {
     const meta = (await (await fetch(`${hub.url}/api/v1/meta`)).json()) as { pageSize: number };
     const regions = ((await (await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).json()) as { regions: unknown[] }).regions.length;
     const shown = Math.min(regions, meta.pageSize);
     expect(shown).toBeGreaterThan(FIRST_CARDS);
+    // The page as served, before any script: the first cards with their values, in the language the request asked for.
+    const served = await (await fetch(`${hub.url}/Windows`, { headers: { "accept-language": "de-DE,de;q=0.9" } })).text();
+    expect(served.match(/<article class="card/g)?.length).toBe(FIRST_CARDS);
+    expect(served).toContain('<html lang="de"');
+    expect(served).toContain("Bonus als");
+    expect(served).not.toMatch(/ style="/);
     const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;
-    // How many cards the document held when the first one arrived: a MutationObserver's callback runs right after that commit.
+    // Whether a card was in the document before any of the app's code ran (the init script runs first; the app's module after parsing).
     await page.addInitScript(() => {
-      const observer = new MutationObserver(() => {
-        const cards = document.querySelectorAll("article.card").length;
-        if (cards === 0) return;
-        document.documentElement.dataset.firstCards = String(cards);
-        observer.disconnect();
+      document.addEventListener("readystatechange", () => {
+        if (document.readyState === "interactive") document.documentElement.dataset.cardsAtParse = String(document.querySelectorAll("article.card").length);
       });
-      observer.observe(document, { childList: true, subtree: true });
     });
     await page.goto(`${hub.url}/Windows`);
     await until(() => page.locator("article.card").count(), (n) => n === shown, "every card on the page");
-    expect(await page.evaluate(() => document.documentElement.dataset.firstCards)).toBe(String(FIRST_CARDS));
+    expect(await page.evaluate(() => document.documentElement.dataset.cardsAtParse)).toBe(String(FIRST_CARDS));
+    // Taken over: the marker is gone, controls answer, the viewer's region (by time zone) is answered and pinned first.
+    expect(await page.locator("#app[data-first-paint]").count()).toBe(0);
+    await page.getByRole("button", { name: "Filters" }).click();
+    await page.getByLabel("Search regions").waitFor();
+    await textMatches(page.locator(".answer-region"), /EU West \(Ireland\)/);
+    expect(await page.locator("article.card").first().getAttribute("class")).toContain("card-yours");
     expect(guarded.errors).toEqual([]);
     await guarded.context.close();
   });
@@ -230,7 +238,11 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
       (window as unknown as { __intlMade: typeof made }).__intlMade = made;
       const kinds = ["NumberFormat", "DateTimeFormat", "RelativeTimeFormat", "Collator"] as const;
       for (const kind of kinds) {
-        const record = () => made.push({ kind, rendered: (document.getElementById("app")?.childNodes.length ?? 0) > 0 });
+        // The hub's first paint renders its controls disabled, and the app's render enables them (the filters toggle comes before any card).
+        const record = () => {
+          const toggle = document.querySelector(".filters-toggle");
+          made.push({ kind, rendered: toggle !== null && !toggle.hasAttribute("disabled") });
+        };
         const Native: object = Intl[kind];
         Object.defineProperty(Intl, kind, {
           configurable: true,

@@ -90,7 +90,9 @@ describe.skipIf(!available)("the web app in Chromium, from dist/hub", () => {
     // The site meta is preloaded by the page itself, so it is on its way while the code loads (SPEC §17.1).
     expect(html).toContain('<link rel="preload" href="/api/v1/meta" as="fetch" crossorigin="anonymous" />');
     // The icons and the manifest keep fixed names (browsers ask for them by name), cached for a day; test/e2e/share.test.ts checks them.
-    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1] ?? "").filter((path) => !path.startsWith("/api/") && !path.startsWith("/icons/") && path !== "/manifest.webmanifest");
+    // The head's files only: the body holds the board's first paint, whose links are pages.
+    const head = html.slice(0, html.indexOf("<body"));
+    const assets = [...head.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1] ?? "").filter((path) => !path.startsWith("/api/") && !path.startsWith("/icons/") && path !== "/manifest.webmanifest");
     expect(assets.length).toBeGreaterThanOrEqual(2);
     for (const asset of assets) {
       const response = await fetch(`${seeded.hub.url}${asset}`, { headers: { "accept-encoding": "br, gzip" } });

@@ -13,7 +13,19 @@ import { remember, remembered } from "../stored.ts";
  * the bonus in both forms, how fresh, since when, and the total during an
  * event. Kept short so it sits in the first screen of a phone in every language.
  */
-export function AnswerLine({ region, eventMultiplier }: { region: RegionIncentive | null; eventMultiplier: number | null }) {
+export function AnswerLine({ region, eventMultiplier, pending = false }: { region: RegionIncentive | null; eventMultiplier: number | null; pending?: boolean }) {
+  // Rendered by the hub, before the browser has said where the viewer is: the answer's place, as tall as an answer, kept for it.
+  if (pending) {
+    return (
+      <section class="answer answer-pending" aria-label={t("answer.label")} aria-busy="true">
+        <p class="answer-region">{"\u00a0"}</p>
+        <p class="answer-main">
+          <span class="answer-value">{t("load.loading")}</span>
+        </p>
+        <p class="answer-meta">{"\u00a0"}</p>
+      </section>
+    );
+  }
   if (!region) {
     return (
       <section class="answer" aria-label={t("answer.label")}>

@@ -62,13 +62,17 @@ export function initialLanguage(stored: string | null, browser: readonly string[
 export const language = signal("en");
 const messages = signal<Messages>(en);
 
+/** Switches to a language whose catalogue is at hand (the hub does this for each first paint it renders). */
+export function applyLanguage(code: string, loaded: Messages): void {
+  messages.value = loaded;
+  language.value = code;
+}
+
 /** Loads and switches to a language; remembered when `remember` is set. */
 export async function switchLanguage(code: string, remember: boolean): Promise<void> {
   const chosen = LANGUAGES.find((l) => l.code === code) ?? LANGUAGES[0];
   if (!chosen) return;
-  const loaded = await chosen.load();
-  messages.value = loaded;
-  language.value = chosen.code;
+  applyLanguage(chosen.code, await chosen.load());
   document.documentElement.lang = chosen.code;
   if (remember) {
     try {

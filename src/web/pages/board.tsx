@@ -6,6 +6,7 @@
  * the viewer's region pinned first.
  */
 import { computed, useComputed, useSignal, type ReadonlySignal } from "@preact/signals";
+import type { ComponentChildren } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import {
   api,
@@ -27,8 +28,9 @@ import { AnswerLine, HonestyBanner } from "../components/answer.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
-import { openFeed, type LiveFeed } from "../live.ts";
+import { openFeed, type Connection, type LiveFeed } from "../live.ts";
 import { automaticRegion, browserZone, rememberedRegion, rememberRegion, viewerRegion, type AutomaticRegion } from "../regions.ts";
+import type { RegionSignals } from "../region-signals.ts";
 import { location, navigate } from "../router.ts";
 
 const SHOW_LABELS = { all: "filter.all", survivor: "filter.survivor", killer: "filter.killer", bonus: "filter.bonus" } as const;
@@ -284,8 +286,8 @@ function LiveCard({ platform, entry, yours, eventMultiplier }: { platform: Platf
   return <RegionCard platform={platform} region={entry.value} yours={yours} eventMultiplier={eventMultiplier} />;
 }
 
-function LiveAnswer({ entry, eventMultiplier }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null }) {
-  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} />;
+function LiveAnswer({ entry, eventMultiplier, pending }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null; pending: boolean }) {
+  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} pending={pending} />;
 }
 
 export function Board({ platform, meta, session }: { platform: Platform; meta: SiteMeta; session: SessionBody | null }) {
@@ -332,37 +334,74 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   if (meta.platforms.length === 0 && board?.regionCount === 0) return <FirstRun meta={meta} session={session} />;
   if (board === null) return error ? <Failed error={error} retry={() => window.location.reload()} /> : <Loading />;
 
+  return (
+    <BoardView
+      platform={platform}
+      meta={meta}
+      board={board}
+      entries={feed.regions}
+      everyCard={everyCard.value}
+      connection={feed.connection.value}
+      query={query.value}
+      next={next}
+      filtersOpen={filtersOpen.value}
+      toggleFilters={() => (filtersOpen.value = !filtersOpen.value)}
+      filters={<FiltersPanel platform={platform} feed={feed} query={query.value} apply={apply} zone={zone} latency={latency} choice={choice.value} choose={choose} />}
+      alerts={<AlertsPanel platform={platform} payload={feed.payload} />}
+    />
+  );
+}
+
+export interface BoardViewProps {
+  readonly platform: Platform;
+  readonly meta: SiteMeta;
+  readonly board: BoardShape;
+  /** Each region's value as a signal, so a stream message renders again only the cards whose region changed. */
+  readonly entries: RegionSignals;
+  /** False for the first render, which holds the first FIRST_CARDS cards only. */
+  readonly everyCard: boolean;
+  readonly connection: Connection;
+  readonly query: BoardQuery;
+  readonly next: ListedEvent | null;
+  readonly filtersOpen: boolean;
+  readonly toggleFilters: () => void;
+  /** The filters panel, built only while it is open. */
+  readonly filters: ComponentChildren;
+  readonly alerts: ComponentChildren;
+  /** True where the viewer's region cannot be known yet (the hub's first paint): the answer line keeps its place. */
+  readonly viewerPending?: boolean;
+}
+
+/**
+ * What the board shows for a payload: the answer line, the platform tabs and
+ * controls, the banners, the cards and the pages. The hub renders the same
+ * for the board's first paint (src/share/first-paint.ts), so the app's first
+ * render finds its markup already in place.
+ */
+export function BoardView({ platform, meta, board, entries, everyCard, connection, query, next, filtersOpen, toggleFilters, filters, alerts, viewerPending = false }: BoardViewProps) {
   const eventMultiplier = board.event?.multiplier ?? null;
-  const filtering = query.value.q !== "" || query.value.show !== "all" || query.value.sort !== "name";
+  const filtering = query.q !== "" || query.show !== "all" || query.sort !== "name";
   return (
     <>
-      {board.regionCount > 0 ? <LiveAnswer entry={board.yours === null ? null : (feed.regions.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} /> : null}
+      {board.regionCount > 0 ? <LiveAnswer entry={board.yours === null ? null : (entries.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} pending={viewerPending} /> : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
-        <ConnectionBadge state={feed.connection.value} />
-        <button
-          type="button"
-          class={`button filters-toggle${filtering ? " filters-active" : ""}`}
-          aria-expanded={filtersOpen.value}
-          aria-controls="board-filters"
-          onClick={() => (filtersOpen.value = !filtersOpen.value)}
-        >
+        <ConnectionBadge state={connection} />
+        <button type="button" class={`button filters-toggle${filtering ? " filters-active" : ""}`} aria-expanded={filtersOpen} aria-controls="board-filters" onClick={toggleFilters}>
           {t("filter.button")}
         </button>
       </div>
       <StatusBanner status={board.status} />
       <EventBanner event={board.event} next={next} />
-      <div id="board-filters" class="toolbar" hidden={!filtersOpen.value}>
-        {filtersOpen.value ? (
-          <FiltersPanel platform={platform} feed={feed} query={query.value} apply={apply} zone={zone} latency={latency} choice={choice.value} choose={choose} />
-        ) : null}
+      <div id="board-filters" class="toolbar" hidden={!filtersOpen}>
+        {filtersOpen ? filters : null}
       </div>
       {board.ids.length === 0 ? (
         <p class="state">{t("filter.none")}</p>
       ) : (
         <ul class="grid" aria-live="off">
-          {(everyCard.value ? board.ids : board.ids.slice(0, FIRST_CARDS)).map((id) => {
-            const entry = feed.regions.get(id);
+          {(everyCard ? board.ids : board.ids.slice(0, FIRST_CARDS)).map((id) => {
+            const entry = entries.get(id);
             return entry ? (
               <li key={id}>
                 <LiveCard platform={platform} entry={entry} yours={id === board.yours} eventMultiplier={eventMultiplier} />
@@ -371,8 +410,8 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
           })}
         </ul>
       )}
-      <Pagination page={board.page} pages={board.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query.value, page })}`} />
-      {board.regionCount > 0 ? <AlertsPanel platform={platform} payload={feed.payload} /> : null}
+      <Pagination page={board.page} pages={board.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query, page })}`} />
+      {board.regionCount > 0 ? alerts : null}
       <HonestyBanner />
     </>
   );

@@ -1,0 +1,159 @@
+/**
+ * The board's first paint (SPEC §17.1, "fast on a busy machine"): the hub
+ * renders the board's markup into the page it serves, with the same
+ * components the app renders, so a viewer sees every region's bonus as soon
+ * as the HTML arrives instead of after the app's code has loaded and run.
+ * The app's first render then takes this markup over in place (Preact reuses
+ * the elements it finds). What only the viewer's browser knows is left for
+ * the app: their own region (time zone, latency, choice), their remembered
+ * platform and language, and times of day (their time zone). Controls are
+ * rendered disabled, since nothing answers them until the app has started.
+ * With the site gate on (requireAuth), nothing is rendered: the data is not
+ * public then.
+ */
+import { renderToString } from "preact-render-to-string";
+import type { Config } from "../config/load.ts";
+import { isPlatform, type Platform } from "../domain/catalogue.ts";
+import type { AgentDirectory } from "../live/agents.ts";
+import type { LiveStore } from "../live/store.ts";
+import { publicSettings, siteMeta } from "../routes/public.ts";
+import type { RuntimeSettings } from "../settings.ts";
+import { OPTIONS } from "../config/options.ts";
+import type { IncentivesPayload, SiteMeta } from "../web/api/client.ts";
+import { Frame } from "../web/app.tsx";
+import { boardSearch, boardShape, parseBoardQuery, type BoardQuery } from "../web/board-model.ts";
+import { now } from "../web/clock.ts";
+import { applyLanguage, initialLanguage, LANGUAGES, type Messages } from "../web/i18n/index.ts";
+import { BoardView } from "../web/pages/board.tsx";
+import { RegionSignals } from "../web/region-signals.ts";
+import { location } from "../web/router.ts";
+import { defaultPlatform } from "./head.ts";
+
+/** A first paint is rendered again at most this often for one page and language, however often the payload changes. */
+export const FIRST_PAINT_MIN_AGE_MS = 1000;
+/** Relative times ("3 minutes ago") are rendered again at least this often, as the app's own clock ticks. */
+export const FIRST_PAINT_MAX_AGE_MS = 10_000;
+/** Most rendered variants kept at once (page × language × query). */
+const MAX_KEPT = 128;
+
+export interface FirstPaint {
+  /** The language it is written in, for <html lang>. */
+  readonly lang: string;
+  /** The markup that goes inside the app's root element. */
+  readonly html: string;
+  /** Equal keys mean equal markup. */
+  readonly key: string;
+}
+
+export interface FirstPaintDeps {
+  readonly config: Config;
+  readonly live: LiveStore;
+  readonly agents: AgentDirectory;
+  readonly settings: RuntimeSettings;
+  readonly now?: () => number;
+}
+
+/** The languages an Accept-Language header asks for, most wanted first. */
+export function acceptedLanguages(header: string | null): string[] {
+  if (!header) return [];
+  return header
+    .split(",")
+    .map((part, index) => {
+      const [tag = "", ...params] = part.trim().split(";");
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      const weight = q === undefined ? 1 : Number(q.slice(2));
+      return { tag: tag.trim(), weight: Number.isFinite(weight) ? weight : 0, index };
+    })
+    .filter((entry) => entry.tag !== "" && entry.tag !== "*" && entry.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.index - b.index)
+    .map((entry) => entry.tag);
+}
+
+/** The board's page for a path, or null when the path is not a board. */
+function boardPlatform(path: string, agents: AgentDirectory): Platform | null {
+  const parts = path.split("/").filter((part) => part !== "");
+  if (parts.length === 0) return defaultPlatform(agents);
+  const [first] = parts;
+  return parts.length === 1 && first !== undefined && isPlatform(first) ? first : null;
+}
+
+/** Markup rendered before any script runs must not carry style attributes (the CSP allows none); the app sets them. */
+function withoutStyleAttributes(html: string): string {
+  return html.replace(/ style="[^"]*"/g, "");
+}
+
+/** Nothing answers a control until the app has started, so it is shown disabled until then. */
+function controlsDisabled(html: string): string {
+  return html.replace(/<(button|select)\b/g, "<$1 disabled");
+}
+
+function render(platform: Platform, meta: SiteMeta, payload: IncentivesPayload, query: BoardQuery, search: string, at: number): string {
+  // Times of day are the viewer's (their time zone), which the hub does not know: the app writes them.
+  const regions = payload.regions.map((region) => ({ ...region, since: null }));
+  const entries = new RegionSignals();
+  entries.update(regions);
+  const board = boardShape({ ...payload, regions }, query, meta.pageSize, null);
+  location.value = { pathname: `/${platform}`, search };
+  now.value = at;
+  const markup = renderToString(
+    <Frame meta={meta} session={null}>
+      <BoardView
+        platform={platform}
+        meta={meta}
+        board={board}
+        entries={entries}
+        everyCard={false}
+        connection="connecting"
+        query={query}
+        next={null}
+        filtersOpen={false}
+        toggleFilters={() => undefined}
+        filters={null}
+        alerts={null}
+        viewerPending
+      />
+    </Frame>,
+  );
+  return controlsDisabled(withoutStyleAttributes(markup));
+}
+
+/**
+ * Renders board pages' first paints, each kept and rendered again only when
+ * its payload changed and FIRST_PAINT_MIN_AGE_MS has passed, or after
+ * FIRST_PAINT_MAX_AGE_MS. Catalogues of every language are loaded once, on
+ * first use.
+ */
+export function firstPaints(deps: FirstPaintDeps): (path: string, search: string, acceptLanguage: string | null) => Promise<FirstPaint | null> {
+  const clock = deps.now ?? Date.now;
+  const published = publicSettings(OPTIONS);
+  const kept = new Map<string, { revision: number; at: number; paint: FirstPaint }>();
+  let catalogues: Promise<Map<string, Messages>> | null = null;
+  const loadCatalogues = async () => new Map(await Promise.all(LANGUAGES.map(async (l) => [l.code, await l.load()] as const)));
+  return async (path, search, acceptLanguage) => {
+    if (deps.settings.get().requireAuth) return null;
+    const platform = boardPlatform(path, deps.agents);
+    if (platform === null) return null;
+    catalogues ??= loadCatalogues();
+    const messages = await catalogues;
+    const lang = initialLanguage(null, acceptedLanguages(acceptLanguage));
+    const query = parseBoardQuery(search);
+    const canonical = boardSearch(query);
+    const slot = `${path}\n${platform}\n${lang}\n${canonical}`;
+    const current = deps.live.current(platform);
+    const at = clock();
+    const previous = kept.get(slot);
+    if (previous) {
+      const age = at - previous.at;
+      if (age < FIRST_PAINT_MIN_AGE_MS || (previous.revision === current.revision && age < FIRST_PAINT_MAX_AGE_MS)) return previous.paint;
+    }
+    const catalogue = messages.get(lang);
+    if (!catalogue) return null;
+    applyLanguage(lang, catalogue);
+    const meta = siteMeta(deps, published) as SiteMeta;
+    const html = render(platform, meta, JSON.parse(current.json) as IncentivesPayload, query, canonical, at);
+    const paint: FirstPaint = { lang, html, key: `${slot}\n${current.revision}\n${at}` };
+    if (kept.size >= MAX_KEPT) kept.clear();
+    kept.set(slot, { revision: current.revision, at, paint });
+    return paint;
+  };
+}
