@@ -210,23 +210,22 @@ export type FirstPaintFor = (path: string, search: string, acceptLanguage: strin
 
 const APP_ROOT = '<div id="app"></div>';
 
-/** The page with a first paint inside its root element (marked, so the app and its tests can tell) and its language on <html>. */
+/** The page with a first paint inside its root element (marked, so the app and its tests can tell) and its language on <html>; one kept per slot. */
 function paintedPages(): (html: WebFile, paint: FirstPaint) => WebFile {
-  const pages = new Map<string, WebFile>();
+  const pages = new Map<string, { key: string; page: WebFile }>();
   const encoder = new TextEncoder();
   return (html, paint) => {
     const key = `${html.etag}\n${paint.key}`;
-    let page = pages.get(key);
-    if (!page) {
-      const text = new TextDecoder().decode(html.body);
-      if (!text.includes(APP_ROOT)) return html;
-      const body = encoder.encode(
-        text.replace(APP_ROOT, () => `<div id="app" data-first-paint="">${paint.html}</div>`).replace(/<html lang="[^"]*"/, () => `<html lang="${paint.lang}"`),
-      );
-      if (pages.size >= MAX_HEADED) pages.clear();
-      page = new WebFile(html.path, html.type, body, etagOf(body), true);
-      pages.set(key, page);
-    }
+    const kept = pages.get(paint.slot);
+    if (kept?.key === key) return kept.page;
+    const text = new TextDecoder().decode(html.body);
+    if (!text.includes(APP_ROOT)) return html;
+    const body = encoder.encode(
+      text.replace(APP_ROOT, () => `<div id="app" data-first-paint="">${paint.html}</div>`).replace(/<html lang="[^"]*"/, () => `<html lang="${paint.lang}"`),
+    );
+    const page = new WebFile(html.path, html.type, body, etagOf(body), true);
+    if (pages.size >= MAX_HEADED) pages.clear();
+    pages.set(paint.slot, { key, page });
     return page;
   };
 }

@@ -41,6 +41,8 @@ export interface FirstPaint {
   readonly lang: string;
   /** The markup that goes inside the app's root element. */
   readonly html: string;
+  /** The page, language and query it is for: a newer paint for the same slot replaces it. */
+  readonly slot: string;
   /** Equal keys mean equal markup. */
   readonly key: string;
 }
@@ -151,7 +153,7 @@ export function firstPaints(deps: FirstPaintDeps): (path: string, search: string
     applyLanguage(lang, catalogue);
     const meta = siteMeta(deps, published) as SiteMeta;
     const html = render(platform, meta, JSON.parse(current.json) as IncentivesPayload, query, canonical, at);
-    const paint: FirstPaint = { lang, html, key: `${slot}\n${current.revision}\n${at}` };
+    const paint: FirstPaint = { lang, html, slot, key: `${slot}\n${current.revision}\n${at}` };
     if (kept.size >= MAX_KEPT) kept.clear();
     kept.set(slot, { revision: current.revision, at, paint });
     return paint;

@@ -143,7 +143,9 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     const shown = Math.min(regions, meta.pageSize);
     expect(shown).toBeGreaterThan(FIRST_CARDS);
     // The page as served, before any script: the first cards with their values, in the language the request asked for.
-    const served = await (await fetch(`${hub.url}/Windows`, { headers: { "accept-language": "de-DE,de;q=0.9" } })).text();
+    const response = await fetch(`${hub.url}/Windows`, { headers: { "accept-language": "de-DE,de;q=0.9" } });
+    expect(response.headers.get("vary")).toContain("Accept-Language");
+    const served = await response.text();
     expect(served.match(/<article class="card/g)?.length).toBe(FIRST_CARDS);
     expect(served).toContain('<html lang="de"');
     expect(served).toContain("Bonus als");
