@@ -152,6 +152,8 @@ export function firstPaints(deps: FirstPaintDeps): (path: string, search: string
     if (!catalogue) return null;
     applyLanguage(lang, catalogue);
     const meta = siteMeta(deps, published) as SiteMeta;
+    // A hub with no agent yet shows its first steps instead of a board, and those depend on who is looking: the app's to render.
+    if (meta.platforms.length === 0) return null;
     const html = render(platform, meta, JSON.parse(current.json) as IncentivesPayload, query, canonical, at);
     const paint: FirstPaint = { lang, html, slot, key: `${slot}\n${current.revision}\n${at}` };
     if (kept.size >= MAX_KEPT) kept.clear();
