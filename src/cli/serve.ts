@@ -1,12 +1,11 @@
 import { dirname, join } from "node:path";
 import { startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
-import { firstPaints } from "../share/first-paint.tsx";
 import { pageHeads } from "../share/head.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
 import { htmlCsp } from "../http/security.ts";
-import { webNotFoundPage, webRoutes } from "../http/web.ts";
+import { lazyFirstPaints, webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
@@ -79,7 +78,7 @@ export const serve: Command = {
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
     const web =
-      publicRoot === null ? webRoutes(https, csp, pageHeads(ctx), firstPaints(ctx)) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
+      publicRoot === null ? webRoutes(https, csp, pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });

@@ -14,7 +14,8 @@ import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import page from "../web/index.html";
 import { fieldAddressRoutes } from "./field-addresses.ts";
-import type { FirstPaint } from "../share/first-paint.tsx";
+import type { Logger } from "../log.ts";
+import type { FirstPaint, FirstPaintDeps } from "../share/first-paint.tsx";
 import { withModulePreloads } from "./module-preloads.ts";
 import { etagMatches } from "./schemas.ts";
 import { SECURITY_HEADERS } from "./security.ts";
@@ -207,6 +208,28 @@ function headedPages(head: PageHead): (html: WebFile, path: string) => WebFile {
 
 /** Renders a board page's first paint for a request (src/share/first-paint.tsx); null when the page has none. */
 export type FirstPaintFor = (path: string, search: string, acceptLanguage: string | null) => Promise<FirstPaint | null>;
+
+/**
+ * First paints rendered by src/share/first-paint.tsx, whose code (the app's
+ * components, the renderer, every language) is loaded on the first board
+ * page asked for rather than at start-up, so a hub nobody has visited yet
+ * starts and idles as it did without it.
+ */
+export function lazyFirstPaints(deps: FirstPaintDeps & { readonly log: Logger }): FirstPaintFor {
+  let loading: Promise<FirstPaintFor> | null = null;
+  let failed = false;
+  return async (path, search, acceptLanguage) => {
+    loading ??= import("../share/first-paint.tsx").then((module) => module.firstPaints(deps));
+    try {
+      return await (await loading)(path, search, acceptLanguage);
+    } catch (error) {
+      // The first paint is a head start, not the page: without it the app renders the board as before.
+      if (!failed) deps.log.error("the board's first paint could not be rendered; pages are served without it", { error });
+      failed = true;
+      return null;
+    }
+  };
+}
 
 const APP_ROOT = '<div id="app"></div>';
 

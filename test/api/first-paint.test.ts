@@ -2,7 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { acceptedLanguages, FIRST_PAINT_MAX_AGE_MS, FIRST_PAINT_MIN_AGE_MS, firstPaints } from "../../src/share/first-paint.tsx";
 import { FIRST_CARDS } from "../../src/web/board-model.ts";
-import { testHub } from "../helpers.ts";
+import { lazyFirstPaints } from "../../src/http/web.ts";
+import type { LiveStore } from "../../src/live/store.ts";
+import { memoryLog, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
 describe("Accept-Language", () => {
@@ -77,5 +79,21 @@ describe("the board's first paint", () => {
     const third = await paint("/Windows", "", null);
     expect(third).not.toBe(second);
     expect(third?.key).not.toBe(second?.key);
+  });
+});
+
+describe("the first paint through the page's route", () => {
+  test("is loaded on first use, and a first paint that fails leaves the page as it was, with one error line", async () => {
+    const hub = testHub();
+    addAgent(hub, "eu-west-1");
+    const { log, lines } = memoryLog();
+    expect(await lazyFirstPaints({ ...hub.ctx, log })("/Windows", "", null)).not.toBeNull();
+    const broken = new Proxy(hub.ctx.live, {
+      get: (target, key) => (key === "current" ? () => { throw new Error("payload unavailable"); } : Reflect.get(target, key)),
+    }) as LiveStore;
+    const paint = lazyFirstPaints({ ...hub.ctx, live: broken, log });
+    expect(await paint("/Windows", "", null)).toBeNull();
+    expect(await paint("/EGS", "", null)).toBeNull();
+    expect(lines.filter((line) => line.level === "error" && String(line.msg).includes("first paint"))).toHaveLength(1);
   });
 });
