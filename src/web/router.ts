@@ -27,7 +27,7 @@ export function parseRoute(pathname: string): Route {
 }
 
 /** False where the app's components are rendered to markup on the hub (the board's first paint), with no window. */
-export const IN_BROWSER = typeof window !== "undefined";
+const IN_BROWSER = typeof window !== "undefined";
 
 export const location = signal(IN_BROWSER ? { pathname: window.location.pathname, search: window.location.search } : { pathname: "/", search: "" });
 
