@@ -150,6 +150,16 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     expect(served).toContain('<html lang="de"');
     expect(served).toContain("Bonus als");
     expect(served).not.toMatch(/ style="/);
+    // The first paint alone, as a phone shows it before the app's code has run (every script refused): accessible, and saved to look at.
+    const bare = await browser.newContext({ viewport: { width: 360, height: 780 }, locale: "en-US", timezoneId: "Europe/Dublin" });
+    await bare.route("**/*", (route) => (route.request().resourceType() !== "script" && isLoopback(route.request().url()) ? route.continue() : route.abort()));
+    const before = await bare.newPage();
+    await before.goto(`${hub.url}/Windows`);
+    expect(await before.locator("article.card").count()).toBe(FIRST_CARDS);
+    expect(await before.locator("#app[data-first-paint] .answer-pending").count()).toBe(1);
+    expect(await axeViolations(before)).toEqual([]);
+    await screenshot(before, "board-first-paint-360");
+    await bare.close();
     const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: "Europe/Dublin" });
     const { page } = guarded;
     // Whether a card was in the document before any of the app's code ran (the init script runs first; the app's module after parsing).
