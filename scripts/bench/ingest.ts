@@ -10,6 +10,7 @@
  * and the load average says how busy the shared machine was.
  */
 import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sha256Hex } from "../../src/auth/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
@@ -110,6 +111,15 @@ async function run(url: string, agents: readonly Agent[], measuring: () => Promi
   return { warmup, measured };
 }
 
+/** CPU time (user + system, ms) a process's main thread (the hub's request thread) has used, from Linux's /proc. */
+function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticksPerSecond = 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /** The cumulative bucket counts of hub_ingest_duration_seconds, by upper bound in seconds. */
 async function ingestHistogram(origin: string, token: string): Promise<Map<number, number>> {
   const text = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
@@ -127,11 +137,15 @@ function bucketQuantile(before: ReadonlyMap<number, number>, after: ReadonlyMap<
   return Number.NaN;
 }
 
-async function runBare(path: string, agents: readonly Agent[], synchronous: "FULL" | "NORMAL"): Promise<{ warmup: Load; measured: Load }> {
+async function runBare(path: string, agents: readonly Agent[], synchronous: "FULL" | "NORMAL"): Promise<{ warmup: Load; measured: Load; cpuMs: number }> {
   const port = await freePort();
   const bare = await startProcess([process.execPath, `${import.meta.dir}/bare-ingest.ts`, path, String(port), synchronous], `http://127.0.0.1:${port}/`);
   try {
-    return await run(`http://127.0.0.1:${port}/`, agents);
+    let cpuBefore = 0;
+    const result = await run(`http://127.0.0.1:${port}/`, agents, async () => {
+      cpuBefore = mainThreadCpuMs(bare.pid);
+    });
+    return { ...result, cpuMs: mainThreadCpuMs(bare.pid) - cpuBefore };
   } finally {
     await bare.stop();
   }
@@ -156,10 +170,14 @@ export async function ingestBench(): Promise<BenchRow[]> {
     let hubRun: { warmup: Load; measured: Load };
     let histogramBefore = new Map<number, number>();
     let histogramAfter: Map<number, number>;
+    let cpuBefore = 0;
+    let hubCpuMs: number;
     try {
       hubRun = await run(`${hub.url}/api/v1/agent/readings`, agents, async () => {
         histogramBefore = await ingestHistogram(hub.url, metricsToken);
+        cpuBefore = mainThreadCpuMs(hub.pid);
       });
+      hubCpuMs = mainThreadCpuMs(hub.pid) - cpuBefore;
       histogramAfter = await ingestHistogram(hub.url, metricsToken);
     } finally {
       await hub.stop();
@@ -207,6 +225,14 @@ export async function ingestBench(): Promise<BenchRow[]> {
         budget: "—",
         baseline: `${fmt(p99, 2)} ms p99 seen by the client`,
         ratio: "—",
+        ok: null,
+      },
+      {
+        figure: "Request thread's CPU time (user + system) per reading over the measured window, and its share of the window",
+        value: `${fmt((hubCpuMs * 1000) / hubLoad.sent, 0)} µs (${fmt((hubCpuMs / 1000 / hubLoad.seconds) * 100, 0)} %)`,
+        budget: "—",
+        baseline: `${fmt((bareRun.cpuMs * 1000) / bareLoad.sent, 0)} µs bare insert (FULL)`,
+        ratio: `${fmt(hubCpuMs / bareRun.cpuMs, 1)}×`,
         ok: null,
       },
       { figure: "Load average (1 min) as the hub run began / ended, 2 cores", value: `${fmt(loadBefore, 2)} / ${fmt(loadAfter, 2)}`, budget: "—", baseline: "—", ratio: "—", ok: null },

@@ -36,6 +36,17 @@ export function isCompressibleType(contentType: string | null): boolean {
   return contentType !== null && COMPRESSIBLE.test(contentType);
 }
 
+/** Whether a text body stays within MIN_COMPRESS_BYTES whatever its characters: UTF-8 spends at most 3 bytes on a UTF-16 code unit. */
+export function neverCompressed(text: string): boolean {
+  return text.length * 3 <= MIN_COMPRESS_BYTES;
+}
+
+/** A finished response whose body is known to be too small to compress: only its Vary is set, without reading the body back. */
+export function uncompressed(response: Response): Response {
+  addVary(response.headers);
+  return response;
+}
+
 function addVary(headers: Headers): void {
   const vary = headers.get("vary");
   if (!vary) headers.set("vary", "Accept-Encoding");

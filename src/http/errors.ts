@@ -232,7 +232,7 @@ export function errorHandling(
     })
     .onParse({ as: "global" }, ({ request, contentType, server }) => {
       if (!request.body) return null;
-      const pending = new PendingBody(request.body, contentType);
+      const pending = new PendingBody(request, contentType);
       return awaitingAccess.has(request) ? pending : pending.read(BODY_DEADLINE_MS, () => clientIp(request, { kind: "none" }, server));
     })
     .onError({ as: "global" }, ({ error, request, path, set, route }) => {
@@ -290,7 +290,7 @@ export class PendingBody {
   private readonly since = performance.now();
 
   constructor(
-    private readonly stream: ReadableStream<Uint8Array>,
+    private readonly request: Request,
     private readonly contentType: string | undefined,
   ) {}
 
@@ -307,7 +307,7 @@ export class PendingBody {
         // Closing is what frees the connection of a client that is still trickling.
         headers: { connection: "close" },
       });
-    const bytes = await readCapped(this.stream, MAX_BODY_BYTES, this.since + deadlineMs, late);
+    const bytes = await readCapped(this.request, MAX_BODY_BYTES, this.since + deadlineMs, late);
     return bytes.byteLength === 0 ? null : parseJsonObject(bytes, this.contentType);
   }
 }
@@ -380,32 +380,66 @@ function logAccessRefusal(log: Logger, refusal: AccessRefusal, method: string, p
   else log.warn("access refused", withUser);
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array>, limit: number, deadline: number, late: () => HttpProblem): Promise<Uint8Array> {
-  const reader = stream.getReader();
+/** The body's length as its Content-Length header declares it, or null without one (a chunked body) or with one that is not a length. */
+function declaredLength(request: Request): number | null {
+  const header = request.headers.get("content-length");
+  return header !== null && /^\d{1,16}$/.test(header) ? Number(header) : null;
+}
+
+/**
+ * The whole body of a request, refused with 413 beyond `limit` bytes and
+ * with `late()` if it has not arrived in full by `deadline`. A body with a
+ * declared length within the limit is read in one native call (a declared
+ * length over it was refused before routing); any other (chunked) is read
+ * chunk by chunk, so that reading stops as soon as the limit is passed.
+ */
+async function readCapped(request: Request, limit: number, deadline: number, late: () => HttpProblem): Promise<Uint8Array> {
+  const tooLarge = () => new HttpProblem(413, `The request body is larger than the limit of ${limit} bytes.`);
+  const declared = declaredLength(request);
+  const stream = request.body;
+  if (stream === null) return new Uint8Array(0);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), Math.max(0, deadline - performance.now()));
   });
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const next = await Promise.race([reader.read(), expired]);
-      if (next === "late") {
-        // Not awaited: cancelling may wait on the very client that stopped sending.
-        reader.cancel().catch(() => {});
-        throw late();
-      }
-      if (next.done) break;
-      total += next.value.byteLength;
-      if (total > limit) {
-        await reader.cancel();
-        throw new HttpProblem(413, `The request body is larger than the limit of ${limit} bytes.`);
-      }
-      chunks.push(next.value);
-    }
+    if (declared === null || declared > limit) return await readChunks(stream, limit, expired, late, tooLarge);
+    const reading = request.bytes();
+    // A body still on its way when the deadline passes ends with its connection; nobody awaits it then.
+    reading.catch(() => {});
+    const bytes = await Promise.race([reading, expired]);
+    if (bytes === "late") throw late();
+    if (bytes.byteLength > limit) throw tooLarge();
+    return bytes;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+async function readChunks(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  expired: Promise<"late">,
+  late: () => HttpProblem,
+  tooLarge: () => HttpProblem,
+): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const next = await Promise.race([reader.read(), expired]);
+    if (next === "late") {
+      // Not awaited: cancelling may wait on the very client that stopped sending.
+      reader.cancel().catch(() => {});
+      throw late();
+    }
+    if (next.done) break;
+    total += next.value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(next.value);
   }
   const out = new Uint8Array(total);
   let offset = 0;

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { CorsOrigins } from "../config/options.ts";
 import { answered } from "./client-ip.ts";
-import { compressFinished, isCompressibleType } from "./compress.ts";
+import { compressFinished, isCompressibleType, neverCompressed, uncompressed } from "./compress.ts";
 import { HttpProblem } from "./problem.ts";
 import type { Metrics } from "../metrics.ts";
 import { JSON_TYPE } from "./schemas.ts";
@@ -76,16 +76,22 @@ function finisherPlugin(finish: Finish, preflight: (request: Request) => Respons
     .mapResponse({ as: "global" }, ({ responseValue, request, set, route }) => {
       const status = typeof set.status === "number" ? set.status : 200;
       let response: Response;
+      let small = false;
       if (responseValue instanceof Response) response = responseValue;
-      else if (isPlainData(responseValue)) response = new Response(JSON.stringify(responseValue), { status, headers: { "content-type": JSON_TYPE } });
-      else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
+      else if (isPlainData(responseValue)) {
+        const text = JSON.stringify(responseValue);
+        small = neverCompressed(text);
+        response = new Response(text, { status, headers: { "content-type": JSON_TYPE } });
+      } else if (responseValue === undefined || responseValue === null) response = new Response(null, { status });
       else if (typeof responseValue === "string") response = new Response(responseValue, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
       else return;
       if (response.status < 400) finish(response, request, route);
       // Error replies were finished (and counted) by the error handler already; a handler that returned
       // one itself must still give back its request's slot.
       else answered(request);
-      return response.body && isCompressibleType(response.headers.get("content-type")) ? compressFinished(response, request) : response;
+      if (!response.body || !isCompressibleType(response.headers.get("content-type"))) return response;
+      // Most JSON answers (a reading's among them) are far below the size worth compressing.
+      return small ? uncompressed(response) : compressFinished(response, request);
     });
 }
 

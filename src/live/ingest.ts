@@ -70,6 +70,8 @@ interface Previous {
 export class Ingest {
   private readonly previous = new Map<number, Previous>();
   private readonly insert;
+  /** Stores one reading and what it brings in a savepoint of the batch's transaction; made once, not per reading (Bun builds a wrapper for each). */
+  private readonly store;
   private readonly storedPrevious;
   private readonly storedLast;
   private readonly acceptedListeners = new Set<AcceptedListener>();
@@ -96,6 +98,12 @@ export class Ingest {
       "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, received_at, agent_id, active_event, probe) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
+    // A savepoint: a reading that fails on its own leaves the batch's others to commit.
+    this.store = db.sqlite.transaction((params: InsertParams, effects: PreparedEffects | null): number => {
+      const stored = Number(this.insert.run(...params).lastInsertRowid);
+      effects?.write();
+      return stored;
+    });
     // Derived from the stored readings rather than kept apart, so a restart, or readings detached or deleted by an admin, leave it right.
     this.storedPrevious = db.sqlite.query<{ at: number | null; n: number; probes: number | null }, [number]>(
       "SELECT MAX(received_at) AS at, COUNT(*) AS n, SUM(probe) AS probes FROM readings WHERE agent_id = ?",
@@ -245,28 +253,24 @@ export class Ingest {
     const effects = shown === undefined || reading.measuredAt > shown.measuredAt ? (this.effects?.prepare(platform, reading.region, reading, now) ?? null) : null;
     let id: number;
     try {
-      // A savepoint: a reading that fails on its own leaves the batch's others to commit.
-      id = this.db.sqlite.transaction(() => {
-        const stored = Number(
-          this.insert.run(
-            platform,
-            reading.region,
-            reading.survivor,
-            reading.killer,
-            reading.ratio,
-            reading.version,
-            reading.category,
-            reading.refreshTimeSeconds,
-            reading.measuredAt,
-            now,
-            agent.id,
-            reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
-            assignment.probeImmediately ? 1 : 0,
-          ).lastInsertRowid,
-        );
-        effects?.write();
-        return stored;
-      })();
+      id = this.store(
+        [
+          platform,
+          reading.region,
+          reading.survivor,
+          reading.killer,
+          reading.ratio,
+          reading.version,
+          reading.category,
+          reading.refreshTimeSeconds,
+          reading.measuredAt,
+          now,
+          agent.id,
+          reading.activeEvent ? JSON.stringify(reading.activeEvent) : null,
+          assignment.probeImmediately ? 1 : 0,
+        ],
+        effects,
+      );
     } catch (error) {
       // Storage faults fail the whole batch (Storage answers them, and retries while the lock is held); anything else refuses this reading alone, never with a 500.
       if (this.storage.classify(error) !== null) throw error;

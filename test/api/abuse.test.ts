@@ -133,6 +133,51 @@ describe("request bodies", () => {
     expect((await json(response)).title).toBe("Request Timeout");
   });
 
+  test("a body with a declared length within the limit is read in one call, not through a stream reader; one without a length through a reader", async () => {
+    const hub = testHub();
+    const login = (body: string, headers: Record<string, string>) =>
+      hub.app.handle(new Request("http://localhost/api/v1/auth/login", { method: "POST", body, headers: { "content-type": "application/json", ...headers } }));
+    const getReader = ReadableStream.prototype.getReader;
+    let readers = 0;
+    ReadableStream.prototype.getReader = function (this: ReadableStream, ...args: Parameters<typeof getReader>) {
+      readers++;
+      return getReader.apply(this, args);
+    } as typeof getReader;
+    try {
+      const declared = await login("{}", { "content-length": "2" });
+      expect(declared.status).toBe(400);
+      expect((await json(declared)).detail).toContain("username");
+      expect(readers).toBe(0);
+      const unknown = await login("{}", {});
+      expect(unknown.status).toBe(400);
+      expect((await json(unknown)).detail).toContain("username");
+      expect(readers).toBe(1);
+    } finally {
+      ReadableStream.prototype.getReader = getReader;
+    }
+  });
+
+  test("a body longer than the limit is 413 on either path, even when it declares a length within it", async () => {
+    const hub = testHub();
+    const big = `{"username":"${"x".repeat(1_100_000)}"}`;
+    const post = (headers: Record<string, string>) =>
+      hub.app.handle(new Request("http://localhost/api/v1/auth/login", { method: "POST", body: big, headers: { "content-type": "application/json", ...headers } }));
+    for (const headers of [{ "content-length": "2" }, {}] as Record<string, string>[]) {
+      const response = await post(headers);
+      expect(response.status).toBe(413);
+      expectProblem(response);
+    }
+  });
+
+  test("a body that declares a length over the limit is 413 before a byte of it is read", async () => {
+    const { port } = await serve({ env: { BODY_TIMEOUT_MS: "60000" } });
+    const huge = await Trickle.open(port, "/api/v1/auth/login", { "content-length": String(2 * 1024 * 1024) });
+    expect(await huge.until(() => huge.status !== null)).toBe(true);
+    expect(huge.status).toBe(413);
+    expect(huge.text).toContain('"status":413');
+    expect(performance.now() - huge.started).toBeLessThan(30_000);
+  });
+
   test("a body is not read at all before the route's access rule passed", async () => {
     const { hub, admin } = await adminHub();
     let pulls = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { acceptedEncoding } from "../../src/http/compress.ts";
+import { acceptedEncoding, MIN_COMPRESS_BYTES, neverCompressed } from "../../src/http/compress.ts";
 import { call, testHub } from "../helpers.ts";
 import { addAgent } from "../live-helpers.ts";
 
@@ -55,11 +55,24 @@ describe("API JSON compression (SPEC §7)", () => {
     });
   }
 
-  test("small answers and streams are not compressed", async () => {
+  test("a text is taken as never compressed only when no characters could make it longer than the limit in UTF-8", () => {
+    const longest = Math.floor(MIN_COMPRESS_BYTES / 3);
+    for (const unit of ["x", "é", "€", "😀"]) {
+      const text = unit.repeat(Math.ceil(longest / unit.length));
+      expect(neverCompressed(text)).toBe(text.length <= longest);
+      if (neverCompressed(text)) expect(new TextEncoder().encode(text).byteLength).toBeLessThanOrEqual(MIN_COMPRESS_BYTES);
+    }
+    expect(neverCompressed("€".repeat(longest))).toBe(true);
+    expect(neverCompressed("x".repeat(longest + 1))).toBe(false);
+  });
+
+  test("small answers and streams are not compressed; a small JSON answer still says Vary", async () => {
     const h = hub();
     const health = await call(h, "GET", "/healthz", { headers: { "accept-encoding": "br" } });
     expect((await health.clone().text()).length).toBeLessThan(1024);
     expect(health.headers.get("content-encoding")).toBeNull();
+    expect(health.headers.get("vary")).toContain("Accept-Encoding");
+    expect(health.headers.get("x-content-type-options")).toBe("nosniff");
     const controller = new AbortController();
     const stream = await h.app.handle(
       new Request("http://localhost/api/v1/platforms/Windows/incentives/stream", { headers: { "accept-encoding": "br, gzip" }, signal: controller.signal }),
