@@ -43,6 +43,8 @@ export const MAX_TICK_MS = 30_000;
  * every revision ever published.
  */
 export const REVISION_RESERVE = 10_000;
+/** Pushes of changed payloads follow each other at least this far apart (scheduleFlush). */
+export const FLUSH_SPACING_MS = 10;
 const FLOOR_KEY = "revisionFloor";
 
 interface PlatformState {
@@ -104,6 +106,8 @@ export class LiveStore {
   private revisionFloor: number;
   private readonly bootRevision: number;
   private flushQueued = false;
+  /** performance.now() of the last push scheduled by a change. */
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
 
@@ -281,13 +285,24 @@ export class LiveStore {
     this.timer = null;
   }
 
+  /**
+   * Pushes right away (in a microtask) after a quiet spell, else once
+   * FLUSH_SPACING_MS has passed since the last push: under a steady stream
+   * of readings one rebuild and one message carry the changes of many
+   * batches, and viewers wait at most that long for them. A read of the
+   * payload in between rebuilds it at once (current()).
+   */
   private scheduleFlush(): void {
     if (this.flushQueued) return;
     this.flushQueued = true;
-    queueMicrotask(() => {
+    const run = () => {
       this.flushQueued = false;
+      this.lastFlushAt = performance.now();
       this.flush();
-    });
+    };
+    const wait = this.lastFlushAt + FLUSH_SPACING_MS - performance.now();
+    if (wait <= 0) queueMicrotask(run);
+    else setTimeout(run, wait);
   }
 
   private arm(): void {

@@ -1,5 +1,6 @@
 /** POST /api/v1/agent/events: the agents' event schedule, rule by rule (SPEC §9.1). */
 import { describe, expect, test } from "bun:test";
+import { FLUSH_SPACING_MS } from "../../src/live/store.ts";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open.ts";
 import type { Hub } from "../../src/hub.ts";
@@ -273,7 +274,8 @@ describe("POST /api/v1/agent/events", () => {
 });
 
 describe("alerts for agent events", () => {
-  const settle = () => Bun.sleep(5);
+  // A changed payload is pushed at most FLUSH_SPACING_MS after the one before it; what follows from it (judging alerts) right after.
+  const settle = () => Bun.sleep(FLUSH_SPACING_MS + 5);
   interface Delivery {
     type: string;
     data: { key: string; platforms: string[] };

@@ -5,6 +5,7 @@
  * always a problem detail, and nothing already stored changes.
  */
 import { describe, expect, test } from "bun:test";
+import { FLUSH_SPACING_MS } from "../../src/live/store.ts";
 import type { Hub } from "../../src/hub.ts";
 import { Browser } from "../browser.ts";
 import { testHub } from "../helpers.ts";
@@ -132,6 +133,8 @@ describe("fuzzing every route", () => {
     await post(hub, agent, reading("Windows", "eu-west-1", now));
     await admin.json("POST", "/api/v1/admin/events", { key: "bp", label: "BP", multiplier: 2, startsAt: new Date(now).toISOString(), endsAt: new Date(now + 3_600_000).toISOString() });
     await admin.json("POST", "/api/v1/auth/api-keys", { label: "k" });
+    // What the set-up changed is pushed (and judged by alerts) at most FLUSH_SPACING_MS later: the snapshot comes after it.
+    await Bun.sleep(FLUSH_SPACING_MS + 5);
     const before = snapshot(hub);
     const random = prng(20261121);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;

@@ -135,15 +135,22 @@ async function admin(hub: RunningHub): Promise<Record<string, string>> {
 }
 
 /** Two content changes: an event starts, then ends. Every healthy reader must see both. */
-async function change(hub: RunningHub, headers: Record<string, string>, i: number, label: string): Promise<void> {
+/**
+ * One change of the payload each: an event added, then removed. The caller reads each change's message before
+ * making the next, since the hub pushes the newest payload and two changes within FLUSH_SPACING_MS may be one.
+ */
+async function addEvent(hub: RunningHub, headers: Record<string, string>, i: number, label: string): Promise<number> {
   const made = await fetch(`${hub.url}/api/v1/admin/events`, {
     method: "POST",
     headers,
     body: JSON.stringify({ key: `e${i}`, label, multiplier: 1 + (i % 7), startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() }),
   });
   expect(made.status).toBe(201);
-  const { event } = (await made.json()) as { event: { id: number } };
-  expect((await fetch(`${hub.url}/api/v1/admin/events/${event.id}`, { method: "DELETE", headers })).status).toBe(204);
+  return ((await made.json()) as { event: { id: number } }).event.id;
+}
+
+async function removeEvent(hub: RunningHub, headers: Record<string, string>, id: number): Promise<void> {
+  expect((await fetch(`${hub.url}/api/v1/admin/events/${id}`, { method: "DELETE", headers })).status).toBe(204);
 }
 
 const ENV = { ADMIN_BOOTSTRAP_USER: "root", ADMIN_BOOTSTRAP_PASSWORD: "correct horse battery", MFA_ENFORCED_ROLES: "", METRICS_TOKEN };
@@ -171,14 +178,17 @@ describe("stalled stream clients", () => {
       const label = "x".repeat(60);
       const received: number[][] = healthy.map(() => []);
       for (let i = 0; (await metric(hub, "hub_streams_dropped_total")) < 500 && i < 400; i++) {
-        await change(hub, headers, i, label);
-        for (const [n, reader] of healthy.entries()) {
-          for (let k = 0; k < 2; k++) {
+        const takeOne = async () => {
+          for (const [n, reader] of healthy.entries()) {
             const message = await reader.nextMessage(2000);
             expect(message).not.toBeNull();
             received[n]?.push(Number(message?.id));
           }
-        }
+        };
+        const id = await addEvent(hub, headers, i, label);
+        await takeOne();
+        await removeEvent(hub, headers, id);
+        await takeOne();
         await Bun.sleep(20);
       }
       await until(async () => (await metric(hub, "hub_streams_dropped_total")) >= 500, 10_000);
@@ -217,8 +227,9 @@ describe("stalled stream clients", () => {
       const label = "y".repeat(120);
       let changes = 0;
       while ((await metric(hub, "hub_streams_dropped_total")) < 2 && Date.now() - started < 40_000) {
-        await change(hub, headers, changes++, label);
+        const id = await addEvent(hub, headers, changes++, label);
         expect(await healthy.nextMessage(2000)).not.toBeNull();
+        await removeEvent(hub, headers, id);
         expect(await healthy.nextMessage(2000)).not.toBeNull();
       }
       // The default stall time is 60 s: only the unsent bytes can have dropped them this soon.
