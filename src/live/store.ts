@@ -108,6 +108,8 @@ export class LiveStore {
   private flushQueued = false;
   /** performance.now() of the last push scheduled by a change. */
   private lastFlushAt = Number.NEGATIVE_INFINITY;
+  /** A push waiting for FLUSH_SPACING_MS to pass; cleared when the hub stops. */
+  private pushTimer: ReturnType<typeof setTimeout> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
 
@@ -283,6 +285,9 @@ export class LiveStore {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.pushTimer) clearTimeout(this.pushTimer);
+    this.pushTimer = null;
+    this.flushQueued = false;
   }
 
   /**
@@ -302,7 +307,13 @@ export class LiveStore {
     };
     const wait = this.lastFlushAt + FLUSH_SPACING_MS - performance.now();
     if (wait <= 0) queueMicrotask(run);
-    else setTimeout(run, wait);
+    else {
+      this.pushTimer = setTimeout(() => {
+        this.pushTimer = null;
+        run();
+      }, wait);
+      this.pushTimer.unref?.();
+    }
   }
 
   private arm(): void {
