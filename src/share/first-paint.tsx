@@ -13,7 +13,7 @@
  */
 import { renderToString } from "preact-render-to-string";
 import type { Config } from "../config/load.ts";
-import { isPlatform, type Platform } from "../domain/catalogue.ts";
+import type { Platform } from "../domain/catalogue.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { LiveStore } from "../live/store.ts";
 import { publicSettings, siteMeta } from "../routes/public.ts";
@@ -26,7 +26,7 @@ import { now } from "../web/clock.ts";
 import { applyLanguage, initialLanguage, LANGUAGES, type Messages } from "../web/i18n/index.ts";
 import { BoardView } from "../web/pages/board.tsx";
 import { RegionSignals } from "../web/region-signals.ts";
-import { location } from "../web/router.ts";
+import { location, parseRoute } from "../web/router.ts";
 import { defaultPlatform } from "./head.ts";
 
 /** A first paint is rendered again at most this often for one page and language, however often the payload changes. */
@@ -69,14 +69,6 @@ export function acceptedLanguages(header: string | null): string[] {
     .filter((entry) => entry.tag !== "" && entry.tag !== "*" && entry.weight > 0)
     .sort((a, b) => b.weight - a.weight || a.index - b.index)
     .map((entry) => entry.tag);
-}
-
-/** The board's page for a path, or null when the path is not a board. */
-function boardPlatform(path: string, agents: AgentDirectory): Platform | null {
-  const parts = path.split("/").filter((part) => part !== "");
-  if (parts.length === 0) return defaultPlatform(agents);
-  const [first] = parts;
-  return parts.length === 1 && first !== undefined && isPlatform(first) ? first : null;
 }
 
 /** Markup rendered before any script runs must not carry style attributes (the CSP allows none); the app sets them. */
@@ -133,8 +125,10 @@ export function firstPaints(deps: FirstPaintDeps): (path: string, search: string
   const loadCatalogues = async () => new Map(await Promise.all(LANGUAGES.map(async (l) => [l.code, await l.load()] as const)));
   return async (path, search, acceptLanguage) => {
     if (deps.settings.get().requireAuth) return null;
-    const platform = boardPlatform(path, deps.agents);
-    if (platform === null) return null;
+    // The app's own routing: a board page is "/" (the platform it opens on) or "/{platform}".
+    const route = parseRoute(path);
+    if (route.page !== "board") return null;
+    const platform = route.platform ?? defaultPlatform(deps.agents);
     catalogues ??= loadCatalogues();
     const messages = await catalogues;
     const lang = initialLanguage(null, acceptedLanguages(acceptLanguage));
