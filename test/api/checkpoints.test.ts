@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { BackgroundCheckpoints, WRITER_FRAMES } from "../../src/db/checkpoint.ts";
+import { BackgroundCheckpoints, CHECKPOINT_BUSY_MS, CHECKPOINT_INTERVAL_MS, nextCheckpointDelay, WRITER_FRAMES } from "../../src/db/checkpoint.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { memoryLog, tempDir } from "../helpers.ts";
 
@@ -47,7 +47,7 @@ describe("background checkpoints", () => {
       migrate(db);
       const { log, lines } = memoryLog("warn");
       const writerFrames = 200;
-      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, writerFrames });
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames });
       checkpoints.start();
       await until(() => autocheckpoint(db) === writerFrames);
       const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, ?)");
@@ -67,6 +67,55 @@ describe("background checkpoints", () => {
       // the commits add until the writer's own commit folds the rest back (the worker's PASSIVE alone left it over 800 frames here).
       expect(commits).toBeGreaterThan(writerFrames * 5);
       expect(walFrames()).toBeLessThan(writerFrames * 2.5);
+      expect(lines).toEqual([]);
+      db.sqlite.close();
+    } finally {
+      dir.cleanup();
+    }
+  }, 30_000);
+
+  test("the worker checkpoints at the busy spacing while the log changes, at the idle one once a round finds it as before", () => {
+    const tuning = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS };
+    expect(CHECKPOINT_BUSY_MS).toBeLessThan(CHECKPOINT_INTERVAL_MS);
+    // A round that could not run waits the idle spacing.
+    expect(nextCheckpointDelay(null, null, tuning)).toBe(CHECKPOINT_INTERVAL_MS);
+    expect(nextCheckpointDelay({ log: 10, checkpointed: 10 }, null, tuning)).toBe(CHECKPOINT_INTERVAL_MS);
+    // The first round has nothing to compare with.
+    expect(nextCheckpointDelay(null, { log: 0, checkpointed: 0 }, tuning)).toBe(CHECKPOINT_BUSY_MS);
+    // Commits added frames, or the log started over, since the round before.
+    expect(nextCheckpointDelay({ log: 100, checkpointed: 100 }, { log: 140, checkpointed: 140 }, tuning)).toBe(CHECKPOINT_BUSY_MS);
+    expect(nextCheckpointDelay({ log: 100, checkpointed: 100 }, { log: 12, checkpointed: 12 }, tuning)).toBe(CHECKPOINT_BUSY_MS);
+    // Frames a reader kept from being folded back.
+    expect(nextCheckpointDelay({ log: 100, checkpointed: 60 }, { log: 100, checkpointed: 60 }, tuning)).toBe(CHECKPOINT_BUSY_MS);
+    // Nothing new and everything folded back.
+    expect(nextCheckpointDelay({ log: 100, checkpointed: 100 }, { log: 100, checkpointed: 100 }, tuning)).toBe(CHECKPOINT_INTERVAL_MS);
+  });
+
+  test("while commits keep coming the worker folds them back every few tens of milliseconds, not at the idle spacing", async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.path, "hub.db");
+      const db = openDatabase(path);
+      migrate(db);
+      const { log, lines } = memoryLog("warn");
+      // The writer's own checkpoint is kept out of the way, so only the worker moves pages into the database file.
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 1500, busyMs: 20, writerFrames: 1_000_000 });
+      checkpoints.start();
+      await until(() => autocheckpoint(db) === 1_000_000);
+      // Two quiet rounds: the worker is at its idle spacing when the commits begin.
+      await Bun.sleep(200);
+      const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, ?)");
+      const sizes = new Set<number>();
+      const started = performance.now();
+      for (let i = 0; performance.now() - started < 3500; i++) {
+        for (let j = 0; j < 20; j++) insert.run(i * 100 + j, 0);
+        sizes.add(statSync(path).size);
+        await Bun.sleep(5);
+      }
+      await checkpoints.stop();
+      // The database file grows only when a checkpoint copies pages into it. At the idle spacing alone it would grow
+      // at most three times in 3.5 s; the busy spacing makes it grow in many small steps once the first round sees the log change.
+      expect(sizes.size).toBeGreaterThan(15);
       expect(lines).toEqual([]);
       db.sqlite.close();
     } finally {
