@@ -15,6 +15,7 @@ import { loadavg } from "node:os";
 import { sha256Hex } from "../../src/auth/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
+import { RawPoster } from "./raw-post.ts";
 import { fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 
 const RATE = Number(process.env.BENCH_INGEST_RATE ?? 2000);
@@ -66,39 +67,42 @@ interface Load {
 /** Open-loop load: RATE requests per second for `seconds`, whatever the server's pace. */
 async function drive(url: string, agents: readonly Agent[], seconds: number): Promise<Load> {
   const latencies: number[] = [];
-  const inFlight: Promise<void>[] = [];
   let acknowledged = 0;
   let errors = 0;
   let next = 0;
+  let outstanding = 0;
+  let drained = (): void => {};
   const total = Math.min(agents.length, RATE * seconds);
+  const client = RawPoster.fromUrl(url);
+  const settle = (): void => {
+    if (--outstanding === 0) drained();
+  };
   const started = performance.now();
   while (next < total) {
     const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE));
     for (; next < due; next++) {
       const agent = agents[next];
       if (!agent) break;
-      const sentAt = performance.now();
-      inFlight.push(
-        fetch(url, {
-          method: "POST",
-          headers: { authorization: `Bearer ${agent.token}`, "content-type": "application/json" },
-          body: JSON.stringify({ region: agent.region, platform: agent.platform, survivor: 0, killer: 25, ratio: 1.2, isReal: true, measuredAt: new Date().toISOString() }),
-        }).then(
-          async (response) => {
-            await response.arrayBuffer();
-            latencies.push(performance.now() - sentAt);
-            if (response.status === 201) acknowledged++;
+      outstanding++;
+      client
+        .post(agent.token, JSON.stringify({ region: agent.region, platform: agent.platform, survivor: 0, killer: 25, ratio: 1.2, isReal: true, measuredAt: new Date().toISOString() }))
+        .then(
+          (answer) => {
+            latencies.push(answer.ms);
+            if (answer.status === 201) acknowledged++;
             else errors++;
+            settle();
           },
           () => {
             errors++;
+            settle();
           },
-        ),
-      );
+        );
     }
     await Bun.sleep(TICK_MS);
   }
-  await Promise.all(inFlight);
+  if (outstanding > 0) await new Promise<void>((resolve) => (drained = resolve));
+  client.close();
   return { sent: next, acknowledged, latencies, seconds: (performance.now() - started) / 1000, errors };
 }
 
