@@ -44,7 +44,7 @@ export const MAX_TICK_MS = 30_000;
  */
 export const REVISION_RESERVE = 10_000;
 /** Pushes of changed payloads follow each other at least this far apart (scheduleFlush). */
-export const FLUSH_SPACING_MS = 10;
+export const FLUSH_SPACING_MS = 25;
 const FLOOR_KEY = "revisionFloor";
 
 interface PlatformState {
