@@ -67,7 +67,7 @@ interface Load {
 }
 
 /** Open-loop load: RATE requests per second for `seconds`, whatever the server's pace. */
-async function drive(url: string, agents: readonly Agent[], seconds: number): Promise<Load> {
+async function drive(client: RawPoster, agents: readonly Agent[], seconds: number): Promise<Load> {
   const latencies: number[] = [];
   let acknowledged = 0;
   let errors = 0;
@@ -75,7 +75,6 @@ async function drive(url: string, agents: readonly Agent[], seconds: number): Pr
   let outstanding = 0;
   let drained = (): void => {};
   const total = Math.min(agents.length, RATE * seconds);
-  const client = RawPoster.fromUrl(url);
   const settle = (): void => {
     if (--outstanding === 0) drained();
   };
@@ -104,17 +103,26 @@ async function drive(url: string, agents: readonly Agent[], seconds: number): Pr
     await Bun.sleep(TICK_MS);
   }
   if (outstanding > 0) await new Promise<void>((resolve) => (drained = resolve));
-  client.close();
   return { sent: next, acknowledged, latencies, seconds: (performance.now() - started) / 1000, errors };
 }
 
-/** Warms the server up with its own agents, then measures with the rest; `measuring` is called just before the measured run. */
+/**
+ * Warms the server up with its own agents, then measures with the rest;
+ * `measuring` is called just before the measured run. Both runs share the
+ * client's connections, so the measured one does not begin by opening
+ * hundreds of them.
+ */
 async function run(url: string, agents: readonly Agent[], measuring: () => Promise<void> = async () => {}): Promise<{ warmup: Load; measured: Load }> {
   const split = RATE * WARMUP_SECONDS;
-  const warmup = await drive(url, agents.slice(0, split), WARMUP_SECONDS);
-  await measuring();
-  const measured = await drive(url, agents.slice(split), SECONDS);
-  return { warmup, measured };
+  const client = RawPoster.fromUrl(url);
+  try {
+    const warmup = await drive(client, agents.slice(0, split), WARMUP_SECONDS);
+    await measuring();
+    const measured = await drive(client, agents.slice(split), SECONDS);
+    return { warmup, measured };
+  } finally {
+    client.close();
+  }
 }
 
 /** CPU time (user + system, ms) a process's main thread (the hub's request thread) has used, from Linux's /proc. */
