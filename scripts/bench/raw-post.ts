@@ -27,7 +27,6 @@ interface Pending {
 interface Connection {
   buffer: string;
   pending: Pending | null;
-  closed: boolean;
 }
 
 const HEAD_END = "\r\n\r\n";
@@ -44,9 +43,9 @@ export function completeAnswer(text: string): { status: number; length: number }
     return text.length >= length ? { status, length } : null;
   }
   if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+    // Searched from the head's own last line break, so an empty body ("0\r\n\r\n" right after the head) is found too.
     const end = text.indexOf("\r\n0\r\n\r\n", headEnd);
-    if (end >= 0) return { status, length: end + 7 };
-    return text.startsWith(`0${HEAD_END}`, headEnd + HEAD_END.length) ? { status, length: headEnd + HEAD_END.length + 5 } : null;
+    return end >= 0 ? { status, length: end + 7 } : null;
   }
   return { status, length: headEnd + HEAD_END.length };
 }
@@ -95,7 +94,7 @@ export class RawPoster {
     const socket = await Bun.connect<Connection>({
       hostname: this.hostname,
       port: this.port,
-      data: { buffer: "", pending: null, closed: false },
+      data: { buffer: "", pending: null },
       socket: {
         data: (s, chunk) => this.received(s, chunk),
         close: (s) => this.lost(s, new Error("connection closed")),
@@ -116,13 +115,12 @@ export class RawPoster {
     const pending = state.pending;
     state.buffer = state.buffer.slice(answer.length);
     state.pending = null;
-    if (!state.closed) this.idle.push(socket);
+    if (this.open.has(socket)) this.idle.push(socket);
     pending.resolve({ status: answer.status, ms: at - pending.sentAt });
   }
 
   private lost(socket: Socket<Connection>, error: Error): void {
     const state = socket.data;
-    state.closed = true;
     this.open.delete(socket);
     const index = this.idle.indexOf(socket);
     if (index >= 0) this.idle.splice(index, 1);

@@ -10,7 +10,7 @@
  * stream of commits one always lands while the worker's PASSIVE checkpoint
  * runs, so the worker alone let the log grow without end (400 MB in 35 s at
  * 2,000 readings/s). Past WRITER_FRAMES the writer's own commit folds back
- * what the worker has not yet (a few hundred milliseconds of commits), and
+ * what the worker has not yet (what arrived since its last round), and
  * the next write starts the log over. No other connection ever takes the
  * write lock for it, so no request can find the lock taken by the hub itself.
  *

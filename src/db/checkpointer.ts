@@ -1,9 +1,8 @@
 /**
  * A worker thread that folds the write-ahead log back into the database
  * every so often, more often while the log grows (a PASSIVE checkpoint never
- * blocks the writer). Running it
- * here keeps the checkpoint's disk writes and fsync off the thread that
- * answers requests. Before each checkpoint it makes sure the files are still
+ * blocks the writer). Running it here keeps the checkpoint's disk writes and
+ * fsync off the thread that answers requests. Before each checkpoint it makes sure the files are still
  * the ones the hub opened: folding a log into a file that replaced the
  * database, or from a log nobody else can see, would corrupt what remains.
  */
