@@ -110,12 +110,20 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   BENCH_STREAMS: "scripts/bench/streams.ts",
   BENCH_GRIP_STREAMS: "scripts/bench/grip.ts",
   BENCH_BACKUP_DAYS: "scripts/bench/backup.ts",
-  BENCH_QUICK: "scripts/bench/index.ts",
+  BENCH_QUICK: "scripts/bench/quick.ts",
+  BENCH_ONLY: "scripts/bench/index.ts",
+  BENCH_OUT: "scripts/bench/index.ts",
+  BENCH_INGEST_RATE: "scripts/bench/ingest.ts",
+  BENCH_INGEST_SECONDS: "scripts/bench/ingest.ts",
+  BENCH_WEBHOOKS: "scripts/bench/ingest.ts",
+  BENCH_STARTUP_READINGS: "scripts/bench/startup.ts",
+  BENCH_WEBHOOK_READINGS: "scripts/bench/webhooks.ts",
   // A placeholder the settings' own help uses (GRIP_VERIFY_ISS: fastly:SERVICE_ID).
   SERVICE_ID: "src/config/options.ts",
   // SQLite's result codes the storage checks name.
   SQLITE_CORRUPT: "src/db/storage.ts",
   SQLITE_NOTADB: "src/db/storage.ts",
+  W_OK: "src/db/storage.ts",
 };
 
 /** Upper-case words in code that are not names of anything in the project (HTTP methods, SQLite's words). */
@@ -124,6 +132,8 @@ const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST",
 /** Flags of other programs that the guides use, by program. */
 const OTHER_FLAGS: Readonly<Record<string, string>> = {
   "--now": "systemctl",
+  "--restart": "docker run",
+  "--env-file": "docker run",
   "--system": "useradd",
   "--home": "useradd",
   "--shell": "useradd",
