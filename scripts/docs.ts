@@ -175,6 +175,28 @@ export const STATUS_MEANINGS: Readonly<Record<number, string>> = {
   503: "A limit was reached (open streams, requests in progress per client) or storage cannot take a write now (`/healthz` says why); `Retry-After` says when to try again.",
 };
 
+/** What the problem schema leaves undescribed, in words. */
+const FIELD_NOTES: Readonly<Record<string, string>> = {
+  errors: "For a request that breaks rules: one entry per refused field",
+  "errors[].message": "The rule the field broke, in words",
+  "errors[].value": "The value sent, when it is short and not a secret",
+};
+
+function describedBy(schema: object): string {
+  return "description" in schema && typeof schema.description === "string" ? schema.description : "";
+}
+
+/** Each field of the problem body (nested ones as `errors[].location`) with its schema's description or a note. */
+function problemFields(properties: Readonly<Record<string, object>>, prefix: string): [string, string][] {
+  return Object.entries(properties).flatMap(([name, schema]): [string, string][] => {
+    const field = `${prefix}${name}`;
+    const own: [string, string] = [field, describedBy(schema) || FIELD_NOTES[field] || ""];
+    const items = "items" in schema && typeof schema.items === "object" && schema.items !== null ? schema.items : null;
+    const nested = items && "properties" in items && typeof items.properties === "object" && items.properties !== null ? (items.properties as Record<string, object>) : null;
+    return nested ? [own, ...problemFields(nested, `${field}[].`)] : [own];
+  });
+}
+
 export function errorsReference(): string {
   const lines = [
     GENERATED,
@@ -189,10 +211,7 @@ export function errorsReference(): string {
     "| Field | Meaning |",
     "|---|---|",
   ];
-  for (const [field, schema] of Object.entries(ProblemSchema.properties)) {
-    const description = "description" in schema && typeof schema.description === "string" ? schema.description : "";
-    lines.push(`| \`${field}\` | ${cell(description)} |`);
-  }
+  for (const [field, description] of problemFields(ProblemSchema.properties, "")) lines.push(`| \`${field}\` | ${cell(description)} |`);
   lines.push("", "## Statuses", "", "| Status | Title | When |", "|---|---|---|");
   for (const [status, title] of Object.entries(STATUS_TITLES)) lines.push(`| ${status} | ${title} | ${cell(STATUS_MEANINGS[Number(status)] ?? "")} |`);
   lines.push(

@@ -140,7 +140,7 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
         onEntry[entry] = (onEntry[entry] ?? 0) + count;
         open += connected;
         unopened += count - connected;
-        // A few refused under a burst are Pushpin's (see README); most refused means the machine is at its end.
+        // A few refused under a burst are Pushpin's (docs/decisions/0042-streams-through-grip-proxies.md); most refused means the machine is at its end.
         if (connected < count * 0.9) {
           limit = `only ${connected} of ${count} streams of one client process opened`;
           break;
