@@ -148,6 +148,23 @@ const OTHER_FLAGS: Readonly<Record<string, string>> = {
   "--timeout": "bun test",
 };
 
+describe("the front door", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+
+  test("README.md is at most 250 lines", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(250);
+  });
+
+  test("its first code block is the two set-up commands, exactly", () => {
+    const first = marked.lexer(readme).find((token) => token.type === "code") as Tokens.Code | undefined;
+    expect(first?.text.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual(["npm ci && npm start", "npm ci && npm test"]);
+  });
+
+  test("every guide is on the map", () => {
+    for (const guide of readdirSync(join(ROOT, "docs", "guides"))) expect(readme).toContain(`(docs/guides/${guide})`);
+  });
+});
+
 describe("the generated reference", () => {
   for (const [path, render] of Object.entries(REFERENCE_PAGES)) {
     test(`${path} is what scripts/docs.ts makes from the code now (npm run docs)`, () => {
