@@ -8,7 +8,7 @@ import { statSync } from "node:fs";
 import { sha256Hex } from "../../src/auth/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
-import { fmt, MAIN, percentile, printBenchRows, scratch, startHubProcess, type BenchRow } from "./common.ts";
+import { checkLatencies, fmt, MAIN, percentile, printBenchRows, scratch, startHubProcess, type BenchRow } from "./common.ts";
 
 const DAYS = Number(process.env.BENCH_BACKUP_DAYS ?? 30);
 const RATE = 100;
@@ -95,6 +95,7 @@ export async function backupBench(): Promise<BenchRow[]> {
       const size = statSync(`${dir.path}/copy.db`).size;
       const p99 = percentile(baseline.latencies, 0.99);
       const worst = Math.max(...during.latencies);
+      await checkLatencies("post p99 before and during the backup", [p99, percentile(during.latencies, 0.99)]);
       return [
         { figure: `Backup of ${DAYS} days (${fmt(size / 1e6)} MB)`, value: `${fmt(backupMs / 1000)} s`, budget: "", baseline: "", ratio: "", ok: null },
         { figure: "Post p99 during the backup", value: `${fmt(percentile(during.latencies, 0.99))} ms`, budget: "", baseline: `${fmt(p99)} ms before`, ratio: "", ok: null },

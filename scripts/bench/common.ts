@@ -202,3 +202,80 @@ export function printBenchRows(title: string, rows: readonly BenchRow[]): void {
     rows.map((r) => [r.figure, r.value, r.budget, r.baseline, r.ratio, r.ok === null ? "—" : r.ok ? "yes" : "NO"]),
   );
 }
+
+const LOOPBACK_SAMPLES = 200;
+
+/** The fastest of many one-byte TCP round trips to a server in this process on 127.0.0.1, in ms. */
+async function measureLoopbackRoundTrip(): Promise<number> {
+  let answered: (() => void) | null = null;
+  const server = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      data(socket, chunk) {
+        socket.write(chunk);
+      },
+    },
+  });
+  const client = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: server.port,
+    socket: {
+      data() {
+        answered?.();
+      },
+    },
+  });
+  try {
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < LOOPBACK_SAMPLES; i++) {
+      const back = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
+      const started = performance.now();
+      client.write("x");
+      await back;
+      fastest = Math.min(fastest, performance.now() - started);
+    }
+    return fastest;
+  } finally {
+    client.end();
+    server.stop(true);
+  }
+}
+
+let loopback: Promise<number> | null = null;
+
+/**
+ * What one loopback round trip costs on this machine, measured once per run:
+ * no latency that crosses a socket can be shorter.
+ */
+export function loopbackRoundTripMs(): Promise<number> {
+  loopback ??= measureLoopbackRoundTrip();
+  return loopback;
+}
+
+/** A figure a bench must not print: a delay below zero or below one loopback round trip is a fault of the bench, not a speed. */
+export class BenchFault extends Error {
+  override readonly name = "BenchFault";
+}
+
+/** Throws unless every latency (ms) of `figure` is at least one loopback round trip measured in this run. */
+export async function checkLatencies(figure: string, latenciesMs: readonly number[]): Promise<void> {
+  const floor = await loopbackRoundTripMs();
+  const lowest = Math.min(...latenciesMs);
+  if (lowest < 0) throw new BenchFault(`${figure}: a delay of ${lowest.toFixed(3)} ms is negative; the bench measured from the wrong moment`);
+  if (lowest < floor) throw new BenchFault(`${figure}: ${lowest.toFixed(3)} ms is below one loopback round trip (${floor.toFixed(3)} ms in this run); the bench measured from the wrong moment`);
+}
+
+/**
+ * Each arrival's delay after the moment its change was sent (both in ms on
+ * one clock), never clamped: an arrival before the send is a fault of the
+ * bench (it timed from the wrong moment), not a fast push.
+ */
+export function delaysSince(sentMs: number, arrivalsMs: readonly number[], what: string): number[] {
+  const delays = arrivalsMs.map((arrived) => arrived - sentMs);
+  const early = delays.filter((delay) => delay < 0);
+  if (early.length > 0) throw new BenchFault(`${what}: ${early.length} arrived before the change was sent (${Math.min(...early).toFixed(3)} ms)`);
+  return delays;
+}

@@ -1,8 +1,10 @@
 /**
  * The stream past one machine (SPEC §20): open streams through two Debian
  * Pushpin instances in front of one hub, growing from 1,000 towards 50,000
- * (BENCH_GRIP_STREAMS); at each size the push delay from a reading's 201 to
- * the last client, and the hub's own memory and CPU, which should stay flat.
+ * (BENCH_GRIP_STREAMS); at each size the push delay from the moment a
+ * reading was sent to its arrival on each client, and the hub's own memory
+ * and CPU, which should stay flat. Both columns are timed alike: a direct
+ * push may well leave before the reading's 201 does, so the 201 is no start.
  * Beside it, the same hub serving the streams itself, up to MAX_STREAMS.
  * Clients live in several processes, since one process may hold only as many
  * sockets as its file-descriptor limit.
@@ -10,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { preparePushpin, PUSHPIN, type RunningPushpin } from "../support/pushpin.ts";
-import { fmt, percentile, printBenchRows, rssBytes, scratch, startHubProcess, type BenchRow, type Running } from "./common.ts";
+import { checkLatencies, delaysSince, fmt, percentile, printBenchRows, rssBytes, scratch, startHubProcess, type BenchRow, type Running } from "./common.ts";
 import { REGION_AGENTS, REGION_TOKENS, seedLiveHub } from "./seed.ts";
 
 const TARGET = Number(process.env.BENCH_GRIP_STREAMS ?? 50_000);
@@ -98,18 +100,20 @@ interface Step {
 }
 
 let readingsSent = 0;
+/** Posts a reading that changes the payload; returns the epoch-ms moment it was sent, the start of every push delay. */
 async function change(hub: Running): Promise<number> {
   const n = readingsSent++;
   const agent = REGION_AGENTS[n % REGION_AGENTS.length];
   if (!agent) throw new Error("no agent");
   // Each agent may report once a second (POLL_MIN_SECONDS=1); 15 agents in turn stay well inside that.
+  const sent = performance.timeOrigin + performance.now();
   const response = await fetch(`${hub.url}/api/v1/agent/readings`, {
     method: "POST",
     headers: { authorization: `Bearer ${agent.token}`, "content-type": "application/json" },
     body: JSON.stringify({ region: agent.region, platform: "Windows", survivor: (n % 9) * 25, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date().toISOString() }),
   });
   if (response.status !== 201) throw new Error(`reading refused: ${response.status} ${await response.text()}`);
-  return performance.timeOrigin + performance.now();
+  return sent;
 }
 
 /** Opens streams in steps through `entries` (round robin), measuring each step; stops where the machine does. */
@@ -136,7 +140,7 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
         onEntry[entry] = (onEntry[entry] ?? 0) + count;
         open += connected;
         unopened += count - connected;
-        // A few refused under a burst are Pushpin's (see README); most refused means the machine is at its end.
+        // A few refused under a burst are Pushpin's (docs/decisions/0042-streams-through-grip-proxies.md); most refused means the machine is at its end.
         if (connected < count * 0.9) {
           limit = `only ${connected} of ${count} streams of one client process opened`;
           break;
@@ -153,7 +157,7 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
       let missed = 0;
       for (let round = 0; round < ROUNDS; round++) {
         const before = await currentRevision(hub);
-        const answered = await change(hub);
+        const sent = await change(hub);
         const revision = await nextRevision(hub, before);
         const deadline = Date.now() + 8_000;
         let arrivals: (number | null)[] = [];
@@ -167,15 +171,18 @@ async function grow(hub: Running, entries: readonly string[], steps: readonly nu
           await Bun.sleep(200);
         }
         missed += arrivals.filter((t) => t === null).length;
-        delays.push(...arrivals.filter((t): t is number => t !== null).map((t) => Math.max(0, t - answered)));
+        delays.push(...delaysSince(sent, arrivals.filter((t): t is number => t !== null), `grip bench, revision ${revision}`));
         await Bun.sleep(1100);
       }
       const seconds = (performance.now() - started) / 1000;
+      const p50 = percentile(delays, 0.5);
+      const p99 = percentile(delays, 0.99);
+      await checkLatencies(`push to ${open} streams${proxies().length > 0 ? " through Pushpin" : " served directly"}, p50 / p99`, [p50, p99]);
       results.push({
         target,
         streams: open,
-        p50: percentile(delays, 0.5),
-        p99: percentile(delays, 0.99),
+        p50,
+        p99,
         missed,
         hubRss: rssBytes(hub.pid),
         hubCpu: ((cpuTicks(pids) - cpuBefore) / TICKS_PER_SECOND / seconds) * 100,
@@ -248,7 +255,7 @@ export async function gripBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = proxied.steps.map((step) => {
     const base = directSteps.find((d) => d.target === step.target);
     return {
-      figure: `${step.streams.toLocaleString("en")} streams via 2 Pushpin: push p50 / p99 to the last client; hub RSS, CPU; Pushpin RSS, CPU`,
+      figure: `${step.streams.toLocaleString("en")} streams via 2 Pushpin: push p50 / p99 from the reading sent to each client; hub RSS, CPU; Pushpin RSS, CPU`,
       value: `${fmt(step.p50)} / ${fmt(step.p99)} ms${step.missed ? ` (${step.missed} missed)` : ""}; hub ${mb(step.hubRss)}, ${fmt(step.hubCpu)} %; Pushpin ${mb(step.proxyRss)}, ${fmt(step.proxyCpu)} %`,
       budget: "hub flat",
       baseline: base ? `direct: ${fmt(base.p50)} / ${fmt(base.p99)} ms; hub ${mb(base.hubRss)}, ${fmt(base.hubCpu)} %` : `direct: beyond MAX_STREAMS (${DIRECT_MAX.toLocaleString("en")}), 503`,

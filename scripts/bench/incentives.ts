@@ -2,7 +2,7 @@
  * GET …/incentives against a bare Bun.serve returning a string of the same
  * size: same tool (wrk), same connections, alternating rounds, medians.
  */
-import { fmt, freePort, hasWrk, median, PINNING, printBenchRows, scratch, startHubProcess, startProcess, wrk, type BenchRow, type WrkResult } from "./common.ts";
+import { checkLatencies, fmt, freePort, hasWrk, median, PINNING, printBenchRows, scratch, startHubProcess, startProcess, wrk, type BenchRow, type WrkResult } from "./common.ts";
 import { REGION_TOKENS, seedLiveHub } from "./seed.ts";
 
 const CONNECTIONS = 64;
@@ -35,6 +35,8 @@ export async function incentivesBench(): Promise<BenchRow[]> {
       const bareRps = median(bareRuns.map((r) => r.requestsPerSecond));
       // Each hub round is compared with the bare round just before it; the median of those ratios resists the machine's drift.
       const ratio = median(hubRuns.map((r, i) => r.requestsPerSecond / (bareRuns[i]?.requestsPerSecond ?? Number.NaN)));
+      await checkLatencies("GET /incentives latency p50 / p99", [median(hubRuns.map((r) => r.p50Ms)), median(hubRuns.map((r) => r.p99Ms))]);
+      await checkLatencies("bare Bun.serve latency p50 / p99", [median(bareRuns.map((r) => r.p50Ms)), median(bareRuns.map((r) => r.p99Ms))]);
       return [
         {
           figure: `GET /incentives req/s (${size} B, ${CONNECTIONS} connections, wrk${PINNING ? ", server and wrk on separate cores" : ""})`,

@@ -18,7 +18,7 @@ import { sha256Hex } from "../../src/auth/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
 import { RawPoster } from "./raw-post.ts";
-import { fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
+import { checkLatencies, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 
 const RATE = Number(process.env.BENCH_INGEST_RATE ?? 2000);
 const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 30);
@@ -211,6 +211,10 @@ export async function ingestBench(): Promise<BenchRow[]> {
     const p99 = percentile(hubLoad.latencies, 0.99);
     const groupP99 = percentile(groupLoad.latencies, 0.99);
     const bareP99 = percentile(bareLoad.latencies, 0.99);
+    await checkLatencies("ingest latency p50 / p99", [percentile(hubLoad.latencies, 0.5), p99]);
+    await checkLatencies("bare insert, group commit, p50 / p99", [percentile(groupLoad.latencies, 0.5), groupP99]);
+    await checkLatencies("bare insert, one commit per reading, p50 / p99", [percentile(bareLoad.latencies, 0.5), bareP99]);
+    await checkLatencies("bare insert, NORMAL, p50 / p99", [percentile(normalRun.measured.latencies, 0.5), percentile(normalRun.measured.latencies, 0.99)]);
     return [
       {
         figure: `Ingest readings/s over ${SECONDS} s (after ${WARMUP_SECONDS} s warm-up; ${hubLoad.sent} agents; ${WEBHOOKS} webhooks subscribed)`,

@@ -7,10 +7,11 @@ import type { Socket } from "bun";
 export interface StreamClients {
   /**
    * Watches for the first message whose id ≥ revision on every client, runs
-   * `trigger` (which returns the moment the publishing request was answered),
-   * and gives each client's delay after that moment (negative if earlier).
+   * `trigger` (which returns the moment the publishing request was sent,
+   * from `performance.now()`), and gives each client's arrival time on that
+   * clock, or null for a client that saw nothing.
    */
-  delays(revision: number, timeoutMs: number, trigger: () => Promise<number>): Promise<number[]>;
+  arrivalsAfter(revision: number, timeoutMs: number, trigger: () => Promise<number>): Promise<{ sent: number; arrivals: (number | null)[] }>;
   readonly latestIds: number[];
   /** Epoch ms at which each client got its newest message, if that is at least `revision` (for comparing across processes). */
   arrivals(revision: number): (number | null)[];
@@ -58,14 +59,14 @@ export async function openStreams(host: string, port: number, path: string, coun
   }
   return {
     latestIds,
-    async delays(revision, timeoutMs, trigger) {
+    async arrivalsAfter(revision, timeoutMs, trigger) {
       arrivedAt.fill(0);
       watching = revision;
-      const answered = await trigger();
+      const sent = await trigger();
       const deadline = performance.now() + timeoutMs;
       while (arrivedAt.some((t) => t === 0) && performance.now() < deadline) await Bun.sleep(1);
       watching = Number.POSITIVE_INFINITY;
-      return arrivedAt.map((t) => (t === 0 ? Number.POSITIVE_INFINITY : t - answered));
+      return { sent, arrivals: arrivedAt.map((t) => (t === 0 ? null : t)) };
     },
     arrivals(revision) {
       return latestIds.map((id, i) => (id >= revision ? (latestAt[i] ?? null) : null));

@@ -6,7 +6,7 @@
 import { sha256Hex } from "../../src/auth/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PLATFORMS } from "../../src/domain/catalogue.ts";
-import { fmt, freePort, median, MAIN, printBenchRows, rssBytes, scratch, startProcess, type BenchRow } from "./common.ts";
+import { checkLatencies, fmt, freePort, median, MAIN, printBenchRows, rssBytes, scratch, startProcess, type BenchRow } from "./common.ts";
 
 const READINGS = Number(process.env.BENCH_STARTUP_READINGS ?? 1_000_000);
 const RUNS = 5;
@@ -68,6 +68,7 @@ export async function startupBench(): Promise<BenchRow[]> {
     }
     const ready = median(hubTimes);
     const bareReady = median(bareTimes);
+    await checkLatencies("start-up to 200 on /healthz, hub and bare", [ready, bareReady]);
     const mb = idle / 1024 / 1024;
     return [
       {

@@ -1,10 +1,10 @@
 /**
- * Stream fan-out: 5,000 open streams; the delay from a reading's 201 to its
- * arrival on every stream, and the hub's memory per open stream, beside a
+ * Stream fan-out: 5,000 open streams; the delay from the moment a reading
+ * was sent to its arrival on every stream, and the hub's memory per open stream, beside a
  * bare Bun.serve that fans the same frames out with no logic at all.
  */
 import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
-import { fmt, freePort, median, percentile, printBenchRows, rssBytes, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
+import { checkLatencies, delaysSince, fmt, freePort, median, percentile, printBenchRows, rssBytes, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 import { REGION_TOKENS, seedLiveHub } from "./seed.ts";
 import { openStreams, type StreamClients } from "./sse-clients.ts";
 
@@ -23,7 +23,7 @@ interface Fanout {
   readonly lost: number;
 }
 
-async function measure(pid: number, host: string, port: number, path: string, publish: (round: number) => Promise<void>): Promise<Fanout> {
+async function measure(name: string, pid: number, host: string, port: number, path: string, publish: (round: number) => Promise<void>): Promise<Fanout> {
   await Bun.sleep(300);
   const idle = rssBytes(pid);
   const clients = await openStreams(host, port, path, STREAMS);
@@ -34,15 +34,18 @@ async function measure(pid: number, host: string, port: number, path: string, pu
   let lost = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const next = Math.max(...clients.latestIds) + 1;
-    const measured = await clients.delays(next, 10_000, async () => {
+    const { sent, arrivals } = await clients.arrivalsAfter(next, 10_000, async () => {
+      const sentAt = performance.now();
       await publish(round);
-      return performance.now();
+      return sentAt;
     });
-    lost += measured.filter((d) => !Number.isFinite(d)).length;
-    delays.push(...measured.filter(Number.isFinite).map((d) => Math.max(0, d)));
+    const arrived = arrivals.filter((t): t is number => t !== null);
+    lost += arrivals.length - arrived.length;
+    delays.push(...delaysSince(sent, arrived, `${name}, round ${round}`));
     await Bun.sleep(200);
   }
   clients.close();
+  await checkLatencies(`${name}: push to ${STREAMS} streams, p50 / p99`, [median(delays), percentile(delays, 0.99)]);
   return { delays, perStreamBytes: (open - idle) / STREAMS, lost };
 }
 
@@ -56,7 +59,7 @@ export async function streamsBench(): Promise<BenchRow[]> {
     await seedLiveHub(hub.url);
     size = (await (await fetch(`${hub.url}/api/v1/platforms/Windows/incentives`)).arrayBuffer()).byteLength;
     const url = new URL(hub.url);
-    hubResult = await measure(hub.pid, url.hostname, Number(url.port), "/api/v1/platforms/Windows/incentives/stream", async (round) => {
+    hubResult = await measure("hub", hub.pid, url.hostname, Number(url.port), "/api/v1/platforms/Windows/incentives/stream", async (round) => {
       const mover = MOVERS[round];
       if (!mover) throw new Error("no agent left for this round");
       const response = await fetch(`${hub.url}/api/v1/agent/readings`, {
@@ -75,7 +78,7 @@ export async function streamsBench(): Promise<BenchRow[]> {
   const bare = await startProcess([process.execPath, `${import.meta.dir}/bare-sse.ts`, String(size), String(port)], `http://127.0.0.1:${port}/`);
   let bareResult: Fanout;
   try {
-    bareResult = await measure(bare.pid, "127.0.0.1", port, "/stream", async () => {
+    bareResult = await measure("bare fan-out", bare.pid, "127.0.0.1", port, "/stream", async () => {
       const response = await fetch(`http://127.0.0.1:${port}/publish`, { method: "POST" });
       if (response.status !== 201) throw new Error("publish failed");
     });

@@ -7,7 +7,7 @@
 import { newAgentToken, sha256Hex } from "../../src/auth/tokens.ts";
 import { insertAgent } from "../../src/db/agents.ts";
 import { openDatabase } from "../../src/db/open.ts";
-import { fmt, percentile, printBenchRows, benchHub, type BenchRow } from "./common.ts";
+import { benchHub, checkLatencies, fmt, percentile, printBenchRows, type BenchRow } from "./common.ts";
 
 const READINGS = Number(process.env.BENCH_WEBHOOK_READINGS ?? 300);
 const OTHER_WEBHOOKS = 100;
@@ -67,6 +67,7 @@ export async function webhooksBench(): Promise<BenchRow[]> {
     });
     const p99 = percentile(latencies, 0.99);
     const requestP99 = percentile(requestMs, 0.99);
+    await checkLatencies("reading to delivered webhook, p50 / p99", [percentile(latencies, 0.5), p99]);
     return [
       {
         figure: `Reading to delivered webhook on loopback, p50 / p99 (${latencies.length} of ${sent.size} delivered; ${OTHER_WEBHOOKS} more subscribed)`,

@@ -11,7 +11,7 @@
  *
  *   npx bun scripts/faults/fsync-at-abort.ts [rounds]      (as root)
  *
- * README "When storage fails" has what it found and what it means.
+ * docs/decisions/0010-durability.md has what it found and what it means.
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";

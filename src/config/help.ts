@@ -1,4 +1,4 @@
-/** `hub --help` and the README's settings table, both generated from the options table. */
+/** `hub --help` and the settings table of docs/reference/settings.md, both generated from the options table. */
 import { CONFIG_OPTION, FILE_VARIANT_REASON, fileVariant, OPTIONS, OPTION_KEYS, type Settings } from "./options.ts";
 
 export interface CommandSummary {

@@ -1,6 +1,6 @@
 /**
  * Every setting of the hub, declared once. The environment, flag and
- * config-file parsers, `hub --help` and the README's settings table are all
+ * config-file parsers, `hub --help` and docs/reference/settings.md are all
  * generated from this table.
  */
 import { createPublicKey } from "node:crypto";
@@ -683,7 +683,7 @@ export const OPTIONS: OptionTable = {
 
 export const OPTION_KEYS = Object.keys(OPTIONS) as (keyof Settings)[];
 
-/** Why every secret can come from a file, as `--help` and the README say next to it. */
+/** Why every secret can come from a file, as `--help` and the settings reference say next to it. */
 export const FILE_VARIANT_REASON = "a command line is visible to every local user in ps";
 
 /** The `_FILE` spelling of a secret setting: a flag, a variable and a config key that each name a file holding the value. */

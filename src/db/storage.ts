@@ -304,7 +304,7 @@ export class Storage {
   /**
    * A damaged file does not mend itself, and writing on into it can spread
    * the damage, so the hub stops writing until it is restarted on a restored
-   * file (README, "When storage fails"). One error line says so.
+   * file (docs/guides/storage-and-backups.md, "When storage fails"). One error line says so.
    */
   private markDamaged(error: unknown): void {
     this.damaged = error instanceof Error ? error.message : "the database file is damaged";

@@ -64,7 +64,7 @@ describe("public settings in GET /api/v1/meta", () => {
     expect(() => hubWith(table)).toThrow("The setting metricsToken is a secret and cannot be public.");
   });
 
-  test("the settings table of the README and --help says which settings are public, and under which field", () => {
+  test("the settings reference and --help say which settings are public, and under which field", () => {
     const table = renderSettingsTable();
     expect(table).toContain("Show the contribute page in clients (public: contributeEnabled in GET /api/v1/meta)");
     expect(table).toContain("| Listen port |");

@@ -59,7 +59,7 @@ describe("security headers", () => {
     expect(tooLarge.status).toBe(431);
     expect(tooLarge.headers.get("connection")).toBe("close");
     expect(await tooLarge.text()).toBe("");
-    // The known limit (README, Security limits): neither fetch nor error is called for it, so the app
+    // The known limit (docs/guides/security.md, Known limits): neither fetch nor error is called for it, so the app
     // cannot add its headers. Should this start failing, Bun lets the app shape the 431: add them then.
     expect(tooLarge.headers.get("x-content-type-options")).toBeNull();
   });

@@ -337,7 +337,7 @@ describe("what the runtime used to answer by itself", () => {
     expect(statusOf(answer)).toBe(400);
     expect(headersOf(answer).get("connection")).toBe("close");
     expect(bodyOf(answer)).toBe("");
-    // The known limit (README, Security limits): Bun refuses a malformed request before the hub or an error
+    // The known limit (docs/guides/security.md, Known limits): Bun refuses a malformed request before the hub or an error
     // handler sees it, so the answer lacks the problem body and headers. Should this fail, shape it then.
     expect(headersOf(answer).has("x-content-type-options")).toBe(false);
   });

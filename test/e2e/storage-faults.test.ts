@@ -464,8 +464,8 @@ describe("storage faults against the compiled hub", () => {
     }
   }, 120_000);
 
-  // Linux can acknowledge an fsync that races the journal's abort without ever committing it (README, "When storage
-  // fails"; scripts/faults/fsync-at-abort.ts shows it without SQLite): a 201 answered across the abort is in doubt for
+  // Linux can acknowledge an fsync that races the journal's abort without ever committing it
+  // (docs/decisions/0010-durability.md; scripts/faults/fsync-at-abort.ts shows it without SQLite): a 201 answered across the abort is in doubt for
   // any program. So every reading acknowledged before the abort began must be there afterwards, the ones answered
   // across it are counted and bounded (at most one per other poster), and nothing requested after it is acknowledged.
   test("a file system that turns read-only while agents post: no reading acknowledged before it is lost, none acknowledged after, health says read-only, a clean exit", async () => {

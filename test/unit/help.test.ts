@@ -1,16 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { renderHelp, renderSettingsTable } from "../../src/config/help.ts";
 import { fileVariant, OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
-import { withSettingsTable } from "../../scripts/readme.ts";
 
 describe("generated documentation of settings", () => {
-  test("the README's settings table is the generated one", () => {
-    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
-    expect(withSettingsTable(readme)).toBe(readme);
-  });
-
   test("the table has a row per setting with its variable, flag and default", () => {
     const table = renderSettingsTable();
     for (const key of OPTION_KEYS) {
@@ -22,7 +14,7 @@ describe("generated documentation of settings", () => {
     expect(table).toContain("HUB_CONFIG");
   });
 
-  test("right under each secret, --help and the README name its _FILE variant and say why", () => {
+  test("right under each secret, --help and the settings reference name its _FILE variant and say why", () => {
     const help = renderHelp("Hub", []).split("\n");
     const table = renderSettingsTable().split("\n");
     const secrets = OPTION_KEYS.filter((key) => OPTIONS[key].secret);
