@@ -43,7 +43,7 @@ async function importThroughWriter(db: string, onFile: () => FieldImportResult, 
   // Checked here too, so that a file that is missing or not the field's is refused as the command alone would word it.
   openSource(from).close();
   const request: ImportFieldRequest = { from: resolve(from), dryRun };
-  const answer = await sendToHub<ImportedField>(writer.socket, CONTROL_ROUTES.importField, request);
+  const answer = await sendToHub<ImportedField>(writer, CONTROL_ROUTES.importField, request);
   for (const [done, total] of answer.progress) progress(done, total);
   return { counts: answer.counts, source: from };
 }
