@@ -11,8 +11,10 @@ import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
 import { unixSocketPath } from "./domain/net.ts";
 import { ClientCounts, clientIp, clientKey, NO_SOCKET_ADDRESS, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
+import { viewerKey } from "./auth/presence.ts";
 import { CapacityRefusal, RefusalLog } from "./http/errors.ts";
 import { forElysia, receivedRequest } from "./http/incentives.ts";
+import { HttpProblem } from "./http/problem.ts";
 import { securityHeaders } from "./http/security.ts";
 
 /** How long in-flight requests get to finish once shutdown begins. */
@@ -68,6 +70,28 @@ class Admission {
     this.refusals = new RefusalLog(ctx.log, ctx.now);
   }
 
+  /**
+   * Bun makes a request's URL from its Host header; a Host that makes no URL
+   * (`abcd%`, `[::1`, a port over 65535) leaves one that no code can read, so
+   * such a request is answered here, before anything looks: a 400 problem
+   * with the security headers, logged as every request is. (An empty or
+   * short Host gives a relative URL, which forElysia puts right.)
+   */
+  unroutable(request: Request, server: SocketSource | null): Response | null {
+    const { url } = request;
+    if (url.startsWith("/") || URL.canParse(url)) return null;
+    const response = new HttpProblem(400, "The Host header does not name a host (and port) that makes a valid URL.").toResponse();
+    for (const [name, value] of securityHeaders(this.ctx.config.origin.startsWith("https:"))) response.headers.set(name, value);
+    const { log } = this.ctx;
+    if (log.enabled("debug")) {
+      const start = url.indexOf("/", url.indexOf("//") + 2);
+      const path = start < 0 ? "/" : url.slice(start).split("?")[0];
+      log.debug("request", { method: request.method, path, status: 400, ms: 0, ip: viewerKey(this.addressOf(request, server)) });
+    }
+    this.ctx.metrics.count(request.method, "unmatched", 400);
+    return response;
+  }
+
   /** For each request the app handles: takes a slot until the answer is ready, or answers the refusal. */
   admit(request: Request, server: SocketSource | null): Response | undefined {
     const ip = this.addressOf(request, server);
@@ -89,6 +113,8 @@ class Admission {
         path,
         {
           GET: (request: BunRequest<string>, server: Server<unknown>) => {
+            const unroutable = this.unroutable(request, server);
+            if (unroutable) return unroutable;
             if (this.inFlight.anyFull) {
               const ip = this.addressOf(request, server);
               if (this.inFlight.isFull(clientKey(ip))) return this.refuse(request, ip);
@@ -198,7 +224,14 @@ export function listen(ctx: HubContext, app: HubApp, routes: NativeRoutes): Serv
       // is gathered.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       routes: unix ? fromUnixSocket(admission.guard(routes)) : admission.guard(routes),
-      fetch: (request, server) => handle(atRealPath(request, server)),
+      fetch: (request, server) => admission.unroutable(request, server) ?? handle(atRealPath(request, server)),
+      // What no handler caught: one JSON line in the log and a problem detail, instead of Bun's stack trace and page.
+      error: (error) => {
+        ctx.log.error("request failed outside the app", { error: error.message });
+        const response = new HttpProblem(500, "The hub could not complete this request; the error has been logged.").toResponse();
+        for (const [name, value] of securityHeaders(ctx.config.origin.startsWith("https:"))) response.headers.set(name, value);
+        return response;
+      },
     });
   } finally {
     if (umask !== null) process.umask(umask);

@@ -45,6 +45,31 @@ function parseFieldScrypt(stored: string): FieldScrypt | null {
   return { n, r, p, salt, hash };
 }
 
+/** The field hub's own parameters (scrypt N), and the floors this hub holds bcrypt and argon2 to (cost, memory in KiB). */
+const FIELD_SCRYPT_MIN_N = 16_384;
+const BCRYPT_MIN_COST = 10;
+const ARGON2_MIN_MEMORY_KIB = OPTIONS.memoryCost;
+const BCRYPT = /^\$2[abxy]?\$(\d{2})\$[./A-Za-z0-9]{53}$/;
+const ARGON2 = /^\$argon2(?:id|i|d)\$v=\d+\$m=(\d+),t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+
+/**
+ * Whether a hash brought in from elsewhere (the field's database) may be
+ * kept: a scrypt one with at least the field's own N, a bcrypt one of cost
+ * 10 or more, an argon2 one of 19 MiB or more. Anything weaker, or in a
+ * form this hub cannot check, makes a password cheap to guess or unusable.
+ */
+export function isStrongEnoughHash(stored: string): boolean {
+  if (isFieldPasswordHash(stored)) {
+    const parsed = parseFieldScrypt(stored);
+    return parsed !== null && parsed.n >= FIELD_SCRYPT_MIN_N;
+  }
+  const bcrypt = BCRYPT.exec(stored);
+  if (bcrypt) return Number(bcrypt[1]) >= BCRYPT_MIN_COST;
+  const argon2 = ARGON2.exec(stored);
+  if (argon2) return Number(argon2[1]) >= ARGON2_MIN_MEMORY_KIB;
+  return false;
+}
+
 /** A hash in the field hub's form: accepted at sign-in, and replaced by this hub's own on the first success. */
 export function isFieldPasswordHash(stored: string): boolean {
   return stored.startsWith("scrypt$");

@@ -56,7 +56,7 @@ export const agent: Command = {
     const writer = writerFor(config.db);
     if (action === "list") {
       if (writer.kind === "hub") {
-        printList((await sendToHub<AgentList>(writer.socket, CONTROL_ROUTES.listAgents)).agents, out);
+        printList((await sendToHub<AgentList>(writer, CONTROL_ROUTES.listAgents)).agents, out);
         return 0;
       }
       try {
@@ -82,7 +82,7 @@ export const agent: Command = {
       const label = args.command.get("label")?.trim() || null;
       if (label !== null && label.length > 120) throw new CommandError("--label is longer than 120 characters");
       if (writer.kind === "hub") {
-        printCreated(out, await sendToHub<CreatedAgent>(writer.socket, CONTROL_ROUTES.createAgent, { region, provider, label } satisfies CreateAgentRequest));
+        printCreated(out, await sendToHub<CreatedAgent>(writer, CONTROL_ROUTES.createAgent, { region, provider, label } satisfies CreateAgentRequest));
         return 0;
       }
       const db = openDatabase(config.db);

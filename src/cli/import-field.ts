@@ -43,9 +43,9 @@ async function importThroughWriter(db: string, onFile: () => FieldImportResult, 
   // Checked here too, so that a file that is missing or not the field's is refused as the command alone would word it.
   openSource(from).close();
   const request: ImportFieldRequest = { from: resolve(from), dryRun };
-  const answer = await sendToHub<ImportedField>(writer.socket, CONTROL_ROUTES.importField, request);
+  const answer = await sendToHub<ImportedField>(writer, CONTROL_ROUTES.importField, request);
   for (const [done, total] of answer.progress) progress(done, total);
-  return { counts: answer.counts, source: from };
+  return { counts: answer.counts, refusedReadings: answer.refusedReadings, passwordsToReset: answer.passwordsToReset, source: from };
 }
 
 /** The server lock for this process's own write; a hub that started serving since the command looked is a refusal. */
@@ -84,6 +84,10 @@ export const importFieldCommand: Command = {
     for (const table of IMPORT_TABLES) {
       const { copy, present } = result.counts[table];
       out(`${TABLE_NAMES[table]}: ${copy} ${dryRun ? "to copy" : "copied"}, ${present} already here`);
+    }
+    for (const [reason, count] of Object.entries(result.refusedReadings)) out(`readings refused (not copied): ${count}, ${reason}`);
+    if (result.passwordsToReset.length > 0) {
+      out(`passwords not imported, weaker than the field's own hashes (these users must reset their password): ${result.passwordsToReset.join(", ")}`);
     }
     out(
       dryRun

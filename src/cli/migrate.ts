@@ -1,4 +1,4 @@
-import { sendToHub, writerFor } from "../control/client.ts";
+import { sendToHub, writerFor, type HubWriter } from "../control/client.ts";
 import { CONTROL_ROUTES, type SchemaState } from "../control/protocol.ts";
 import { migrate as applyMigrations, openDatabase } from "../db/open.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
@@ -8,8 +8,8 @@ import { CommandError, type Command } from "./command.ts";
  * The migrations the served database lacks. A serving hub applied its own at
  * start and is the file's one writer, so beside it `hub migrate` only asks.
  */
-async function pending(socket: string): Promise<string[]> {
-  const done = new Set((await sendToHub<SchemaState>(socket, CONTROL_ROUTES.schema)).versions);
+async function pending(hub: HubWriter): Promise<string[]> {
+  const done = new Set((await sendToHub<SchemaState>(hub, CONTROL_ROUTES.schema)).versions);
   return MIGRATIONS.filter((m) => !done.has(m.version)).map((m) => m.name);
 }
 
@@ -21,7 +21,7 @@ export const migrate: Command = {
   async run({ config, out }) {
     const writer = writerFor(config.db);
     if (writer.kind === "hub") {
-      const missing = await pending(writer.socket);
+      const missing = await pending(writer);
       if (missing.length > 0) {
         throw new CommandError(`a hub is serving ${config.db}, which lacks ${missing.join(", ")}; stop it, then run hub migrate (or start this version of the hub, which migrates at start)`);
       }

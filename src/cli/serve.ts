@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { startControlSocket } from "../control/server.ts";
+import { ControlSocketUnavailable, startControlSocket } from "../control/server.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase, type HubDb } from "../db/open.ts";
 import { pageHeads } from "../share/head.ts";
 import { unixSocketPath } from "../domain/net.ts";
@@ -78,18 +78,26 @@ export const serve: Command = {
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
     const web =
-      publicRoot === null ? webRoutes(https, csp, pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
+      publicRoot === null ? webRoutes(https, csp, pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, origin: config.origin, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
+    let control;
+    try {
+      control = startControlSocket(ctx, { reload: hub.reloadExternal, importer: workers.fieldImporter });
+    } catch (error) {
+      closeDatabase(db);
+      lock.release();
+      throw error instanceof ControlSocketUnavailable ? new CommandError(error.message) : error;
+    }
     let server;
     try {
       server = listen(ctx, app, { ...web, ...hub.nativeRoutes });
     } catch (error) {
+      await control?.close();
       closeDatabase(db);
       lock.release();
       const where = socket === null ? `${config.host}:${config.port}` : `unix:${socket}`;
       throw new CommandError(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
     }
     hub.start();
-    const control = startControlSocket(ctx, { reload: hub.reloadExternal, importer: workers.fieldImporter });
     const url = socket === null ? `http://${config.host}:${server.port}` : `unix:${socket}`;
     log.info("hub listening", { url, origin: config.origin, db: config.db, version: HUB_VERSION });
     const agents = new AbortController();

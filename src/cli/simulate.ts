@@ -56,7 +56,7 @@ export function simulateApiKey(flag: (name: string) => string | undefined, env: 
 async function provisionInDatabase(dbPath: string, regions: readonly Region[], count: number): Promise<SimAgent[]> {
   const writer = writerFor(dbPath);
   if (writer.kind === "hub") {
-    const made = await sendToHub<SimulatorAgents>(writer.socket, CONTROL_ROUTES.simulatorAgents, { count } satisfies SimulatorAgentsRequest);
+    const made = await sendToHub<SimulatorAgents>(writer, CONTROL_ROUTES.simulatorAgents, { count } satisfies SimulatorAgentsRequest);
     const byId = new Map(regions.map((r) => [r.id, r]));
     return made.agents.flatMap((a) => {
       const region = byId.get(a.region);

@@ -42,7 +42,7 @@ export const user: Command = {
         const password = fromStdin ? await readPassword(stdin) : randomToken(15);
         let id: number;
         if (writer.kind === "hub") {
-          id = (await sendToHub<ChangedUser>(writer.socket, CONTROL_ROUTES.createUser, { username, role, password } satisfies CreateUserRequest)).user.id;
+          id = (await sendToHub<ChangedUser>(writer, CONTROL_ROUTES.createUser, { username, role, password } satisfies CreateUserRequest)).user.id;
         } else {
           const db = openDatabase(config.db);
           try {
@@ -65,7 +65,7 @@ export const user: Command = {
       let changed: string;
       if (writer.kind === "hub") {
         const password = await readPassword(stdin);
-        changed = (await sendToHub<ChangedUser>(writer.socket, CONTROL_ROUTES.resetPassword, { username, password } satisfies ResetPasswordRequest)).user.username;
+        changed = (await sendToHub<ChangedUser>(writer, CONTROL_ROUTES.resetPassword, { username, password } satisfies ResetPasswordRequest)).user.username;
       } else {
         const db = openDatabase(config.db);
         try {

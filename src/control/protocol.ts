@@ -4,7 +4,7 @@
  * writing. HTTP with JSON bodies over a Unix socket beside the database,
  * `<db>.sock`, owner-only; answers that are not 2xx carry a problem detail.
  */
-import type { ImportCounts } from "../field/import.ts";
+import type { ImportOutcome } from "../field/import.ts";
 
 export function controlSocketPath(dbPath: string): string {
   return `${dbPath}.sock`;
@@ -83,8 +83,7 @@ export interface ImportFieldRequest {
 }
 
 /** With the counts, the progress the hub noted, in order, for the command to print as it prints its own: one JSON answer keeps the protocol as simple as every other route's. */
-export interface ImportedField {
-  readonly counts: ImportCounts;
+export interface ImportedField extends ImportOutcome {
   readonly source: string;
   readonly progress: readonly (readonly [done: number, total: number])[];
 }

@@ -61,6 +61,9 @@ function json(status: number, value: CreatedAgent | ChangedUser | AgentList | Sc
   return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
 }
 
+/** Why the hub cannot serve its control socket; start-up stops with it rather than serve a hub the command line cannot reach. */
+export class ControlSocketUnavailable extends Error {}
+
 /** A socket left by a hub that was killed is replaced; anything else under that name is not ours to remove. */
 function clearStale(path: string): void {
   let isSocket: boolean;
@@ -69,15 +72,19 @@ function clearStale(path: string): void {
   } catch {
     return;
   }
-  if (!isSocket) throw new Error(`${path} exists and is not a socket; move it away so the command line can reach this hub`);
-  rmSync(path, { force: true });
+  if (!isSocket) throw new ControlSocketUnavailable(`${path} exists and is not a socket; move it away so that the command line can reach this hub`);
+  try {
+    rmSync(path, { force: true });
+  } catch (error) {
+    throw new ControlSocketUnavailable(`${path} holds a socket this hub cannot replace (${error instanceof Error ? error.message : String(error)}); remove it`);
+  }
 }
 
 /**
  * Listens on `<db>.sock`. Only the hub holding the server lock calls this,
  * so a socket already there belongs to a hub that is gone. Returns null for
- * an in-memory database, or when the socket cannot be made (logged: the hub
- * serves anyway, and the CLI says it cannot reach it). `reload` re-reads what
+ * an in-memory database; throws ControlSocketUnavailable, naming the path,
+ * when the socket cannot be made there. `reload` re-reads what
  * another connection changed (as for another process's commit); `importer`
  * is the field-import worker's script.
  */
@@ -146,7 +153,7 @@ export function startControlSocket(ctx: HubContext, options: { readonly reload: 
         options.reload();
         ctx.live.rebuildAll();
       }
-      return json(dryRun ? 200 : 201, { counts: result.counts, source: result.source, progress });
+      return json(dryRun ? 200 : 201, { counts: result.counts, refusedReadings: result.refusedReadings, passwordsToReset: result.passwordsToReset, source: result.source, progress });
     },
   };
 
@@ -172,22 +179,21 @@ export function startControlSocket(ctx: HubContext, options: { readonly reload: 
     }
   };
 
+  clearStale(path);
   let server: Server<unknown>;
+  const umask = process.umask(OWNER_ONLY_UMASK);
   try {
-    clearStale(path);
-    const umask = process.umask(OWNER_ONLY_UMASK);
-    try {
-      server = Bun.serve({ unix: path, fetch: answer, maxRequestBodySize: MAX_BODY_BYTES, development: false });
-    } finally {
-      process.umask(umask);
-    }
+    server = Bun.serve({ unix: path, fetch: answer, maxRequestBodySize: MAX_BODY_BYTES, development: false });
+  } catch (error) {
+    throw new ControlSocketUnavailable(`cannot listen on the control socket ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    process.umask(umask);
+  }
+  try {
     chmodSync(path, 0o600);
   } catch (error) {
-    ctx.log.error("the control socket is unavailable; commands such as hub agent create cannot reach this hub", {
-      socket: path,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return null;
+    void server.stop(true);
+    throw new ControlSocketUnavailable(`cannot make the control socket ${path} owner-only: ${error instanceof Error ? error.message : String(error)}`);
   }
   return {
     path,

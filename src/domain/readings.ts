@@ -89,6 +89,10 @@ function isBonus(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_BONUS;
 }
 
+function isRatio(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 && value <= MAX_RATIO;
+}
+
 function optionalLabel(value: unknown): { ok: boolean; value: string | null } {
   if (value === undefined || value === null) return { ok: true, value: null };
   if (typeof value === "string" && characters(value) <= MAX_LABEL_LENGTH) return { ok: true, value };
@@ -129,7 +133,7 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
   if (!isBonus(input.survivor)) return refuse(4, "body.survivor", `survivor must be an integer from 0 to ${MAX_BONUS}.`);
   if (!isBonus(input.killer)) return refuse(4, "body.killer", `killer must be an integer from 0 to ${MAX_BONUS}.`);
   const ratio = input.ratio;
-  if (typeof ratio !== "number" || !Number.isFinite(ratio) || ratio <= 0 || ratio > MAX_RATIO) {
+  if (!isRatio(ratio)) {
     return refuse(4, "body.ratio", `ratio must be a finite number greater than 0 and at most ${MAX_RATIO}.`);
   }
 
@@ -160,9 +164,7 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
   if (!version.ok) return refuse(6, "body.version", `version must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
   const category = optionalLabel(input.category);
   if (!category.ok) return refuse(6, "body.category", `category must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
-  const refresh = input.refreshTimeSeconds;
-  const refreshTimeSeconds =
-    typeof refresh === "number" && Number.isFinite(refresh) && refresh >= REFRESH_TIME_RANGE[0] && refresh <= REFRESH_TIME_RANGE[1] ? refresh : null;
+  const refreshTimeSeconds = keptRefreshTime(input.refreshTimeSeconds);
 
   return {
     ok: true,
@@ -180,4 +182,43 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
       activeEvent: parseReportedEvent(input.activeEvent),
     },
   };
+}
+
+/** Why a reading that arrives by another way than an agent's post (an import) would have been refused by the rules above, as words for a report. */
+export const STORED_READING_PROBLEMS = {
+  time: "measuredAt is not a time",
+  future: `measuredAt is more than ${MAX_FUTURE_MS / 1000} s in the future`,
+  bonus: `survivor or killer is not an integer from 0 to ${MAX_BONUS}`,
+  ratio: `ratio is not a number above 0 and at most ${MAX_RATIO}`,
+  label: `version or category is not text of at most ${MAX_LABEL_LENGTH} characters`,
+} as const;
+
+export interface StoredReadingValues {
+  readonly survivor: unknown;
+  readonly killer: unknown;
+  readonly ratio: unknown;
+  readonly version: unknown;
+  readonly category: unknown;
+  /** Epoch milliseconds. */
+  readonly measuredAt: unknown;
+}
+
+/**
+ * The value rules an agent's reading obeys (3's clock ahead, 4 and 6), for a
+ * reading already in stored form, whatever types its columns hold; null when
+ * it passes. Rule 3's limit in the past does not apply: history is old.
+ */
+export function storedReadingProblem(values: StoredReadingValues, now: number): string | null {
+  const { measuredAt } = values;
+  if (typeof measuredAt !== "number" || !Number.isSafeInteger(measuredAt) || measuredAt < 0) return STORED_READING_PROBLEMS.time;
+  if (measuredAt > now + MAX_FUTURE_MS) return STORED_READING_PROBLEMS.future;
+  if (!isBonus(values.survivor) || !isBonus(values.killer)) return STORED_READING_PROBLEMS.bonus;
+  if (!isRatio(values.ratio)) return STORED_READING_PROBLEMS.ratio;
+  if (!optionalLabel(values.version).ok || !optionalLabel(values.category).ok) return STORED_READING_PROBLEMS.label;
+  return null;
+}
+
+/** A refresh time as an agent's would be kept: within 1–21600 s, else none (ignored, not refused). */
+export function keptRefreshTime(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= REFRESH_TIME_RANGE[0] && value <= REFRESH_TIME_RANGE[1] ? value : null;
 }

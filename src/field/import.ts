@@ -6,10 +6,12 @@
  * twice, even after a user has signed in and their password hash was replaced.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { isStrongEnoughHash } from "../auth/passwords.ts";
 import type { TotpSecrets } from "../auth/totp.ts";
 import { ROLES, type Role } from "../config/options.ts";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { isPlatform, parseProvider, platformOf, type Catalogue, type Provider } from "../domain/catalogue.ts";
+import { keptRefreshTime, storedReadingProblem } from "../domain/readings.ts";
 import { USERNAME_PATTERN, usernameKey } from "../db/users.ts";
 import type { FieldAgent, FieldApiKey, FieldPasskey, FieldReading, FieldSource, FieldUser } from "./source.ts";
 
@@ -23,6 +25,17 @@ export type ImportTable = (typeof IMPORT_TABLES)[number];
 
 /** Per table: rows to copy, and rows already here (from an earlier import, or the same row made here). */
 export type ImportCounts = Record<ImportTable, { copy: number; present: number }>;
+
+/**
+ * What an import copies, and what it leaves behind: readings an agent's post
+ * would have had refused, counted per reason; users whose password hash was
+ * too weak to keep, who sign in only after a reset.
+ */
+export interface ImportOutcome {
+  readonly counts: ImportCounts;
+  readonly refusedReadings: Readonly<Record<string, number>>;
+  readonly passwordsToReset: readonly string[];
+}
 
 type Kind = "user" | "agent" | "passkey" | "apiKey";
 
@@ -68,7 +81,7 @@ export interface ImportOptions {
 }
 
 interface Checked {
-  readonly users: readonly { row: FieldUser; role: Role; hubId: number | null }[];
+  readonly users: readonly { row: FieldUser; role: Role; passwordHash: string | null; hubId: number | null }[];
   readonly agents: readonly { row: FieldAgent; provider: Provider; hubId: number | null }[];
   readonly passkeys: readonly { row: FieldPasskey; publicKey: Buffer; hubId: number | null }[];
   readonly apiKeys: readonly { row: FieldApiKey; hubId: number | null }[];
@@ -137,13 +150,15 @@ function check(source: FieldSource, target: Target, catalogue: Catalogue): Check
     if (twin !== undefined) refuse(`the field's users "${twin}" and "${row.username}" differ only in case, and usernames here are unique whatever the case; rename one in the field's hub first`);
     seenNames.set(key, row.username);
     const role = (ROLES as readonly string[]).includes(row.role) ? (row.role as Role) : refuse(`the field's user "${row.username}" has the role "${row.role}", which this hub does not know`);
+    const passwordHash = row.password_hash === null || row.password_hash === "" ? null : row.password_hash;
+    const kept = passwordHash !== null && isStrongEnoughHash(passwordHash) ? passwordHash : null;
     const imported = target.imported("user", row.id);
-    if (imported !== null) return { row, role, hubId: imported };
+    if (imported !== null) return { row, role, passwordHash: kept, hubId: imported };
     const here = target.one<{ id: number; password_hash: string | null }>("SELECT id, password_hash FROM users WHERE username_key = ?", key);
     if (here && (here.password_hash === null || here.password_hash !== row.password_hash)) {
       refuse(`the username "${row.username}" already exists here (user ${here.id}) with other data; rename or delete it here first, then import again`);
     }
-    return { row, role, hubId: here?.id ?? null };
+    return { row, role, passwordHash: kept, hubId: here?.id ?? null };
   });
   const userIds = new Set(users.map((u) => u.row.id));
 
@@ -214,9 +229,9 @@ function tally<T extends { hubId: number | null }>(items: readonly T[]): { copy:
 
 /**
  * Checks, then (unless a dry run) copies, in one immediate transaction on
- * `target`. Returns what was (or would be) copied per table.
+ * `target`. Returns what was (or would be) copied per table, and what was not.
  */
-export function importField(source: FieldSource, targetDb: Database, options: ImportOptions): ImportCounts {
+export function importField(source: FieldSource, targetDb: Database, options: ImportOptions): ImportOutcome {
   const target = new Target(targetDb);
   const checked = check(source, target, options.catalogue);
   const counts = emptyCounts();
@@ -225,6 +240,9 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
   counts.passkeys = tally(checked.passkeys);
   counts.apiKeys = tally(checked.apiKeys);
   counts.settings = { copy: checked.settings.filter((s) => !s.present).length, present: checked.settings.filter((s) => s.present).length };
+  const refusedReadings: Record<string, number> = {};
+  const passwordsToReset = checked.users.filter((u) => u.hubId === null && u.passwordHash === null && u.row.password_hash !== null && u.row.password_hash !== "").map((u) => u.row.username);
+  const outcome: ImportOutcome = { counts, refusedReadings, passwordsToReset };
 
   const total = source.readingCount();
   const exists = targetDb.query<{ one: number }, [string, string, number, number, number]>(
@@ -240,8 +258,11 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
     let done = 0;
     for (const batch of source.readingBatches(READING_BATCH)) {
       for (const reading of batch) {
-        const [, platform, region, survivor, killer, , , , , measuredAt] = reading;
-        if (overlap && exists.get(platform, region, measuredAt, survivor, killer)) counts.readings.present++;
+        const [, platform, region, survivor, killer, ratio, version, category, , measuredAt] = reading;
+        // SQLite keeps whatever a column was given: each value is checked as an agent's post would be.
+        const problem = storedReadingProblem({ survivor, killer, ratio, version, category, measuredAt }, options.now);
+        if (problem !== null) refusedReadings[problem] = (refusedReadings[problem] ?? 0) + 1;
+        else if (overlap && exists.get(platform, region, measuredAt, survivor, killer)) counts.readings.present++;
         else {
           counts.readings.copy++;
           write?.(reading);
@@ -254,13 +275,13 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
 
   if (options.dryRun) {
     copyReadings(null);
-    return counts;
+    return outcome;
   }
 
   const write = targetDb.transaction(() => {
     const remember = targetDb.query<unknown, [Kind, number, number, number]>("INSERT INTO field_import (kind, field_id, hub_id, imported_at) VALUES (?, ?, ?, ?)");
     const userIds = new Map<number, number>();
-    for (const { row, role, hubId } of checked.users) {
+    for (const { row, role, passwordHash, hubId } of checked.users) {
       if (hubId !== null) {
         userIds.set(row.id, hubId);
         if (target.imported("user", row.id) === null) remember.run("user", row.id, hubId, options.now);
@@ -278,7 +299,7 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
           row.email === "" ? null : row.email,
           role,
           row.enabled ? 1 : 0,
-          row.password_hash === "" ? null : row.password_hash,
+          passwordHash,
           row.totp_secret ? 1 : 0,
           row.totp_secret && row.totp_last_step > 0 ? row.totp_last_step : null,
           row.created_at,
@@ -372,7 +393,7 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
       .run(options.now, source.path, JSON.stringify(Object.fromEntries(IMPORT_TABLES.map((t) => [t, counts[t].copy]))));
   });
   write.immediate();
-  return counts;
+  return outcome;
 }
 
 function insertReading(
@@ -382,5 +403,5 @@ function insertReading(
 ): void {
   const [, platform, region, survivor, killer, ratio, version, category, refresh, measuredAt, agentId] = row;
   // The field does not record when a reading arrived; its measuring time is the nearest known.
-  statement.run(platform, region, survivor, killer, ratio, version, category, refresh, measuredAt, measuredAt, agentId === null ? null : (agentIds.get(agentId) ?? null));
+  statement.run(platform, region, survivor, killer, ratio, version, category, keptRefreshTime(refresh), measuredAt, measuredAt, agentId === null ? null : (agentIds.get(agentId) ?? null));
 }

@@ -12,7 +12,7 @@ import type { TotpSecrets } from "../auth/totp.ts";
 import type { Config } from "../config/load.ts";
 import type { Catalogue } from "../domain/catalogue.ts";
 import { closeDatabase, migrate, openDatabase } from "../db/open.ts";
-import { FieldImportRefusal, importField, type ImportCounts, type ImportOptions } from "./import.ts";
+import { FieldImportRefusal, importField, type ImportOptions, type ImportOutcome } from "./import.ts";
 import type { FieldImportJob, FieldImportReport } from "./import-worker.ts";
 import { FieldSource, FieldSourceError, openForReading } from "./source.ts";
 
@@ -28,7 +28,7 @@ function emptyTarget(): Database {
   return db.sqlite;
 }
 
-function run(source: FieldSource, target: Database, options: ImportOptions): ImportCounts {
+function run(source: FieldSource, target: Database, options: ImportOptions): ImportOutcome {
   try {
     return importField(source, target, options);
   } catch (error) {
@@ -39,8 +39,7 @@ function run(source: FieldSource, target: Database, options: ImportOptions): Imp
 
 export type Progress = (done: number, total: number) => void;
 
-export interface FieldImportResult {
-  readonly counts: ImportCounts;
+export interface FieldImportResult extends ImportOutcome {
   readonly source: string;
 }
 
@@ -67,7 +66,7 @@ export function runFieldImport(config: Config, from: string, dryRun: boolean, pr
       // Read-only; an absent database is what a first start would make, empty.
       const target = existsSync(config.db) ? openForReading(config.db) : emptyTarget();
       try {
-        return { counts: run(source, target, { ...base, totpSecrets: null, dryRun: true }), source: source.path };
+        return { ...run(source, target, { ...base, totpSecrets: null, dryRun: true }), source: source.path };
       } finally {
         target.close();
       }
@@ -87,7 +86,7 @@ export function runFieldImport(config: Config, from: string, dryRun: boolean, pr
       try {
         migrate(db);
         const { totpSecrets } = hubSecrets(loadOrCreateKey(config.db, config.secretKey).bytes, config.sessionSecret);
-        return { counts: run(source, db.sqlite, { ...base, totpSecrets, dryRun: false }), source: source.path };
+        return { ...run(source, db.sqlite, { ...base, totpSecrets, dryRun: false }), source: source.path };
       } finally {
         closeDatabase(db);
       }
@@ -124,7 +123,7 @@ export function runFieldImportInHub(target: ServedTarget, from: string, dryRun: 
   }
   const source = openSource(from);
   try {
-    return { counts: run(source, target.sqlite, { catalogue: target.catalogue, now: target.now, totpSecrets: dryRun ? null : target.totpSecrets, dryRun, progress }), source: source.path };
+    return { ...run(source, target.sqlite, { catalogue: target.catalogue, now: target.now, totpSecrets: dryRun ? null : target.totpSecrets, dryRun, progress }), source: source.path };
   } finally {
     source.close();
   }

@@ -95,7 +95,9 @@ function accessPlugin(authorize: Authorize, readBody: ReadBody) {
     .macro({
       access: (rule: AccessRule) => ({
         detail: { "x-access": rule, security: SECURITY[rule] },
-        async transform(context: AccessContext) {
+        // An arrow function, not a method: Elysia reads each hook's source to learn what it uses (Sucrose), and
+        // takes a minified method's source (`transform(i){…}`) for a parameter list, which it cannot analyse.
+        transform: async (context: AccessContext) => {
           authorize(rule, context.request, context.set, context.server);
           if (context.body instanceof PendingBody) context.body = await readBody(context.body, context.request, context.server);
         },

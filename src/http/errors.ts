@@ -225,7 +225,10 @@ export function errorHandling(
       let refusal: HttpProblem | null = null;
       if (request.method !== "GET" && request.method !== "HEAD") {
         const length = request.headers.get("content-length");
-        if (length !== null && Number(length) > MAX_BODY_BYTES) refusal = tooLarge();
+        if (length !== null && Number(length) > MAX_BODY_BYTES) {
+          const answer = () => finish(tooLarge().toResponse(), request, undefined);
+          return request.body ? discardBody(request.body.getReader(), performance.now() + BODY_DEADLINE_MS).then(answer) : answer();
+        }
       }
       refusal ??= routeTable().literalRefusal(request.method, pathOf(request.url));
       return refusal ? finish(refusal.toResponse(), request, undefined) : undefined;
@@ -380,6 +383,41 @@ function logAccessRefusal(log: Logger, refusal: AccessRefusal, method: string, p
   else log.warn("access refused", withUser);
 }
 
+/**
+ * How much of a body over the limit is read and thrown away before the 413
+ * is sent. A connection closed with unread data is reset, and a client that
+ * sends its whole body before reading (as curl does) then never sees the
+ * answer; past this, or past the body deadline, the hub answers anyway.
+ */
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A client that pauses this long while its refused body is discarded has stopped sending it: it is answered then. */
+const DISCARD_IDLE_MS = 1000;
+
+/** Reads and drops what arrives on `reader`, up to DISCARD_MAX_BYTES, until `deadline` or a pause of DISCARD_IDLE_MS, then lets it go. */
+async function discardBody(reader: ReadableStreamDefaultReader<Uint8Array>, deadline: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    for (let dropped = 0; dropped <= DISCARD_MAX_BYTES; ) {
+      const wait = Math.min(DISCARD_IDLE_MS, deadline - performance.now());
+      if (wait <= 0) break;
+      const expired = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), wait);
+      });
+      const next = await Promise.race([reader.read(), expired]);
+      clearTimeout(timer);
+      if (next === "late" || next.done) break;
+      dropped += next.value.byteLength;
+    }
+  } catch {
+    // The client went away: there is nobody left to answer.
+  } finally {
+    clearTimeout(timer);
+    // Not awaited: cancelling may wait on the very client that stopped sending.
+    reader.cancel().catch(() => {});
+  }
+}
+
 /** The body's length as its Content-Length header declares it, or null without one (a chunked body) or with one that is not a length. */
 function declaredLength(request: Request): number | null {
   const header = request.headers.get("content-length");
@@ -436,7 +474,7 @@ async function readChunks(
     if (next.done) break;
     total += next.value.byteLength;
     if (total > limit) {
-      await reader.cancel();
+      await discardBody(reader, performance.now() + BODY_DEADLINE_MS);
       throw tooLarge();
     }
     chunks.push(next.value);

@@ -335,6 +335,8 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const statuses = new Set(Object.keys(declared).map(Number));
   for (const status of [405, 500]) statuses.add(status);
   if (hasBody) for (const status of [400, 408, 413, 415]) statuses.add(status);
+  // A body sent where none is taken is still read, so one nested too deep, or over the limit, is refused as anywhere.
+  else if (method !== "GET" && method !== "HEAD") for (const status of [400, 413]) statuses.add(status);
   for (const status of Object.keys(routeProblems)) statuses.add(Number(status));
   // A path parameter that does not match its schema (a malformed {id}) is refused before the handler runs.
   if (hooks.params !== undefined) statuses.add(400);

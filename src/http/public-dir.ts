@@ -3,9 +3,12 @@
  * operators who customised the field hub's dashboard. Every page path that is
  * not a file gets the folder's `index.html`; the API, docs, health and metrics
  * stay the hub's. Files get the same security headers, compression and ETags
- * as the embedded app; the page's CSP is the hub's, widened only by
- * PUBLIC_DIR_CSP. A path that would leave the folder (`..`, encoded or not, a
- * symlink pointing out) is a 404.
+ * as the embedded app, and every answer the page's CSP (the hub's, widened
+ * only by PUBLIC_DIR_CSP). A path that would leave the folder (`..`, encoded
+ * or not, a symlink pointing out) or names a hidden file (a segment starting
+ * with `.`, outside `/.well-known/`) is a 404. The hub's own public routes
+ * (SPEC §19) keep answering. The field's pages leave their origin to the hub
+ * as `__OG_ORIGIN__`, which is filled in.
  */
 import type { BunRequest } from "bun";
 import { realpathSync, statSync } from "node:fs";
@@ -15,8 +18,13 @@ import type { CspAdditions } from "../config/options.ts";
 import { HTML_CSP, SECURITY_HEADERS } from "./security.ts";
 import { serveFile, WebFile } from "./web.ts";
 
-/** Paths the hub itself answers, whatever the folder holds. */
-const HUB_PATHS = ["/api/", "/docs", "/openapi.", "/healthz", "/metrics"];
+/** Paths the hub itself answers, whatever the folder holds: by prefix, and exactly. */
+const HUB_PATHS = ["/api/", "/docs", "/openapi.", "/healthz", "/metrics", "/og/", "/badge/", "/embed/", "/feeds/"];
+const HUB_FILES = new Set(["/og.png", "/robots.txt", "/sitemap.xml", "/manifest.webmanifest", "/sw.js"]);
+/** The one hidden folder a site publishes (RFC 8615). */
+const WELL_KNOWN = ".well-known";
+/** What the field's pages hold where the hub's origin belongs. */
+const ORIGIN_PLACEHOLDER = /__OG_ORIGIN__/g;
 /** Names a bundler gives files whose content decides the name (`index-3f9a1c2b.js`): safe to cache for a year. */
 const HASHED_NAME = /[-.][A-Za-z0-9_]{8,}\.[a-z0-9]+$/;
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -53,7 +61,11 @@ export function widenedCsp(additions: CspAdditions): string {
   return directives.map((d) => d.join(" ")).join("; ");
 }
 
-/** The folder's path segments of a request path, or null when one is not a plain name (`..`, `.`, an encoded slash, a NUL). */
+/**
+ * The folder's path segments of a request path, or null when one is not a
+ * plain name (`..`, `.`, an encoded slash, a NUL) or is hidden (starts with
+ * `.`, as `.env` or `.git`), `/.well-known/` itself aside.
+ */
 function segmentsOf(pathname: string): string[] | null {
   const segments: string[] = [];
   for (const raw of pathname.split("/").filter((s) => s !== "")) {
@@ -63,7 +75,8 @@ function segmentsOf(pathname: string): string[] | null {
     } catch {
       return null;
     }
-    if (segment === "." || segment === ".." || /[/\\\0]/.test(segment)) return null;
+    if (/[/\\\0]/.test(segment)) return null;
+    if (segment.startsWith(".") && !(segments.length === 0 && segment === WELL_KNOWN)) return null;
     segments.push(segment);
   }
   return segments;
@@ -72,11 +85,16 @@ function segmentsOf(pathname: string): string[] | null {
 type Fallback = (request: Request) => Response | Promise<Response>;
 type Handler = { GET: (request: BunRequest<string>) => Response | Promise<Response> };
 
-export function publicDirRoutes(options: { root: string; https: boolean; csp: CspAdditions; hub: Fallback }): Record<string, Handler> {
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function publicDirRoutes(options: { root: string; origin: string; https: boolean; csp: CspAdditions; hub: Fallback }): Record<string, Handler> {
   const { root } = options;
-  const security: Record<string, string> = { ...SECURITY_HEADERS };
+  const security: Record<string, string> = { ...SECURITY_HEADERS, "content-security-policy": widenedCsp(options.csp) };
   if (options.https) security["strict-transport-security"] = "max-age=31536000; includeSubDomains";
-  const pageHeaders = { ...security, "cache-control": "no-cache", "content-security-policy": widenedCsp(options.csp) };
+  const pageHeaders = { ...security, "cache-control": "no-cache" };
+  const origin = escapeAttribute(options.origin.replace(/\/+$/, ""));
   const notFound = () => new Response("Not found", { status: 404, headers: { ...security, "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
   // Read once per version of a file: a rebuilt dashboard is picked up without a restart.
   const cache = new Map<string, { version: string; file: WebFile }>();
@@ -84,7 +102,8 @@ export function publicDirRoutes(options: { root: string; https: boolean; csp: Cs
   const load = async (path: string, version: string): Promise<WebFile> => {
     const cached = cache.get(path);
     if (cached?.version === version) return cached.file;
-    const body = await Bun.file(path).bytes();
+    const read = await Bun.file(path).bytes();
+    const body = path.endsWith(".html") ? new TextEncoder().encode(new TextDecoder().decode(read).replace(ORIGIN_PLACEHOLDER, origin)) : read;
     const etag = `"${new Bun.CryptoHasher("sha256").update(body).digest("base64url").slice(0, 22)}"`;
     const type = path.endsWith(".html") ? "text/html; charset=utf-8" : Bun.file(path).type.replace(";charset=", "; charset=");
     const file = new WebFile(path, type, body, etag);
@@ -114,7 +133,7 @@ export function publicDirRoutes(options: { root: string; https: boolean; csp: Cs
     "/*": {
       GET: async (request) => {
         const { pathname } = new URL(request.url, "http://hub.invalid");
-        if (HUB_PATHS.some((p) => pathname.startsWith(p))) return await options.hub(request);
+        if (HUB_FILES.has(pathname) || HUB_PATHS.some((p) => pathname.startsWith(p))) return await options.hub(request);
         const segments = segmentsOf(pathname);
         if (segments === null) return notFound();
         if (segments.length === 0 || (segments.length === 1 && segments[0] === "index.html")) return await page(request);
@@ -123,8 +142,8 @@ export function publicDirRoutes(options: { root: string; https: boolean; csp: Cs
           const headers = found.path.endsWith(".html") ? pageHeaders : { ...security, "cache-control": HASHED_NAME.test(found.path) ? IMMUTABLE : "no-cache" };
           return await serveFile(await load(found.path, found.version), request, headers);
         }
-        // A missing file (a name with an extension) is a 404; any other path is a page of the app.
-        if (extname(segments[segments.length - 1] ?? "") !== "") return notFound();
+        // A missing file (a name with an extension, or anything under /.well-known/) is a 404; any other path is a page of the app.
+        if (segments[0] === WELL_KNOWN || extname(segments[segments.length - 1] ?? "") !== "") return notFound();
         const escapes = (() => {
           try {
             const real = realpathSync(join(root, ...segments));

@@ -59,4 +59,20 @@ describe("the description says what the server does", () => {
     }
     expect(checked).toBeGreaterThan(withBody.length - 3);
   });
+
+  test("every operation without a request body that answers 400 to a body (nested too deep) documents 400", async () => {
+    const { operations, send } = await fixture();
+    const tooDeep = `{"a":${"[".repeat(40)}${"]".repeat(40)}}`;
+    const withoutBody = operations.filter((o) => o.op.requestBody === undefined && o.method !== "GET" && o.method !== "HEAD");
+    expect(withoutBody.length).toBeGreaterThan(5);
+    const refused: string[] = [];
+    for (const { method, path, op } of withoutBody) {
+      const response = await send(method, path, (name) => VALID[name] ?? "1", tooDeep);
+      await response.arrayBuffer();
+      if (response.status !== 400) continue;
+      refused.push(`${method} ${path}`);
+      expect({ operation: `${method} ${path}`, documented: Object.keys(op.responses).includes("400") }).toEqual({ operation: `${method} ${path}`, documented: true });
+    }
+    expect(refused.length).toBeGreaterThan(0);
+  });
 });

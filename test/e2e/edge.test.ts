@@ -133,6 +133,29 @@ describe("the path the hub routes is the request's own", () => {
   });
 });
 
+describe("any Host value", () => {
+  test("gets the normal answer or a 400 problem with the security headers, and one JSON log line, never a stack trace", async () => {
+    const hosts = ["abcd%", "[::1", "abcd:99999", "[::1]:99999", "%zz", "a%00b", "[zz]", "abcd:", ":80", "[::1]x", "abcd:-1", "abcd:8o", `${"a".repeat(300)}:1`];
+    const before = hub.output().split("\n").length;
+    for (const host of hosts) {
+      for (const path of ["/api/v1/meta", "/", "/healthz", "/no/such/page", "/api/v1/auth/session"]) {
+        const answer = await rawRequest(hub.url, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: text/html\r\nConnection: close\r\n\r\n`);
+        const status = statusOf(answer);
+        expect({ host, path, status: [200, 400, 404, 421].includes(status) ? "answered" : status }).toEqual({ host, path, status: "answered" });
+        expect(headersOf(answer).get("x-content-type-options")).toBe("nosniff");
+        if (status === 400) expect(headersOf(answer).get("content-type")).toBe("application/problem+json");
+      }
+    }
+    await Bun.sleep(200);
+    const lines = hub.output().split("\n").slice(before - 1).filter((line) => line !== "");
+    expect(lines.filter((line) => !line.startsWith("{"))).toEqual([]);
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.filter((line) => line.level === "error")).toEqual([]);
+    // The Hosts that make no URL (all but "abcd:" and the long name) are refused, each with its one request line.
+    expect(parsed.filter((line) => line.msg === "request" && line.status === 400).length).toBeGreaterThanOrEqual((hosts.length - 2) * 5);
+  });
+});
+
 describe("a deeply nested JSON body", () => {
   const nested = (levels: number): string => `{"a":${"[".repeat(levels)}${"]".repeat(levels)}}`;
   const routes: [string, string][] = [
@@ -284,6 +307,26 @@ describe("the log stream", () => {
   });
 });
 
+describe("a healthy hub's log", () => {
+  test("carries no library warning a few seconds after start and requests across the routes (Elysia's static analysis understands every hook)", async () => {
+    await Bun.sleep(3000);
+    const headers = { "content-type": "application/json", cookie: session.cookie, "x-csrf-token": session.csrf };
+    for (const [method, path, body] of [
+      ["POST", "/api/v1/auth/login", { username: "nobody", password: "wrong password" }],
+      ["GET", "/api/v1/admin/agents", undefined],
+      ["PATCH", "/api/v1/admin/settings", {}],
+      ["GET", "/api/v1/meta", undefined],
+      ["GET", "/api/v1/platforms/Windows/incentives", undefined],
+      ["POST", "/api/v1/agent/readings", {}],
+    ] as const) {
+      await (await fetch(`${hub.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).arrayBuffer();
+    }
+    await Bun.sleep(3000);
+    const warnings = hub.output().split("\n").filter((line) => line.includes("Sucrose") || line.includes("library output"));
+    expect(warnings).toEqual([]);
+  }, 30_000);
+});
+
 describe("DNS rebinding", () => {
   test("a request addressed to another name cannot claim a hub that needs setup", async () => {
     const fresh = tempDir("hub-edge-rebind-");
@@ -330,6 +373,59 @@ describe("what the runtime used to answer by itself", () => {
     }
     // Refused while arriving, never gathered: 200 MiB sent, far less kept.
     expect(rss() - before).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  test("a body over the limit sent in full with its Content-Length gets the 413 before the connection closes, with or without Expect: 100-continue", async () => {
+    const body = Buffer.alloc(8 * 1024 * 1024, "x");
+    const { hostname, port } = new URL(hub.url);
+    const INTERIM = /^HTTP\/1\.1 100 [^\r]*\r\n\r\n/;
+    /**
+     * As curl sends: the whole body written before anything is read (the
+     * socket paused until the kernel took it all), so an answer followed by
+     * a reset is lost as it is for curl. With `Expect: 100-continue` the body
+     * follows the hub's 100, if it sends one.
+     */
+    const send = (head: string, expectContinue: boolean): Promise<{ answer: string; error: string | null }> =>
+      new Promise((resolve) => {
+        let answer = "";
+        let error: string | null = null;
+        let sentBody = false;
+        const socket = connect(Number(port), hostname, () => {
+          if (expectContinue) {
+            socket.write(head);
+            return;
+          }
+          socket.pause();
+          socket.write(head);
+          socket.write(body, () => socket.resume());
+        });
+        socket.on("data", (chunk: Buffer) => {
+          answer += chunk.toString("latin1");
+          if (expectContinue && !sentBody && INTERIM.test(answer)) {
+            sentBody = true;
+            answer = answer.replace(INTERIM, "");
+            socket.write(body);
+          }
+          if (complete(answer)) socket.destroy();
+        });
+        socket.on("error", (e: Error & { code?: string }) => {
+          error = e.code ?? e.message;
+          socket.resume();
+        });
+        socket.on("close", () => resolve({ answer, error }));
+        socket.setTimeout(20_000, () => socket.destroy());
+      });
+    const head = `POST /api/v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+    for (const [i, connection] of ["keep-alive", "close", "close", "close"].entries()) {
+      const { answer, error } = await send(`${head}Connection: ${connection}\r\n\r\n`, false);
+      expect({ i, connection, status: statusOf(answer), error }).toEqual({ i, connection, status: 413, error: null });
+      expect(JSON.parse(bodyOf(answer))).toMatchObject({ status: 413, title: "Content Too Large" });
+      expect(headersOf(answer).get("x-content-type-options")).toBe("nosniff");
+    }
+    const expecting = await send(`${head}Expect: 100-continue\r\n\r\n`, true);
+    expect(statusOf(expecting.answer)).toBe(413);
+    expect(JSON.parse(bodyOf(expecting.answer))).toMatchObject({ status: 413 });
+    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
   });
 
   test("a control character in a header is still Bun's own empty 400 that closes the connection", async () => {

@@ -214,3 +214,27 @@ describe("hub import-field beside a serving hub", () => {
     }
   }, 120_000);
 });
+
+describe("hub import-field beside a serving hub, of rows the hub would refuse", () => {
+  test("the hub's report counts refused readings by reason and names the users who must reset, as the command alone does", async () => {
+    const bin = await compiledHub();
+    const field = await createFieldDb(join(scratch(), "bloodpoint.db"), { readings: 10, origin: "http://localhost" });
+    const sqlite = new Database(field.path);
+    sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, agent_id) VALUES ('Windows', 'eu-central-1', 'lots', 0, 1, NULL, NULL, NULL, ?, 1)").run(Date.now() - 60_000);
+    sqlite.query("INSERT INTO users (username, password_hash, role, enabled, created_at, updated_at) VALUES ('carol', ?, 'user', 1, 1, 1)").run(Bun.password.hashSync("carols-weak-password", { algorithm: "bcrypt", cost: 4 }));
+    sqlite.close();
+    const db = join(scratch(), "hub.db");
+    const hub = await startHub({ cmd: [bin], args: ["--db", db] });
+    try {
+      const done = await runCli(["import-field", "--from", field.path, "--db", db], { cmd: [bin] });
+      expect(done.stderr).toBe("");
+      expect(done.exitCode).toBe(0);
+      expect(done.stdout).toContain("readings: 10 copied");
+      expect(done.stdout).toContain("readings refused (not copied): 1, survivor or killer is not an integer from 0 to 1000");
+      expect(done.stdout).toContain("these users must reset their password): carol\n");
+      expect(await login(hub.url, "carol", "carols-weak-password")).toBe(401);
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
+});

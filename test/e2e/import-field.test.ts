@@ -248,6 +248,54 @@ describe("hub import-field, twice and refused", () => {
     expect(rows(db, "SELECT provision_id FROM agents ORDER BY id")).toEqual([{ provision_id: "eu-1" }, { provision_id: null }, { provision_id: "agent3" }]);
   });
 
+  test("readings the agent API would refuse are counted by reason, not copied; users with hashes weaker than the field's must reset", async () => {
+    const path = join(scratch(), "doctored.db");
+    copyFileSync(field.path, path);
+    const sqlite = new Database(path);
+    const now = Date.now();
+    const reading = sqlite.query(
+      "INSERT INTO readings (platform, region, survivor, killer, ratio, version, category, refresh_time_seconds, measured_at, agent_id) VALUES ('Windows', 'eu-central-1', ?, ?, ?, ?, 'live', 180, ?, 1)",
+    );
+    reading.run("lots", 100, 1.5, "9.2.0", now - 3_600_000);
+    reading.run(0, 5000, 1.5, "9.2.0", now - 3_500_000);
+    reading.run(0, 100, -1, "9.2.0", now - 3_400_000);
+    reading.run(0, 100, 1.5, "v".repeat(5_000_000), now - 3_300_000);
+    reading.run(0, 100, 1.5, "9.2.0", now + 10 * 365 * 86_400_000);
+    reading.run(0, 100, 1.5, "9.2.0", "yesterday");
+    const weakScrypt = ["scrypt", "2", "8", "1", Buffer.from("salt-of-16-bytes").toString("base64"), Buffer.alloc(64, 1).toString("base64")].join("$");
+    const user = sqlite.query("INSERT INTO users (username, password_hash, role, enabled, created_at, updated_at) VALUES (?, ?, 'user', 1, 1, 1)");
+    user.run("carol", weakScrypt);
+    user.run("dave", Bun.password.hashSync("daves-weak-password", { algorithm: "bcrypt", cost: 4 }));
+    user.run("erin", Bun.password.hashSync("erins-weak-password", { algorithm: "argon2id", memoryCost: 8, timeCost: 1 }));
+    user.run("frank", Bun.password.hashSync("franks-good-password", { algorithm: "bcrypt", cost: 10 }));
+    sqlite.close();
+
+    const db = join(scratch(), "hub.db");
+    const done = await runCli(["import-field", "--from", path, "--db", db], { cmd: [hubBinary] });
+    expect(done.stderr).toBe("");
+    expect(done.exitCode).toBe(0);
+    expect(done.stdout).toContain(`readings: ${field.readings} copied`);
+    for (const line of [
+      "readings refused (not copied): 2, survivor or killer is not an integer from 0 to 1000",
+      "readings refused (not copied): 1, ratio is not a number above 0 and at most 100000",
+      "readings refused (not copied): 1, version or category is not text of at most 64 characters",
+      "readings refused (not copied): 1, measuredAt is more than 60 s in the future",
+      "readings refused (not copied): 1, measuredAt is not a time",
+      "users: 6 copied",
+      "passwords not imported, weaker than the field's own hashes (these users must reset their password): carol, dave, erin",
+    ]) {
+      expect(done.stdout).toContain(line);
+    }
+    expect(rows(db, "SELECT COUNT(*) AS n FROM readings")[0]?.n).toBe(field.readings);
+    expect(rows(db, "SELECT MAX(LENGTH(version)) AS n, MAX(measured_at) <= unixepoch('subsec') * 1000 AS past, SUM(typeof(survivor) <> 'integer') AS text FROM readings")[0]).toEqual({ n: 5, past: 1, text: 0 });
+    expect(rows(db, "SELECT username, password_hash IS NULL AS reset FROM users WHERE username IN ('carol', 'dave', 'erin', 'frank') ORDER BY username")).toEqual([
+      { username: "carol", reset: 1 },
+      { username: "dave", reset: 1 },
+      { username: "erin", reset: 1 },
+      { username: "frank", reset: 0 },
+    ]);
+  });
+
   test("a dry run against an existing database prints what it would copy and changes no byte", async () => {
     const db = join(scratch(), "hub.db");
     expect((await runCli(["migrate", "--db", db], { cmd: [hubBinary] })).exitCode).toBe(0);

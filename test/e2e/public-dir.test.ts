@@ -5,11 +5,14 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { runCli, startHub, type RunningHub } from "./harness.ts";
+import { freePort, runCli, startHub, type RunningHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 const SECRET = "the-secret-outside-the-folder";
 const PAGE = `<!doctype html><html><head><title>Customised dashboard</title><script src="/assets/index-3f9a1c2b.js"></script></head><body>${"<p>board</p>".repeat(200)}</body></html>`;
+/** The field's index.html leaves the origin to the hub, as `__OG_ORIGIN__`. */
+const SHARED = `<!doctype html><html><head><title>Shared</title><meta property="og:url" content="__OG_ORIGIN__/" /><meta property="og:image" content="__OG_ORIGIN__/og.png" /><meta name="twitter:image" content="__OG_ORIGIN__/og.png" /></head><body></body></html>`;
+const DOTFILE = "SECRET_KEY=from-the-dotfile";
 const SCRIPT = `console.log("dashboard");${" ".repeat(4000)}`;
 
 /** Sends a request line exactly as written, as an attacker's client would, past any URL normalising of fetch. */
@@ -33,16 +36,27 @@ describe("PUBLIC_DIR", () => {
     mkdirSync(join(dir, "assets"), { recursive: true });
     writeFileSync(join(dir, "index.html"), PAGE);
     writeFileSync(join(dir, "assets", "index-3f9a1c2b.js"), SCRIPT);
-    writeFileSync(join(dir, "robots.txt"), "User-agent: *\n");
+    writeFileSync(join(dir, "notes.txt"), "User-agent: *\n");
+    writeFileSync(join(dir, "shared.html"), SHARED);
+    writeFileSync(join(dir, ".env"), DOTFILE);
+    mkdirSync(join(dir, ".git"));
+    writeFileSync(join(dir, ".git", "config"), DOTFILE);
+    writeFileSync(join(dir, "assets", ".env"), DOTFILE);
+    mkdirSync(join(dir, ".well-known"));
+    writeFileSync(join(dir, ".well-known", "security.txt"), "Contact: mailto:ops@example.org\n");
+    writeFileSync(join(dir, ".well-known", ".env"), DOTFILE);
+    writeFileSync(join(dir, "robots.txt"), "the folder's robots.txt\n");
     mkdirSync(join(base, "outside"));
     writeFileSync(join(base, "outside", "secret.txt"), SECRET);
     writeFileSync(join(base, "secret.txt"), SECRET);
     symlinkSync(join(base, "outside"), join(dir, "leak"));
     symlinkSync(join(base, "outside", "secret.txt"), join(dir, "leak.txt"));
+    const port = await freePort();
     hub = await startHub({
       cmd: [await compiledHub()],
+      port,
       args: ["--db", join(base, "hub.db")],
-      env: { PUBLIC_DIR: dir, PUBLIC_DIR_CSP: "script-src https://cdn.example.org; img-src https:" },
+      env: { PUBLIC_DIR: dir, PUBLIC_DIR_CSP: "script-src https://cdn.example.org; img-src https:", ORIGIN: `http://127.0.0.1:${port}` },
     });
   }, 60_000);
 
@@ -76,9 +90,9 @@ describe("PUBLIC_DIR", () => {
     expect((await fetch(`${hub.url}/assets/index-3f9a1c2b.js`, { headers: { "if-none-match": etag } })).status).toBe(304);
     const page = await fetch(`${hub.url}/`, { headers: { "accept-encoding": "gzip" }, decompress: false });
     expect(page.headers.get("content-encoding")).toBe("gzip");
-    const robots = await fetch(`${hub.url}/robots.txt`);
-    expect(robots.headers.get("cache-control")).toBe("no-cache");
-    expect(await robots.text()).toBe("User-agent: *\n");
+    const notes = await fetch(`${hub.url}/notes.txt`);
+    expect(notes.headers.get("cache-control")).toBe("no-cache");
+    expect(await notes.text()).toBe("User-agent: *\n");
     expect((await fetch(`${hub.url}/assets/missing.js`)).status).toBe(404);
   });
 
@@ -117,6 +131,51 @@ describe("PUBLIC_DIR", () => {
     for (const target of ["/leak/secret.txt", "/leak.txt", "/leak", "/%2E%2E%2Fsecret.txt", "/assets/..%2F..%2Fsecret.txt"]) {
       expect((await raw(hub.url, target)).split(" ")[1]).toBe("404");
     }
+  });
+
+  test("hidden files are 404, raw or percent-encoded, except /.well-known/; every file carries the CSP and nosniff", async () => {
+    for (const target of ["/.env", "/.git/config", "/%2eenv", "/%2Eenv", "/%2egit/config", "/.git", "/.git/", "/assets/.env", "/assets/%2eenv", "/.well-known/.env", "/.hidden-page"]) {
+      const answer = await raw(hub.url, target);
+      expect(`${target} ${answer.split(" ")[1]}`).toBe(`${target} 404`);
+      expect(answer).not.toContain(DOTFILE);
+      expect(answer).not.toContain("Customised dashboard");
+    }
+    const wellKnown = await fetch(`${hub.url}/.well-known/security.txt`);
+    expect(wellKnown.status).toBe(200);
+    expect(await wellKnown.text()).toBe("Contact: mailto:ops@example.org\n");
+    for (const path of ["/.well-known/security.txt", "/assets/index-3f9a1c2b.js", "/notes.txt", "/", "/shared.html", "/assets/missing.js", "/.env"]) {
+      const response = await fetch(`${hub.url}${path}`);
+      await response.arrayBuffer();
+      expect(`${path} ${response.headers.get("x-content-type-options")}`).toBe(`${path} nosniff`);
+      expect(response.headers.get("content-security-policy") ?? "").toContain("default-src 'none'");
+    }
+  });
+
+  test("the hub's own public routes keep answering, not the folder's index.html", async () => {
+    const expected: readonly [string, RegExp][] = [
+      ["/og.png", /^image\/png/],
+      ["/og/Windows.png", /^image\/png/],
+      ["/robots.txt", /^text\/plain/],
+      ["/sitemap.xml", /(xml|application\/problem\+json)/],
+      ["/manifest.webmanifest", /^application\/manifest\+json/],
+      ["/feeds/Windows.atom", /^application\/atom\+xml/],
+      ["/embed/embed.js", /^text\/javascript/],
+      ["/embed/Windows", /^text\/html/],
+      ["/badge/Windows/eu-central-1.svg", /^(image\/svg\+xml|application\/problem\+json)/],
+    ];
+    for (const [path, type] of expected) {
+      const response = await fetch(`${hub.url}${path}`, { redirect: "manual" });
+      const body = await response.text();
+      expect(`${path} ${body.includes("Customised dashboard") ? "the folder's page" : response.headers.get("content-type")}`).toMatch(new RegExp(`^${path.replace(/[.+]/g, "\\$&")} ${type.source.replace(/^\^/, "")}`));
+      expect(body).not.toBe("the folder's robots.txt\n");
+    }
+  });
+
+  test("the field's __OG_ORIGIN__ placeholders are filled with the hub's origin", async () => {
+    const shared = await (await fetch(`${hub.url}/shared.html`)).text();
+    expect(shared).not.toContain("__OG_ORIGIN__");
+    expect(shared).toContain(`<meta property="og:image" content="${hub.url}/og.png" />`);
+    expect(shared).toContain(`<meta property="og:url" content="${hub.url}/" />`);
   });
 
   test("a missing folder stops start-up with one line and exit code 2", async () => {

@@ -3273,6 +3273,12 @@ export interface operations {
         };
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3290,6 +3296,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3645,6 +3657,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3662,6 +3680,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3699,6 +3723,12 @@ export interface operations {
           "application/json": components["schemas"]["TotpEnrolment"];
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3722,6 +3752,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -3757,6 +3793,12 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -3786,6 +3828,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4031,6 +4079,12 @@ export interface operations {
           "application/json": components["schemas"]["PasskeyRegistration"];
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -4048,6 +4102,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4278,6 +4338,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -4311,6 +4377,12 @@ export interface operations {
           "application/json": components["schemas"]["PasskeyChallenge"];
         };
       };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Unauthorized */
       401: {
         content: {
@@ -4334,6 +4406,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -4675,6 +4753,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -4992,6 +5076,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -5164,6 +5254,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -5697,6 +5793,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -5881,6 +5983,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -6046,6 +6154,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -6109,6 +6223,12 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -6331,6 +6451,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -6740,6 +6866,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -6927,6 +7059,12 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
       421: {
         content: {
@@ -7002,6 +7140,12 @@ export interface operations {
       };
       /** @description Conflict */
       409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
