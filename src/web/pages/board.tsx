@@ -15,7 +15,6 @@ import {
   type ActiveEvent,
   type CoveragePayload,
   type IncentivesPayload,
-  type ListedEvent,
   type SessionBody,
   type RegionIncentive,
   type SiteMeta,
@@ -24,7 +23,7 @@ import { boardSearch, boardShape, FIRST_CARDS, keepShape, parseBoardQuery, SHOW,
 import { now } from "../clock.ts";
 import { AlertsPanel } from "../components/alerts.tsx";
 import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
-import { AnswerLine, HonestyBanner } from "../components/answer.tsx";
+import { AnswerLine, HonestyBanner, type RegionPickerToggle } from "../components/answer.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
@@ -46,7 +45,7 @@ function StatusBanner({ status }: { status: IncentivesPayload["status"] }) {
   );
 }
 
-function EventBanner({ event, next }: { event: ActiveEvent | null; next: ListedEvent | null }) {
+function EventBanner({ event, next }: { event: ActiveEvent | null; next: ActiveEvent | null }) {
   if (event) {
     return (
       <p class="banner banner-event">
@@ -64,25 +63,6 @@ function EventBanner({ event, next }: { event: ActiveEvent | null; next: ListedE
       {t("event.next", { label: next.label, multiplier: formatNumber(next.multiplier, 2), time: formatRelative(Date.parse(next.startsAt), now.value) })}
     </p>
   );
-}
-
-/** The next scheduled event on this platform, when none is running (read once per board). */
-function useNextEvent(platform: Platform, running: boolean): ListedEvent | null {
-  const next = useSignal<ListedEvent | null>(null);
-  useEffect(() => {
-    if (running) return;
-    const controller = new AbortController();
-    api.events(controller.signal).then(
-      ({ events }) => {
-        const at = Date.now();
-        next.value = events.find((e) => Date.parse(e.startsAt) > at && (e.platforms === null || e.platforms.includes(platform))) ?? null;
-      },
-      // The countdown is a nicety: without it the board is whole.
-      () => undefined,
-    );
-    return () => controller.abort();
-  }, [platform, running]);
-  return next.value;
 }
 
 export function PlatformTabs({ meta, current, hrefOf }: { meta: SiteMeta; current: Platform | null; hrefOf: (p: Platform) => string }) {
@@ -254,19 +234,24 @@ function useClosest(meta: SiteMeta) {
   return { closest, state: state.value, measure, enabled: meta.latencyHosts.length > 0 };
 }
 
-/** The filters panel, built only once opened: the first paint and every stream message skip what a viewer rarely opens. */
-function FiltersPanel({ platform, feed, query, apply, zone, latency, choice, choose }: {
+/**
+ * The region picker, opened from the answer line's "change region" and built
+ * only once opened: every catalogue region, and "find my closest region"
+ * beside it. The choice is focused on opening, so a phone's next tap picks.
+ */
+function RegionPicker({ platform, feed, zone, latency, choice, choose }: {
   platform: Platform;
   feed: LiveFeed;
-  query: BoardQuery;
-  apply: (next: Partial<BoardQuery>, replace: boolean) => void;
   zone: string;
   latency: ReturnType<typeof useClosest>;
   choice: string | null;
   choose: (region: string | null) => void;
 }) {
+  useEffect(() => {
+    document.querySelector<HTMLSelectElement>(`#${PICKER_ID} select`)?.focus();
+  }, []);
   const payload = feed.payload.value;
-  if (payload === null) return null;
+  if (payload === null || payload.regions.length === 0) return null;
   const automatic = automaticRegion(
     payload.regions.map((r) => r.region),
     zone,
@@ -274,20 +259,21 @@ function FiltersPanel({ platform, feed, query, apply, zone, latency, choice, cho
   );
   return (
     <>
-      <Filters query={query} apply={apply} />
-      {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice} choose={choose} /> : null}
+      <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice} choose={choose} />
       {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest.value} names={new Map(payload.regions.map((r) => [r.region, r.displayName]))} /> : null}
     </>
   );
 }
+
+const PICKER_ID = "region-picker";
 
 /** A card that follows its own region's signal: a stream message renders it again only when that region changed. */
 function LiveCard({ platform, entry, yours, eventMultiplier }: { platform: Platform; entry: ReadonlySignal<RegionIncentive>; yours: boolean; eventMultiplier: number | null }) {
   return <RegionCard platform={platform} region={entry.value} yours={yours} eventMultiplier={eventMultiplier} />;
 }
 
-function LiveAnswer({ entry, eventMultiplier, pending }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null; pending: boolean }) {
-  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} pending={pending} />;
+function LiveAnswer({ entry, eventMultiplier, pending, picker }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null; pending: boolean; picker: RegionPickerToggle | undefined }) {
+  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} pending={pending} picker={picker} />;
 }
 
 export function Board({ platform, meta, session }: { platform: Platform; meta: SiteMeta; session: SessionBody | null }) {
@@ -297,6 +283,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   const query = useComputed(() => parseBoardQuery(location.value.search));
   const choice = useSignal(rememberedRegion());
   const filtersOpen = useSignal(false);
+  const pickerOpen = useSignal(false);
   const zone = useMemo(browserZone, []);
   const latency = useClosest(meta);
   // The board renders again only when this changes (which regions it shows, in which order, its banners), not on every message.
@@ -324,7 +311,6 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   useEffect(() => {
     if (populated) everyCard.value = true;
   }, [populated]);
-  const next = useNextEvent(platform, board?.event != null);
   const apply = (next: Partial<BoardQuery>, replace: boolean) => navigate(`/${platform}${boardSearch({ ...query.value, ...next })}`, { replace });
   const choose = (region: string | null) => {
     rememberRegion(region);
@@ -343,10 +329,11 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
       everyCard={everyCard.value}
       connection={feed.connection.value}
       query={query.value}
-      next={next}
       filtersOpen={filtersOpen.value}
       toggleFilters={() => (filtersOpen.value = !filtersOpen.value)}
-      filters={<FiltersPanel platform={platform} feed={feed} query={query.value} apply={apply} zone={zone} latency={latency} choice={choice.value} choose={choose} />}
+      filters={<Filters query={query.value} apply={apply} />}
+      picker={{ open: pickerOpen.value, toggle: () => (pickerOpen.value = !pickerOpen.value), controls: PICKER_ID }}
+      regionPicker={<RegionPicker platform={platform} feed={feed} zone={zone} latency={latency} choice={choice.value} choose={choose} />}
       alerts={<AlertsPanel platform={platform} payload={feed.payload} />}
     />
   );
@@ -362,11 +349,14 @@ export interface BoardViewProps {
   readonly everyCard: boolean;
   readonly connection: Connection;
   readonly query: BoardQuery;
-  readonly next: ListedEvent | null;
   readonly filtersOpen: boolean;
   readonly toggleFilters: () => void;
   /** The filters panel, built only while it is open. */
   readonly filters: ComponentChildren;
+  /** The answer line's "change region" control; none before the app has started. */
+  readonly picker?: RegionPickerToggle;
+  /** The region picker, built only while it is open. */
+  readonly regionPicker?: ComponentChildren;
   readonly alerts: ComponentChildren;
   /** True where the viewer's region cannot be known yet (the hub's first paint): the answer line keeps its place. */
   readonly viewerPending?: boolean;
@@ -378,12 +368,22 @@ export interface BoardViewProps {
  * for the board's first paint (src/share/first-paint.ts), so the app's first
  * render finds its markup already in place.
  */
-export function BoardView({ platform, meta, board, entries, everyCard, connection, query, next, filtersOpen, toggleFilters, filters, alerts, viewerPending = false }: BoardViewProps) {
+export function BoardView({ platform, meta, board, entries, everyCard, connection, query, filtersOpen, toggleFilters, filters, picker, regionPicker, alerts, viewerPending = false }: BoardViewProps) {
   const eventMultiplier = board.event?.multiplier ?? null;
   const filtering = query.q !== "" || query.show !== "all" || query.sort !== "name";
   return (
     <>
-      {board.regionCount > 0 ? <LiveAnswer entry={board.yours === null ? null : (entries.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} pending={viewerPending} /> : null}
+      <HonestyBanner />
+      {board.regionCount > 0 ? (
+        <>
+          <LiveAnswer entry={board.yours === null ? null : (entries.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} pending={viewerPending} picker={picker} />
+          {picker ? (
+            <div id={picker.controls} class="toolbar region-picker" hidden={!picker.open}>
+              {picker.open ? regionPicker : null}
+            </div>
+          ) : null}
+        </>
+      ) : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
         <ConnectionBadge state={connection} />
@@ -392,7 +392,7 @@ export function BoardView({ platform, meta, board, entries, everyCard, connectio
         </button>
       </div>
       <StatusBanner status={board.status} />
-      <EventBanner event={board.event} next={next} />
+      <EventBanner event={board.event} next={board.next} />
       <div id="board-filters" class="toolbar" hidden={!filtersOpen}>
         {filtersOpen ? filters : null}
       </div>
@@ -412,7 +412,6 @@ export function BoardView({ platform, meta, board, entries, everyCard, connectio
       )}
       <Pagination page={board.page} pages={board.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query, page })}`} />
       {board.regionCount > 0 ? alerts : null}
-      <HonestyBanner />
     </>
   );
 }
