@@ -85,25 +85,15 @@ function age(lastUpdated: string | null, short = false): string {
  * the name, the queue balance or the freshness.
  */
 
-/** The name, and where the catalogue declares one, its short form, which a phone's row shows instead (the stylesheet chooses). */
-export function RegionName({ id, name }: { id: string; name: string }) {
-  const short = shortRegionName(id, name);
-  if (short === name) return <>{name}</>;
-  return (
-    <>
-      <span class="name-full">{name}</span>
-      <span class="name-short">{short}</span>
-    </>
-  );
-}
-
 function CardHead({ platform, id, name, yours }: { platform: Platform; id: string; name: string; yours: boolean }) {
+  const short = shortRegionName(id, name);
   return (
     <header class="card-head">
       <Flag region={id} />
       <h3 id={`card-${id}`}>
-        <a href={`/${platform}/${encodeURIComponent(id)}`} aria-label={t("card.details", { region: name })}>
-          <RegionName id={id} name={name} />
+        {/* Where the catalogue declares a short name, a phone's row shows it instead (drawn by the stylesheet from data-short). */}
+        <a href={`/${platform}/${encodeURIComponent(id)}`} aria-label={t("card.details", { region: name })} data-short={short === name ? undefined : short}>
+          {short === name ? name : <span class="name-full">{name}</span>}
         </a>
       </h3>
       <span class="region-id">{id}</span>

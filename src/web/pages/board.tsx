@@ -65,13 +65,25 @@ function EventBanner({ event, next }: { event: ActiveEvent | null; next: ActiveE
   );
 }
 
+/** The arrow keys, Home and End move between the platforms: the row is one stop of the Tab key, so the regions stay a few presses away. */
+function moveAmongTabs(event: KeyboardEvent): void {
+  const links = [...((event.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>("a.tab"))];
+  const at = links.indexOf(event.target as HTMLAnchorElement);
+  if (at < 0) return;
+  const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: links.length - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  links[(to + links.length) % links.length]?.focus();
+}
+
 export function PlatformTabs({ meta, current, hrefOf }: { meta: SiteMeta; current: Platform | null; hrefOf: (p: Platform) => string }) {
   const shown = Platform.filter((p) => meta.platforms.includes(p) || p === current);
   if (shown.length <= 1 && current !== null && shown[0] === current) return null;
+  const stop = shown.includes(current as Platform) ? current : shown[0];
   return (
-    <nav class="tabs" aria-label={t("nav.platforms")}>
+    <nav class="tabs" aria-label={t("nav.platforms")} onKeyDown={moveAmongTabs}>
       {shown.map((p) => (
-        <a key={p} href={hrefOf(p)} class="tab" aria-current={p === current ? "page" : undefined}>
+        <a key={p} href={hrefOf(p)} class="tab" aria-current={p === current ? "page" : undefined} tabIndex={p === stop ? 0 : -1}>
           {PLATFORM_LABELS[p]}
         </a>
       ))}
