@@ -82,11 +82,11 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
       const { page } = guarded;
       await page.goto(`${hub.url}/Windows`);
       const answer = page.locator("section.answer");
-      await answer.waitFor();
+      // The app's answer, not the place the hub's first paint keeps for it, with the honesty banner above it.
+      await until(() => answer.getAttribute("data-region"), (region) => region === "eu-west-1", `${code}: the viewer's answer`);
       expect(await page.evaluate(() => document.documentElement.lang)).toBe(code);
       const box = await answer.boundingBox();
       expect({ code, inside: box !== null && box.y >= 0 && box.y + box.height <= 640 }).toEqual({ code, inside: true });
-      expect(await answer.getAttribute("data-region")).toBe("eu-west-1");
       await textMatches(answer.locator(".answer-value"), /75/);
       const filtersTop = (await page.locator(".filters-toggle").boundingBox())?.y ?? 0;
       expect(filtersTop).toBeGreaterThan(box?.y ?? Number.POSITIVE_INFINITY);
@@ -125,7 +125,7 @@ describe.skipIf(!available)("the player's board in Chromium, from dist/hub", () 
     // The region picker opens from the answer line. With nothing measured (LATENCY_PROBES off here) the automatic choice says the
     // time zone decided it, and what it chose.
     await page.getByRole("button", { name: "Change region" }).click();
-    await textIs(page.locator(".field-yours option").first(), "By time zone: EU West (Ireland)");
+    await textIs(page.locator(".field-yours option").first(), "By time zone: Ireland");
     await expectClean(guarded, page, "board-filters-360");
     await page.setViewportSize({ width: 1280, height: 900 });
     const wide = await page.locator("article.card").first().boundingBox();
@@ -530,7 +530,7 @@ describe.skipIf(!available)("the closest region by latency, against local stand-
       await until(remembered, (region) => region === "us-east-1", "the remembered closest region");
       // The picker's automatic choice says that latency (the ping to the game's servers) decided it.
       await page.getByRole("button", { name: "Change region" }).click();
-      await textIs(page.locator(".field-yours option").first(), "Lowest ping: US East (N. Virginia)");
+      await textIs(page.locator(".field-yours option").first(), "Lowest ping: N. Virginia");
       // The viewer's own choice always wins.
       await page.locator(".field-yours select").selectOption("ap-south-1");
       await until(() => page.locator("section.answer").getAttribute("data-region"), (r) => r === "ap-south-1", "the viewer's choice");

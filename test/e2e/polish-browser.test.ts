@@ -182,6 +182,19 @@ describe.skipIf(!available)("the player's polish in Chromium, from dist/hub", ()
       const filtersBox = await page.locator(".filters-toggle").boundingBox();
       expect((answerBox?.y ?? 0) + (answerBox?.height ?? 0)).toBeLessThanOrEqual(pickerBox?.y ?? 0);
       expect((pickerBox?.y ?? 0) + (pickerBox?.height ?? 0)).toBeLessThanOrEqual(filtersBox?.y ?? 0);
+      // The closed picker shows its choice whole (a select cannot wrap): the automatic entry names the region by its short form.
+      await textIs(picker.locator("option").first(), "Lowest ping: São Paulo");
+      expect(await picker.locator("select").evaluate((select: HTMLSelectElement) => {
+        const probe = document.createElement("span");
+        probe.style.font = getComputedStyle(select).font;
+        probe.style.whiteSpace = "nowrap";
+        probe.textContent = select.selectedOptions[0]?.textContent ?? "";
+        document.body.append(probe);
+        const room = select.clientWidth - 40;
+        const fits = probe.getBoundingClientRect().width <= room;
+        probe.remove();
+        return fits;
+      })).toBe(true);
       await expectClean(guarded, page, `polish-picker-${width}`);
       await picker.locator("select").selectOption("eu-central-1");
       await until(() => answer.getAttribute("data-region"), (r) => r === "eu-central-1", "the chosen region answered");
@@ -246,6 +259,35 @@ describe.skipIf(!available)("the player's polish in Chromium, from dist/hub", ()
     expect(await page.evaluate(() => (window as unknown as { polishMark?: number }).polishMark)).toBe(1);
     // The board reads the schedule from its stream, not from a list it would have to ask for again.
     expect(guarded.requested.filter((u) => u.includes("/api/v1/events"))).toEqual([]);
+    expect(guarded.errors).toEqual([]);
+    await guarded.context.close();
+  }, 60_000);
+
+  test("keyboard: with the banner and 'Change region' first, the first region is still within five Tab presses; arrows move among the platforms", async () => {
+    const guarded = await viewerPage(browser, 1280);
+    const { page } = guarded;
+    await page.goto(`${hub.url}/Windows`);
+    await page.locator("article.card").first().waitFor();
+    expect(await page.locator(".tabs a.tab").count()).toBe(3);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await until(() => page.evaluate(() => document.activeElement?.id ?? ""), (id) => id === "main", "focus in main");
+    const stops: string[] = [];
+    const firstRegion = await page.locator("article.card h3 a").first().getAttribute("href");
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press("Tab");
+      stops.push(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText?.trim() || document.activeElement?.getAttribute("href") || ""));
+      if ((await page.evaluate(() => document.activeElement?.getAttribute("href"))) === firstRegion) break;
+    }
+    expect(stops).toEqual(["Got it", "Change region", "Steam", "Filters", expect.stringMatching(/São Paulo/)]);
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Epic Games Store");
+    await page.keyboard.press("End");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Microsoft Store");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Steam");
     expect(guarded.errors).toEqual([]);
     await guarded.context.close();
   }, 60_000);

@@ -28,7 +28,7 @@ import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
 import { openFeed, type Connection, type LiveFeed } from "../live.ts";
-import { automaticRegion, browserZone, rememberedRegion, rememberRegion, viewerRegion, type AutomaticRegion } from "../regions.ts";
+import { automaticRegion, browserZone, rememberedRegion, rememberRegion, shortRegionName, viewerRegion, type AutomaticRegion } from "../regions.ts";
 import type { RegionSignals } from "../region-signals.ts";
 import { location, navigate } from "../router.ts";
 
@@ -158,7 +158,9 @@ function YourRegion({ platform, payload, automatic, choice, choose }: { platform
   }, [platform]);
   const shown = new Set(payload.regions.map((r) => r.region));
   const all = coverage.value?.regions ?? payload.regions;
-  const autoName = automatic ? (payload.regions.find((r) => r.region === automatic.region)?.displayName ?? automatic.region) : null;
+  // A closed picker shows its choice on one line: the automatic one names the region by its short form, so a phone shows it whole.
+  const autoEntry = automatic ? payload.regions.find((r) => r.region === automatic.region) : undefined;
+  const autoName = automatic ? (autoEntry ? shortRegionName(autoEntry.region, autoEntry.displayName) : automatic.region) : null;
   return (
     <label class="field field-yours">
       <span>{t("yours.label")}</span>
