@@ -1,4 +1,4 @@
-/** The board's first and last words (SPEC §17.1): the answer for the viewer's region, and the honesty note. */
+/** The board's first words (SPEC §17.1, §16.3): the honesty note until dismissed, then the answer for the viewer's region with its "change region". */
 import { useSignal } from "@preact/signals";
 import type { RegionIncentive } from "../api/client.ts";
 import { headlineRole, isStaleReading } from "../board-model.ts";
@@ -8,11 +8,6 @@ import { Flag } from "./flag.tsx";
 import { EventTotal } from "./region-card.tsx";
 import { remember, remembered } from "../stored.ts";
 
-/**
- * The answer first (SPEC §17.1): for the viewer's region, the role to queue,
- * the bonus in both forms, how fresh, since when, and the total during an
- * event. Kept short so it sits in the first screen of a phone in every language.
- */
 /** The answer line's "change region" control: it opens the region picker (the board's, with "find my closest region"). */
 export interface RegionPickerToggle {
   readonly open: boolean;
@@ -30,6 +25,11 @@ function ChangeRegion({ picker }: { picker: RegionPickerToggle | undefined }) {
   );
 }
 
+/**
+ * The answer first (SPEC §17.1): for the viewer's region, the role to queue,
+ * the bonus in both forms, how fresh, since when, and the total during an
+ * event. Kept short so it sits in the first screen of a phone in every language.
+ */
 export function AnswerLine({ region, eventMultiplier, pending = false, picker }: { region: RegionIncentive | null; eventMultiplier: number | null; pending?: boolean; picker?: RegionPickerToggle }) {
   // Rendered by the hub, before the browser has said where the viewer is: the answer's place, as tall as an answer, kept for it.
   if (pending) {

@@ -1,9 +1,11 @@
 /**
- * The board (SPEC §17, §17.1): the answer for the viewer's region first, then
- * one card per region of the platform's payload (a compact row on phones),
- * live through the stream, with the status banner, the event in force or the
- * next one, filters behind one control, sort and pages kept in the URL, and
- * the viewer's region pinned first.
+ * The board (SPEC §17, §17.1, §16.3): the honesty note until dismissed, the
+ * answer for the viewer's region with its "change region" (the region picker
+ * and "find my closest region"), then one card per region of the platform's
+ * payload (a compact row on phones), live through the stream, with the status
+ * banner, the event in force or the next one (both from the payload, so the
+ * stream brings a newly scheduled one), filters behind one control, sort and
+ * pages kept in the URL, and the viewer's region pinned first.
  */
 import { computed, useComputed, useSignal, type ReadonlySignal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
@@ -79,7 +81,7 @@ function moveAmongTabs(event: KeyboardEvent): void {
 export function PlatformTabs({ meta, current, hrefOf }: { meta: SiteMeta; current: Platform | null; hrefOf: (p: Platform) => string }) {
   const shown = Platform.filter((p) => meta.platforms.includes(p) || p === current);
   if (shown.length <= 1 && current !== null && shown[0] === current) return null;
-  const stop = shown.includes(current as Platform) ? current : shown[0];
+  const stop = current !== null && shown.includes(current) ? current : shown[0];
   return (
     <nav class="tabs" aria-label={t("nav.platforms")} onKeyDown={moveAmongTabs}>
       {shown.map((p) => (
@@ -248,6 +250,8 @@ function useClosest(meta: SiteMeta) {
   return { closest, state: state.value, measure, enabled: meta.latencyHosts.length > 0 };
 }
 
+const PICKER_ID = "region-picker";
+
 /**
  * The region picker, opened from the answer line's "change region" and built
  * only once opened: every catalogue region, and "find my closest region"
@@ -278,8 +282,6 @@ function RegionPicker({ platform, feed, zone, latency, choice, choose }: {
     </>
   );
 }
-
-const PICKER_ID = "region-picker";
 
 /** A card that follows its own region's signal: a stream message renders it again only when that region changed. */
 function LiveCard({ platform, entry, yours, eventMultiplier }: { platform: Platform; entry: ReadonlySignal<RegionIncentive>; yours: boolean; eventMultiplier: number | null }) {
@@ -377,9 +379,9 @@ export interface BoardViewProps {
 }
 
 /**
- * What the board shows for a payload: the answer line, the platform tabs and
- * controls, the banners, the cards and the pages. The hub renders the same
- * for the board's first paint (src/share/first-paint.ts), so the app's first
+ * What the board shows for a payload: the honesty note, the answer line and
+ * its region picker, the platform tabs and controls, the banners, the cards
+ * and the pages. The hub renders the same for the board's first paint (src/share/first-paint.ts), so the app's first
  * render finds its markup already in place.
  */
 export function BoardView({ platform, meta, board, entries, everyCard, connection, query, filtersOpen, toggleFilters, filters, picker, regionPicker, alerts, viewerPending = false }: BoardViewProps) {
