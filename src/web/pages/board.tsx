@@ -381,8 +381,9 @@ export interface BoardViewProps {
 /**
  * What the board shows for a payload: the honesty note, the answer line and
  * its region picker, the platform tabs and controls, the banners, the cards
- * and the pages. The hub renders the same for the board's first paint (src/share/first-paint.ts), so the app's first
- * render finds its markup already in place.
+ * and the pages. The hub renders the same for the board's first paint
+ * (src/share/first-paint.ts), so the app's first render finds its markup
+ * already in place.
  */
 export function BoardView({ platform, meta, board, entries, everyCard, connection, query, filtersOpen, toggleFilters, filters, picker, regionPicker, alerts, viewerPending = false }: BoardViewProps) {
   const eventMultiplier = board.event?.multiplier ?? null;
