@@ -41,6 +41,8 @@ export function platformOf(provider: Provider): Platform {
 export interface Region {
   readonly id: string;
   readonly name: string;
+  /** The name where space is short (a phone's row): the place alone, such as "Ireland"; the name itself when none is declared. */
+  readonly shortName: string;
   /** The representative IANA time zone (SPEC §4): the forecast's local hours. */
   readonly tz: string;
   readonly flag: string;
@@ -80,6 +82,8 @@ export function gameLiftHost(regionId: string): string {
 export interface RegionEntry {
   readonly id: string;
   readonly name: string;
+  /** A shorter name for narrow screens, declared where the name is long. */
+  readonly short?: string;
   readonly tz: string;
   /** An ISO 3166 alpha-2 code (its flag is derived), or a flag of the operator's own choosing. */
   readonly flag?: string;
@@ -97,6 +101,7 @@ export function regionOf(entry: RegionEntry): Region {
   return {
     id: entry.id,
     name: entry.name,
+    shortName: entry.short ?? entry.name,
     tz: entry.tz,
     flag: code ? flagEmoji(code) : (entry.flag ?? ""),
     country: code,
@@ -107,12 +112,13 @@ export function regionOf(entry: RegionEntry): Region {
 }
 
 const BUILT_IN: readonly RegionEntry[] = [
-  { id: "eu-west-1", name: "EU West (Ireland)", tz: "Europe/Dublin", flag: "IE", zones: ["Europe/Dublin", "Eire", "Europe/Lisbon", "Atlantic/Reykjavik"] },
-  { id: "eu-west-2", name: "EU West (London)", tz: "Europe/London", flag: "GB", zones: ["Europe/London", "GB", "Europe/Belfast"] },
-  { id: "eu-central-1", name: "EU Central (Frankfurt)", tz: "Europe/Berlin", flag: "DE", zones: ["Europe/Berlin", "Europe/Kyiv", "Europe/Kiev"], areas: ["Europe/", "Africa/"] },
+  { id: "eu-west-1", name: "EU West (Ireland)", short: "Ireland", tz: "Europe/Dublin", flag: "IE", zones: ["Europe/Dublin", "Eire", "Europe/Lisbon", "Atlantic/Reykjavik"] },
+  { id: "eu-west-2", name: "EU West (London)", short: "London", tz: "Europe/London", flag: "GB", zones: ["Europe/London", "GB", "Europe/Belfast"] },
+  { id: "eu-central-1", name: "EU Central (Frankfurt)", short: "Frankfurt", tz: "Europe/Berlin", flag: "DE", zones: ["Europe/Berlin", "Europe/Kyiv", "Europe/Kiev"], areas: ["Europe/", "Africa/"] },
   {
     id: "us-east-1",
     name: "US East (N. Virginia)",
+    short: "N. Virginia",
     tz: "America/New_York",
     flag: "US",
     zones: ["America/New_York", "US/Eastern", "America/Detroit", "US/Michigan", "America/Kentucky/Louisville", "America/Louisville", "America/Anchorage", "US/Alaska", "America/Edmonton", "Canada/Mountain"],
@@ -121,14 +127,16 @@ const BUILT_IN: readonly RegionEntry[] = [
   {
     id: "us-east-2",
     name: "US East (Ohio)",
+    short: "Ohio",
     tz: "America/New_York",
     flag: "US",
     zones: ["America/Chicago", "US/Central", "America/Indiana/Indianapolis", "America/Indianapolis", "America/Fort_Wayne", "US/East-Indiana", "America/Mexico_City"],
   },
-  { id: "us-west-1", name: "US West (N. California)", tz: "America/Los_Angeles", flag: "US", zones: ["America/Los_Angeles", "US/Pacific"] },
+  { id: "us-west-1", name: "US West (N. California)", short: "N. California", tz: "America/Los_Angeles", flag: "US", zones: ["America/Los_Angeles", "US/Pacific"] },
   {
     id: "us-west-2",
     name: "US West (Oregon)",
+    short: "Oregon",
     tz: "America/Los_Angeles",
     flag: "US",
     zones: ["America/Denver", "US/Mountain", "America/Phoenix", "US/Arizona", "America/Boise", "America/Vancouver", "Canada/Pacific"],
@@ -136,6 +144,7 @@ const BUILT_IN: readonly RegionEntry[] = [
   {
     id: "ca-central-1",
     name: "Canada (Montreal)",
+    short: "Montreal",
     tz: "America/Toronto",
     flag: "CA",
     zones: ["America/Toronto", "Canada/Eastern", "America/Montreal", "America/Halifax", "Canada/Atlantic", "America/Winnipeg", "Canada/Central"],
@@ -143,6 +152,7 @@ const BUILT_IN: readonly RegionEntry[] = [
   {
     id: "sa-east-1",
     name: "South America (São Paulo)",
+    short: "São Paulo",
     tz: "America/Sao_Paulo",
     flag: "BR",
     zones: [
@@ -159,6 +169,7 @@ const BUILT_IN: readonly RegionEntry[] = [
   {
     id: "ap-southeast-1",
     name: "SE Asia (Singapore)",
+    short: "Singapore",
     tz: "Asia/Singapore",
     flag: "SG",
     zones: [
@@ -170,6 +181,7 @@ const BUILT_IN: readonly RegionEntry[] = [
   {
     id: "ap-southeast-2",
     name: "Oceania (Sydney)",
+    short: "Sydney",
     tz: "Australia/Sydney",
     flag: "AU",
     zones: [
@@ -178,16 +190,17 @@ const BUILT_IN: readonly RegionEntry[] = [
     ],
     areas: ["Australia/", "Pacific/"],
   },
-  { id: "ap-northeast-1", name: "Asia (Tokyo)", tz: "Asia/Tokyo", flag: "JP", zones: ["Asia/Tokyo", "Japan"] },
-  { id: "ap-northeast-2", name: "Asia (Seoul)", tz: "Asia/Seoul", flag: "KR", zones: ["Asia/Seoul", "ROK"] },
+  { id: "ap-northeast-1", name: "Asia (Tokyo)", short: "Tokyo", tz: "Asia/Tokyo", flag: "JP", zones: ["Asia/Tokyo", "Japan"] },
+  { id: "ap-northeast-2", name: "Asia (Seoul)", short: "Seoul", tz: "Asia/Seoul", flag: "KR", zones: ["Asia/Seoul", "ROK"] },
   {
     id: "ap-east-1",
     name: "Asia (Hong Kong)",
+    short: "Hong Kong",
     tz: "Asia/Hong_Kong",
     flag: "HK",
     zones: ["Asia/Hong_Kong", "Hongkong", "Asia/Shanghai", "Asia/Chongqing", "Asia/Harbin", "PRC", "Asia/Taipei", "ROC", "Asia/Macau", "Asia/Macao"],
   },
-  { id: "ap-south-1", name: "Asia (Mumbai)", tz: "Asia/Kolkata", flag: "IN", zones: ["Asia/Kolkata", "Asia/Calcutta", "Asia/Dubai", "Asia/Karachi", "Asia/Dhaka", "Asia/Dacca"] },
+  { id: "ap-south-1", name: "Asia (Mumbai)", short: "Mumbai", tz: "Asia/Kolkata", flag: "IN", zones: ["Asia/Kolkata", "Asia/Calcutta", "Asia/Dubai", "Asia/Karachi", "Asia/Dhaka", "Asia/Dacca"] },
 ];
 
 export const BUILT_IN_REGIONS: readonly Region[] = BUILT_IN.map(regionOf);

@@ -137,6 +137,26 @@ export function nextEventBoundary(platform: string, now: number, candidates: rea
 }
 
 /**
+ * The event that starts next on the platform (hidden ones already left out):
+ * the earliest start after `now`, then as selectActiveEvent breaks ties. It
+ * rides in the platform's payload, so an event scheduled, changed or hidden
+ * reaches every open board through the stream (SPEC §16.3); null when none.
+ */
+export function selectNextEvent(platform: string, now: number, candidates: readonly EventCandidate[]): PublicEvent | null {
+  const next = candidates
+    .filter((c) => appliesTo(c, platform) && c.event.startsAt > now)
+    .sort(
+      (a, b) =>
+        a.event.startsAt - b.event.startsAt ||
+        b.event.multiplier - a.event.multiplier ||
+        Number(b.source === "admin") - Number(a.source === "admin") ||
+        a.event.endsAt - b.event.endsAt ||
+        a.event.key.localeCompare(b.event.key),
+    )[0];
+  return next ? toPublicEvent(next.event) : null;
+}
+
+/**
  * The public schedule: events in force now (by end) and those starting
  * within UPCOMING_WINDOW_MS (by start). An agent event reported on several
  * platforms, or both in a reading and in the schedule, is listed once with

@@ -45,6 +45,8 @@ export interface IncentivesContent {
   readonly version: string | null;
   readonly category: string | null;
   readonly activeEvent: PublicEvent | null;
+  /** The next event to start on this platform, or null. */
+  readonly nextEvent: PublicEvent | null;
   readonly regions: readonly RegionIncentive[];
 }
 
@@ -58,6 +60,7 @@ export interface IncentivesInput {
   readonly staleAfterMs: number;
   readonly now: number;
   readonly activeEvent: PublicEvent | null;
+  readonly nextEvent: PublicEvent | null;
 }
 
 export interface DerivedIncentives {
@@ -117,6 +120,7 @@ export function deriveIncentives(input: IncentivesInput): DerivedIncentives {
       version: newest?.version ?? null,
       category: newest?.category ?? null,
       activeEvent: input.activeEvent,
+      nextEvent: input.nextEvent,
       regions,
     },
     staleAt,

@@ -20,7 +20,8 @@ function platformOf(text: string): Platform | null {
 }
 
 
-export function fieldAddressRoutes(headers: Readonly<Record<string, string>>, notFound: () => Response): Record<string, Handler> {
+/** `notFound` answers a path the field never had: the app's 404 page for a browser, the problem detail otherwise. */
+export function fieldAddressRoutes(headers: Readonly<Record<string, string>>, notFound: (request: Request) => Response | Promise<Response>): Record<string, Handler> {
   const redirect = (request: BunRequest<string>, to: string): Response => {
     const { search } = new URL(request.url, "http://hub.invalid");
     return new Response(null, { status: 301, headers: { ...headers, location: `${to}${search}`, "cache-control": "public, max-age=86400" } });
@@ -30,14 +31,14 @@ export function fieldAddressRoutes(headers: Readonly<Record<string, string>>, no
     "/platforms/:platform": {
       GET: (request) => {
         const platform = platformOf(request.params.platform ?? "");
-        return platform ? redirect(request, boardPath(platform)) : notFound();
+        return platform ? redirect(request, boardPath(platform)) : notFound(request);
       },
     },
     "/platforms/:platform/regions/:region": {
       GET: (request) => {
         const platform = platformOf(request.params.platform ?? "");
         const region = (request.params.region ?? "").toLowerCase();
-        return platform && REGION_ID_PATTERN.test(region) ? redirect(request, boardPath(platform, region)) : notFound();
+        return platform && REGION_ID_PATTERN.test(region) ? redirect(request, boardPath(platform, region)) : notFound(request);
       },
     },
     "/register": { GET: (request) => redirect(request, "/contribute") },

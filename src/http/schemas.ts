@@ -122,6 +122,10 @@ export const IncentivesPayloadSchema = t.Object(
     version: nullable(t.String({ description: "Game version from the newest live reading" })),
     category: nullable(t.String({ description: "Category from the newest live reading" })),
     activeEvent: nullable(ActiveEventSchema),
+    nextEvent: t.Nullable(ActiveEventSchema, {
+      description:
+        "The next bloodpoint event to start on this platform (hidden ones left out), or null. It changes the payload, so a newly scheduled, changed or hidden event reaches every open stream at once.",
+    }),
     regions: t.Array(RegionIncentiveSchema),
     generatedAt: isoTime("When this payload was built"),
   },
@@ -136,6 +140,7 @@ export const IncentivesPayloadSchema = t.Object(
         version: "9.3.0",
         category: "default",
         activeEvent: null,
+        nextEvent: null,
         regions: [
           { region: "eu-west-1", displayName: "EU West (Ireland)", flag: "🇮🇪", survivor: 0, killer: 75, ratio: 2.4, isReal: true, stale: false, lastUpdated: EXAMPLE_TIME, since: "2026-11-21T17:31:00.000Z" },
         ],

@@ -13,10 +13,12 @@ import { basename } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import page from "../web/index.html";
+import { wantsHtmlPage } from "./addresses.ts";
 import { fieldAddressRoutes } from "./field-addresses.ts";
 import type { Logger } from "../log.ts";
 import type { FirstPaint, FirstPaintDeps } from "../share/first-paint.tsx";
 import { withModulePreloads } from "./module-preloads.ts";
+import { HttpProblem } from "./problem.ts";
 import { etagMatches } from "./schemas.ts";
 import { SECURITY_HEADERS } from "./security.ts";
 
@@ -288,7 +290,16 @@ export function webRoutes(https: boolean, csp: string, head?: PageHead, firstPai
     if (firstPaint) response.headers.set("vary", "Accept-Encoding, Accept-Language");
     return response;
   };
-  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, notFound) };
+  // An address the field never had gets what any unknown path gets (SPEC §17.1): the app's 404 page, or the problem detail.
+  const notFoundPage = webNotFoundPage(https, csp);
+  const unknownAddress = (request: Request) => {
+    const { pathname } = new URL(request.url, "http://hub.invalid");
+    if (wantsHtmlPage(request, pathname)) return notFoundPage(request);
+    const problem = new HttpProblem(404, `There is no route ${request.method} ${pathname}.`).toResponse();
+    for (const [name, value] of Object.entries({ ...security, "cache-control": "no-store" })) problem.headers.set(name, value);
+    return problem;
+  };
+  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, unknownAddress) };
   for (const route of CLIENT_ROUTES) routes[route] = { GET: page };
   if (embedded) {
     for (const file of embedded) if (file.loader !== "html") routes[`/${basename(file.path)}`] = { GET: asset };

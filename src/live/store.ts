@@ -7,7 +7,7 @@
 import type { HubDb } from "../db/open.ts";
 import { oldestVisibleReading } from "../db/readings.ts";
 import { PLATFORMS, type Catalogue, type Platform } from "../domain/catalogue.ts";
-import { nextEventBoundary, selectActiveEvent, visibleEvents, type EventCandidate, type SeenEvent } from "../domain/events.ts";
+import { nextEventBoundary, selectActiveEvent, selectNextEvent, visibleEvents, type EventCandidate, type SeenEvent } from "../domain/events.ts";
 import { deriveIncentives, isFresh, type IncentivesContent, type LiveValue } from "../domain/incentives.ts";
 import { MAX_FUTURE_MS, type ReportedEvent } from "../domain/readings.ts";
 import type { AgentDirectory } from "./agents.ts";
@@ -339,6 +339,7 @@ export class LiveStore {
       staleAfterMs: this.staleAfterMs,
       now,
       activeEvent: selectActiveEvent(platform, now, candidates),
+      nextEvent: selectNextEvent(platform, now, candidates),
     });
     const boundary = nextEventBoundary(platform, now, candidates);
     state.validUntil = Math.min(staleAt ?? Number.POSITIVE_INFINITY, boundary ?? Number.POSITIVE_INFINITY);

@@ -99,7 +99,6 @@ function render(platform: Platform, meta: SiteMeta, payload: IncentivesPayload, 
         everyCard={false}
         connection="connecting"
         query={query}
-        next={null}
         filtersOpen={false}
         toggleFilters={() => undefined}
         filters={null}

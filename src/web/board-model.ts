@@ -131,6 +131,8 @@ export function boardView(regions: readonly RegionIncentive[], query: BoardQuery
 export interface BoardShape {
   readonly status: IncentivesPayload["status"];
   readonly event: ActiveEvent | null;
+  /** The next event to start on the platform (SPEC §17.1's countdown), from the payload, so the stream brings a new one. */
+  readonly next: ActiveEvent | null;
   /** Regions in the payload (all pages, before filtering). */
   readonly regionCount: number;
   /** This page's regions in the board's order, the viewer's region pinned first. */
@@ -147,6 +149,7 @@ export function boardShape(payload: IncentivesPayload, query: BoardQuery, pageSi
   return {
     status: payload.status,
     event: payload.activeEvent,
+    next: payload.nextEvent,
     regionCount: payload.regions.length,
     ids: items.map((r) => r.region),
     yours,
@@ -160,7 +163,8 @@ export function keepShape(previous: BoardShape | null, next: BoardShape): BoardS
   if (previous === null) return next;
   const same =
     previous.status === next.status &&
-    (previous.event === null || next.event === null ? previous.event === next.event : sameFields(previous.event, next.event)) &&
+    sameEvent(previous.event, next.event) &&
+    sameEvent(previous.next, next.next) &&
     previous.regionCount === next.regionCount &&
     previous.yours === next.yours &&
     previous.page === next.page &&
@@ -168,6 +172,10 @@ export function keepShape(previous: BoardShape | null, next: BoardShape): BoardS
     previous.ids.length === next.ids.length &&
     previous.ids.every((id, i) => next.ids[i] === id);
   return same ? previous : next;
+}
+
+function sameEvent(a: ActiveEvent | null, b: ActiveEvent | null): boolean {
+  return a === null || b === null ? a === b : sameFields(a, b);
 }
 
 /** Two flat objects of the API (a region, an event) with equal values in every field. */

@@ -3,6 +3,7 @@ import { render } from "preact";
 import { api } from "./api/client.ts";
 import { App, boardPlatformOf } from "./app.tsx";
 import { nameCollator } from "./board-model.ts";
+import { honestyDismissed } from "./components/answer.tsx";
 import { earlySettled, startEarly } from "./early.ts";
 import { formatNumber, initialLanguage, prepareFormatters, storedLanguage, switchLanguage, t } from "./i18n/index.ts";
 import { onPayload } from "./live.ts";
@@ -14,6 +15,8 @@ const EARLY_WAIT_MS = 200;
 
 const root = document.getElementById("app");
 if (root) {
+  // The hub's first paint shows the honesty banner on top, not knowing this browser dismissed it: it goes before the first render.
+  if (honestyDismissed()) root.querySelector(".banner-honesty")?.remove();
   startEarly("meta", () => api.meta());
   const platform = boardPlatformOf(window.location.pathname);
   if (platform) startEarly(`incentives:${platform}`, () => api.incentives(platform));

@@ -4,9 +4,16 @@
  * such as America/Buenos_Aires included), changeable, and remembered in the
  * browser. The catalogue is the pure domain module, bundled with the app.
  */
-import { regionForZone } from "../domain/catalogue.ts";
+import { BUILT_IN_REGIONS, regionForZone } from "../domain/catalogue.ts";
 
 const STORAGE_KEY = "hub.region";
+
+const SHORT_NAMES = new Map(BUILT_IN_REGIONS.map((r) => [r.id, r.shortName]));
+
+/** The catalogue's short form of a region's name (SPEC §4) for a phone's row, or the name itself (an operator's region). */
+export function shortRegionName(id: string, name: string): string {
+  return SHORT_NAMES.get(id) ?? name;
+}
 
 export function rememberedRegion(): string | null {
   try {

@@ -78,6 +78,38 @@ describe("admin: events", () => {
     }
   });
 
+  test("the next event rides in the payload: scheduling, changing or hiding one pushes every open stream at once", async () => {
+    const now = Date.now();
+    const { hub, admin } = await adminHub();
+    const agent = addAgent(hub, "eu-west-1");
+    const stream = new SseReader(await call(hub, "GET", "/api/v1/platforms/Windows/incentives/stream"));
+    const nextOf = async () => JSON.parse((await stream.nextMessage(1500))?.data ?? "{}").nextEvent as Record<string, unknown> | null | undefined;
+    try {
+      expect(await nextOf()).toBeNull();
+      const body = { key: "surprise-hunt", label: "Surprise Bloodhunt", multiplier: 2, startsAt: iso(now + 86_400_000), endsAt: iso(now + 2 * 86_400_000) };
+      const made = await admin.json<{ event: { id: number } }>("POST", "/api/v1/admin/events", body);
+      expect(made.status).toBe(201);
+      expect(await nextOf()).toEqual(body);
+      await admin.json("PATCH", `/api/v1/admin/events/${made.body.event.id}`, { multiplier: 3 });
+      expect((await nextOf())?.multiplier).toBe(3);
+      // An agent's schedule entry starting sooner is next; hidden by an admin, the admin's event is next again.
+      const sooner = { key: "BPEVENT_Soon", label: "Soon", multiplier: 1.5, startsAt: iso(now + 3_600_000), endsAt: iso(now + 7_200_000) };
+      const reported = await call(hub, "POST", "/api/v1/agent/events", { body: { events: [sooner] }, headers: { authorization: `Bearer ${agent.token}` } });
+      expect(reported.status).toBe(204);
+      expect((await nextOf())?.key).toBe("BPEVENT_Soon");
+      const listed = await admin.json<{ events: { id: number; key: string }[] }>("GET", "/api/v1/admin/events");
+      const soonId = listed.body.events.find((e) => e.key === "BPEVENT_Soon")?.id;
+      expect((await admin.json("PATCH", `/api/v1/admin/events/${soonId}`, { hidden: true })).status).toBe(200);
+      expect((await nextOf())?.key).toBe("surprise-hunt");
+      // An event on another platform only is not this platform's next one.
+      await admin.json("PATCH", `/api/v1/admin/events/${made.body.event.id}`, { platforms: ["EGS"] });
+      expect(await nextOf()).toBeNull();
+      expect((await json<{ nextEvent: { key: string } | null }>(await call(hub, "GET", "/api/v1/platforms/EGS/incentives"))).nextEvent?.key).toBe("surprise-hunt");
+    } finally {
+      await stream.close();
+    }
+  });
+
   test("agent events: listed with source, agentId and hidden; hidden or shown, never edited or deleted (409)", async () => {
     const now = Date.now();
     let clock = now;

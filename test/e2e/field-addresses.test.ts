@@ -38,9 +38,18 @@ describe("the field hub's addresses", () => {
     }
   });
 
-  test("a platform or region the field never had is a 404", async () => {
-    expect((await get("/platforms/Xbox")).status).toBe(404);
-    expect((await get("/platforms/Windows/regions/not_a_region")).status).toBe(404);
+  test("a platform or region the field never had is a 404: the app's page for a browser, the problem detail otherwise", async () => {
+    for (const path of ["/platforms/Nope", "/platforms/Xbox", "/platforms/Windows/regions/not_a_region"]) {
+      const page = await fetch(`${hub.url}${path}`, { headers: { accept: "text/html,application/xhtml+xml" } });
+      expect(`${path} ${page.status} ${page.headers.get("content-type")}`).toBe(`${path} 404 text/html; charset=utf-8`);
+      expect(page.headers.get("content-security-policy")).toContain("default-src");
+      expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await page.text()).toContain('<div id="app"');
+      const problem = await get(path);
+      expect(`${path} ${problem.status} ${problem.headers.get("content-type")}`).toBe(`${path} 404 application/problem+json`);
+      expect(problem.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(((await problem.json()) as { status: number }).status).toBe(404);
+    }
   });
 
   test("/register leads to the contribute page", async () => {

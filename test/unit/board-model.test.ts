@@ -85,7 +85,7 @@ describe("a stream message keeps the objects of regions that did not change", ()
 });
 
 function payloadOf(list: RegionIncentive[], activeEvent: IncentivesPayload["activeEvent"] = null): IncentivesPayload {
-  return { platform: "Windows", status: "ok", statusReason: null, updatedAt: null, version: null, category: null, activeEvent, generatedAt: T, regions: list };
+  return { platform: "Windows", status: "ok", statusReason: null, updatedAt: null, version: null, category: null, activeEvent, nextEvent: null, generatedAt: T, regions: list };
 }
 
 describe("a stream message renders only what it changed", () => {

@@ -107,10 +107,17 @@ describe("regions", () => {
     expect(flagEmoji("J")).toBe("");
   });
 
+  test("every built-in region declares a short name for a phone's row: the place its name ends with", () => {
+    for (const region of BUILT_IN_REGIONS) {
+      expect({ id: region.id, endsWithPlace: region.name.endsWith(`(${region.shortName})`), short: region.shortName.length <= 14 }).toEqual({ id: region.id, endsWithPlace: true, short: true });
+    }
+  });
+
   test("an operator's region may give only id, name and tz: no flag or country, no zones, the GameLift host", () => {
     expect(regionOf({ id: "me-south-1", name: "Middle East (Bahrain)", tz: "Asia/Bahrain" })).toEqual({
       id: "me-south-1",
       name: "Middle East (Bahrain)",
+      shortName: "Middle East (Bahrain)",
       tz: "Asia/Bahrain",
       flag: "",
       country: null,

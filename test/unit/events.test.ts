@@ -5,6 +5,7 @@ import {
   listEvents,
   nextEventBoundary,
   selectActiveEvent,
+  selectNextEvent,
   UPCOMING_WINDOW_MS,
   visibleEvents,
   type ScheduledEvent,
@@ -113,5 +114,18 @@ describe("the public schedule", () => {
       ["bh", "admin", ["EGS"]],
       ["bh", "agent", null],
     ]);
+  });
+});
+
+describe("next event (the payload's nextEvent)", () => {
+  test("the earliest start after now on the platform, hidden ones and those in force left out; ties as for the active one", () => {
+    const events = [admin(1, 2, null, -1, 1), admin(2, 1.5, ["EGS"], 2, 3), scheduled(3, "later", 3, 5, 6), scheduled(4, "hidden", 4, 1, 2)];
+    const candidates = visible(events, [], [eventIdentity({ key: "hidden", startsAt: at(1) })]);
+    expect(selectNextEvent("Windows", NOW, candidates)).toMatchObject({ key: "later", multiplier: 3, startsAt: new Date(at(5)).toISOString() });
+    expect(selectNextEvent("EGS", NOW, candidates)?.key).toBe("admin-2");
+    expect(selectNextEvent("GRDK", at(6), candidates)).toBeNull();
+    // Two starting together: the higher multiplier, then the admin's.
+    expect(selectNextEvent("Windows", NOW, visible([scheduled(5, "agent-2x", 2, 1, 2), admin(6, 2, null, 1, 2)]))?.key).toBe("admin-6");
+    expect(selectNextEvent("Windows", NOW, visible([admin(6, 2, null, 1, 2), scheduled(5, "agent-3x", 3, 1, 2)]))?.key).toBe("agent-3x");
   });
 });

@@ -16,7 +16,7 @@ const value = (minutesAgo: number, extra: Partial<LiveValue> = {}): LiveValue =>
   ...extra,
 });
 const derive = (live: Record<string, LiveValue>, covered: string[]) =>
-  deriveIncentives({ platform: "Windows", catalogue, live: new Map(Object.entries(live)), covered: new Set(covered), staleAfterMs: STALE, now: NOW, activeEvent: null });
+  deriveIncentives({ platform: "Windows", catalogue, live: new Map(Object.entries(live)), covered: new Set(covered), staleAfterMs: STALE, now: NOW, activeEvent: null, nextEvent: null });
 
 describe("IncentivesPayload content", () => {
   test("error: no enabled agent, whatever readings remain", () => {
@@ -69,7 +69,7 @@ describe("IncentivesPayload content", () => {
   test("stale exactly at the threshold plus one millisecond", () => {
     expect(derive({ "eu-west-1": value(15) }, ["eu-west-1"]).content.regions[0]?.stale).toBe(false);
     expect(
-      deriveIncentives({ platform: "Windows", catalogue, live: new Map([["eu-west-1", value(15)]]), covered: new Set(["eu-west-1"]), staleAfterMs: STALE, now: NOW + 1, activeEvent: null }).content.regions[0]?.stale,
+      deriveIncentives({ platform: "Windows", catalogue, live: new Map([["eu-west-1", value(15)]]), covered: new Set(["eu-west-1"]), staleAfterMs: STALE, now: NOW + 1, activeEvent: null, nextEvent: null }).content.regions[0]?.stale,
     ).toBe(true);
   });
 });

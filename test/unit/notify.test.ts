@@ -11,6 +11,7 @@ function payload(killer: number, options: { stale?: boolean; isReal?: boolean; p
     version: null,
     category: null,
     activeEvent: null,
+    nextEvent: null,
     generatedAt: "2026-11-23T00:00:00.000Z",
     regions: [
       { region: "eu-west-1", displayName: "EU West (Ireland)", flag: "", survivor: 0, killer, ratio: 1, isReal: options.isReal ?? true, stale: options.stale ?? false, lastUpdated: null, since: null },

@@ -19,8 +19,6 @@ export type ActivityPayload = Schemas["ActivityPayload"];
 export type ForecastBody = Schemas["ForecastBody"];
 export type ForecastPoint = Schemas["ForecastPoint"];
 export type SessionBody = Schemas["SessionBody"];
-export type EventsPayload = Schemas["EventsPayload"];
-export type ListedEvent = Schemas["ListedEvent"];
 export type PatternsPayload = Schemas["PatternsPayload"];
 export type Problem = Schemas["Problem"];
 
@@ -179,7 +177,6 @@ export const api = {
   activity: (platform: Platform, region: string, signal?: AbortSignal) =>
     getJson<ActivityPayload>(`/api/v1/platforms/${platform}/regions/${segment(region)}/activity?limit=10`, signal),
   forecast: (platform: Platform, region: string, signal?: AbortSignal) => getJson<ForecastBody>(`/api/v1/platforms/${platform}/regions/${segment(region)}/forecast`, signal),
-  events: (signal?: AbortSignal) => getJson<EventsPayload>("/api/v1/events", signal),
   patterns: (platform: Platform, region: string, signal?: AbortSignal) => getJson<PatternsPayload>(`/api/v1/platforms/${platform}/regions/${segment(region)}/patterns`, signal),
   streamUrl: (platform: Platform) => `/api/v1/platforms/${platform}/incentives/stream`,
 };

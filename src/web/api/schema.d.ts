@@ -832,6 +832,8 @@ export interface components {
       version: string | null;
       category: string | null;
       activeEvent: components["schemas"]["ActiveEvent"] | null;
+      /** @description The next bloodpoint event to start on this platform (hidden ones left out), or null. It changes the payload, so a newly scheduled, changed or hidden event reaches every open stream at once. */
+      nextEvent: components["schemas"]["ActiveEvent"] | null;
       regions: components["schemas"]["RegionIncentive"][];
       /**
        * Format: date-time

@@ -1,4 +1,4 @@
-/** The board's first and last words (SPEC §17.1): the answer for the viewer's region, and the honesty note. */
+/** The board's first words (SPEC §17.1, §16.3): the honesty note until dismissed, then the answer for the viewer's region with its "change region". */
 import { useSignal } from "@preact/signals";
 import type { RegionIncentive } from "../api/client.ts";
 import { headlineRole, isStaleReading } from "../board-model.ts";
@@ -8,12 +8,29 @@ import { Flag } from "./flag.tsx";
 import { EventTotal } from "./region-card.tsx";
 import { remember, remembered } from "../stored.ts";
 
+/** The answer line's "change region" control: it opens the region picker (the board's, with "find my closest region"). */
+export interface RegionPickerToggle {
+  readonly open: boolean;
+  readonly toggle: () => void;
+  /** The id of the element the picker is rendered in. */
+  readonly controls: string;
+}
+
+function ChangeRegion({ picker }: { picker: RegionPickerToggle | undefined }) {
+  if (!picker) return null;
+  return (
+    <button type="button" class="answer-change" aria-expanded={picker.open} aria-controls={picker.controls} onClick={picker.toggle}>
+      {t("answer.change")}
+    </button>
+  );
+}
+
 /**
  * The answer first (SPEC §17.1): for the viewer's region, the role to queue,
  * the bonus in both forms, how fresh, since when, and the total during an
  * event. Kept short so it sits in the first screen of a phone in every language.
  */
-export function AnswerLine({ region, eventMultiplier, pending = false }: { region: RegionIncentive | null; eventMultiplier: number | null; pending?: boolean }) {
+export function AnswerLine({ region, eventMultiplier, pending = false, picker }: { region: RegionIncentive | null; eventMultiplier: number | null; pending?: boolean; picker?: RegionPickerToggle }) {
   // Rendered by the hub, before the browser has said where the viewer is: the answer's place, as tall as an answer, kept for it.
   if (pending) {
     return (
@@ -29,7 +46,10 @@ export function AnswerLine({ region, eventMultiplier, pending = false }: { regio
   if (!region) {
     return (
       <section class="answer" aria-label={t("answer.label")}>
-        <p class="answer-main">{t("answer.choose")}</p>
+        <div class="answer-region">
+          <p class="answer-main">{t("answer.choose")}</p>
+          <ChangeRegion picker={picker} />
+        </div>
       </section>
     );
   }
@@ -39,9 +59,12 @@ export function AnswerLine({ region, eventMultiplier, pending = false }: { regio
   const age = region.lastUpdated ? formatRelative(Date.parse(region.lastUpdated), now.value) : null;
   return (
     <section class={`answer${role ? ` answer-${role}` : ""}${stale ? " answer-stale" : ""}`} aria-label={t("answer.label")} data-region={region.region}>
-      <p class="answer-region">
-        <Flag region={region.region} /> {region.displayName}
-      </p>
+      <div class="answer-region">
+        <p class="answer-name">
+          <Flag region={region.region} /> {region.displayName}
+        </p>
+        <ChangeRegion picker={picker} />
+      </div>
       {!region.isReal ? (
         <p class="answer-main">{t("answer.noReading")}</p>
       ) : (
@@ -79,7 +102,7 @@ export function AnswerLine({ region, eventMultiplier, pending = false }: { regio
  * the banner goes, so a keyboard user is left where the note still is.
  */
 export function HonestyBanner() {
-  const dismissed = useSignal(remembered(HONESTY_KEY) === "1");
+  const dismissed = useSignal(honestyDismissed());
   if (dismissed.value) return null;
   return (
     <aside class="banner banner-honesty" aria-label={t("honesty.label")}>
@@ -100,6 +123,11 @@ export function HonestyBanner() {
 }
 
 const HONESTY_KEY = "hub.honesty";
+
+/** Whether this browser dismissed the honesty banner for good. */
+export function honestyDismissed(): boolean {
+  return remembered(HONESTY_KEY) === "1";
+}
 /** The footer's copy of the note (app.tsx). */
 export const HONESTY_FOOTER_ID = "honesty-note";
 

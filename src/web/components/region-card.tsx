@@ -11,6 +11,7 @@ import type { Platform, RegionIncentive } from "../api/client.ts";
 import { headlineRole, isStaleReading, totalMultiplier } from "../board-model.ts";
 import { now } from "../clock.ts";
 import { formatBonus, formatNumber, formatRelative, formatTime, t } from "../i18n/index.ts";
+import { shortRegionName } from "../regions.ts";
 import { Flag } from "./flag.tsx";
 
 export function multiplier(bonus: number): string {
@@ -73,8 +74,8 @@ function Balance({ ratio }: { ratio: number }) {
   );
 }
 
-function age(lastUpdated: string | null): string {
-  return lastUpdated ? formatRelative(Date.parse(lastUpdated), now.value) : "";
+function age(lastUpdated: string | null, short = false): string {
+  return lastUpdated ? formatRelative(Date.parse(lastUpdated), now.value, short) : "";
 }
 
 /*
@@ -85,12 +86,14 @@ function age(lastUpdated: string | null): string {
  */
 
 function CardHead({ platform, id, name, yours }: { platform: Platform; id: string; name: string; yours: boolean }) {
+  const short = shortRegionName(id, name);
   return (
     <header class="card-head">
       <Flag region={id} />
       <h3 id={`card-${id}`}>
-        <a href={`/${platform}/${encodeURIComponent(id)}`} aria-label={t("card.details", { region: name })}>
-          {name}
+        {/* Where the catalogue declares a short name, a phone's row shows it instead (drawn by the stylesheet from data-short). */}
+        <a href={`/${platform}/${encodeURIComponent(id)}`} aria-label={t("card.details", { region: name })} data-short={short === name ? undefined : short}>
+          {short === name ? name : <span class="name-full">{name}</span>}
         </a>
       </h3>
       <span class="region-id">{id}</span>
@@ -130,7 +133,14 @@ function Roles({ survivor, killer }: { survivor: number; killer: number }) {
 function CardFoot({ lastUpdated, stale, since }: { lastUpdated: string | null; stale: boolean; since: string | null }) {
   return (
     <footer class="card-foot">
-      {lastUpdated ? <time dateTime={lastUpdated}>{stale ? t("card.staleAge", { time: age(lastUpdated) }) : t("card.updated", { time: age(lastUpdated) })}</time> : <span />}
+      {lastUpdated ? (
+        <time dateTime={lastUpdated}>
+          <span class="fresh-long">{stale ? t("card.staleAge", { time: age(lastUpdated) }) : t("card.updated", { time: age(lastUpdated) })}</span>
+          <span class="fresh-short">{stale ? t("card.staleAge", { time: age(lastUpdated, true) }) : age(lastUpdated, true)}</span>
+        </time>
+      ) : (
+        <span />
+      )}
       {stale ? <span class="badge badge-stale">{t("card.stale")}</span> : null}
       {since && !stale ? <span class="since">{t("answer.since", { time: formatTime(Date.parse(since)) })}</span> : null}
     </footer>

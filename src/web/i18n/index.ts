@@ -120,6 +120,7 @@ function cached<T extends Formatter>(code: string, key: string, make: () => T): 
 const bonusFormat = (code: string) => cached(code, "bonus", () => new Intl.NumberFormat(code, { style: "percent", signDisplay: "exceptZero", maximumFractionDigits: 0 }));
 const numberFormat = (code: string, digits: number) => cached(code, `number${digits}`, () => new Intl.NumberFormat(code, { maximumFractionDigits: digits }));
 const relativeFormat = (code: string) => cached(code, "relative", () => new Intl.RelativeTimeFormat(code, { numeric: "auto" }));
+const shortRelativeFormat = (code: string) => cached(code, "relativeShort", () => new Intl.RelativeTimeFormat(code, { numeric: "auto", style: "short" }));
 const timeFormat = (code: string) => cached(code, "time", () => new Intl.DateTimeFormat(code, { hour: "numeric", minute: "2-digit" }));
 
 /**
@@ -133,6 +134,7 @@ export function prepareFormatters(code: string): void {
   bonusFormat(code);
   numberFormat(code, 2);
   relativeFormat(code);
+  shortRelativeFormat(code);
   timeFormat(code);
 }
 
@@ -156,9 +158,9 @@ const RELATIVE_STEPS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", Number.POSITIVE_INFINITY],
 ];
 
-/** "3 minutes ago", "in 2 hours": `ms` relative to `now`. */
-export function formatRelative(ms: number, now: number): string {
-  const format = relativeFormat(language.value);
+/** "3 minutes ago", "in 2 hours": `ms` relative to `now`; with `short`, the language's short form ("3 min. ago") for a phone's row. */
+export function formatRelative(ms: number, now: number, short = false): string {
+  const format = (short ? shortRelativeFormat : relativeFormat)(language.value);
   let value = (ms - now) / 1000;
   for (const [unit, size] of RELATIVE_STEPS) {
     if (Math.abs(value) < size) return format.format(Math.round(value), unit);

@@ -1,9 +1,11 @@
 /**
- * The board (SPEC §17, §17.1): the answer for the viewer's region first, then
- * one card per region of the platform's payload (a compact row on phones),
- * live through the stream, with the status banner, the event in force or the
- * next one, filters behind one control, sort and pages kept in the URL, and
- * the viewer's region pinned first.
+ * The board (SPEC §17, §17.1, §16.3): the honesty note until dismissed, the
+ * answer for the viewer's region with its "change region" (the region picker
+ * and "find my closest region"), then one card per region of the platform's
+ * payload (a compact row on phones), live through the stream, with the status
+ * banner, the event in force or the next one (both from the payload, so the
+ * stream brings a newly scheduled one), filters behind one control, sort and
+ * pages kept in the URL, and the viewer's region pinned first.
  */
 import { computed, useComputed, useSignal, type ReadonlySignal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
@@ -15,7 +17,6 @@ import {
   type ActiveEvent,
   type CoveragePayload,
   type IncentivesPayload,
-  type ListedEvent,
   type SessionBody,
   type RegionIncentive,
   type SiteMeta,
@@ -24,12 +25,12 @@ import { boardSearch, boardShape, FIRST_CARDS, keepShape, parseBoardQuery, SHOW,
 import { now } from "../clock.ts";
 import { AlertsPanel } from "../components/alerts.tsx";
 import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
-import { AnswerLine, HonestyBanner } from "../components/answer.tsx";
+import { AnswerLine, HonestyBanner, type RegionPickerToggle } from "../components/answer.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
 import { openFeed, type Connection, type LiveFeed } from "../live.ts";
-import { automaticRegion, browserZone, rememberedRegion, rememberRegion, viewerRegion, type AutomaticRegion } from "../regions.ts";
+import { automaticRegion, browserZone, rememberedRegion, rememberRegion, shortRegionName, viewerRegion, type AutomaticRegion } from "../regions.ts";
 import type { RegionSignals } from "../region-signals.ts";
 import { location, navigate } from "../router.ts";
 
@@ -46,7 +47,7 @@ function StatusBanner({ status }: { status: IncentivesPayload["status"] }) {
   );
 }
 
-function EventBanner({ event, next }: { event: ActiveEvent | null; next: ListedEvent | null }) {
+function EventBanner({ event, next }: { event: ActiveEvent | null; next: ActiveEvent | null }) {
   if (event) {
     return (
       <p class="banner banner-event">
@@ -66,32 +67,25 @@ function EventBanner({ event, next }: { event: ActiveEvent | null; next: ListedE
   );
 }
 
-/** The next scheduled event on this platform, when none is running (read once per board). */
-function useNextEvent(platform: Platform, running: boolean): ListedEvent | null {
-  const next = useSignal<ListedEvent | null>(null);
-  useEffect(() => {
-    if (running) return;
-    const controller = new AbortController();
-    api.events(controller.signal).then(
-      ({ events }) => {
-        const at = Date.now();
-        next.value = events.find((e) => Date.parse(e.startsAt) > at && (e.platforms === null || e.platforms.includes(platform))) ?? null;
-      },
-      // The countdown is a nicety: without it the board is whole.
-      () => undefined,
-    );
-    return () => controller.abort();
-  }, [platform, running]);
-  return next.value;
+/** The arrow keys, Home and End move between the platforms: the row is one stop of the Tab key, so the regions stay a few presses away. */
+function moveAmongTabs(event: KeyboardEvent): void {
+  const links = [...((event.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>("a.tab"))];
+  const at = links.indexOf(event.target as HTMLAnchorElement);
+  if (at < 0) return;
+  const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: links.length - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  links[(to + links.length) % links.length]?.focus();
 }
 
 export function PlatformTabs({ meta, current, hrefOf }: { meta: SiteMeta; current: Platform | null; hrefOf: (p: Platform) => string }) {
   const shown = Platform.filter((p) => meta.platforms.includes(p) || p === current);
   if (shown.length <= 1 && current !== null && shown[0] === current) return null;
+  const stop = current !== null && shown.includes(current) ? current : shown[0];
   return (
-    <nav class="tabs" aria-label={t("nav.platforms")}>
+    <nav class="tabs" aria-label={t("nav.platforms")} onKeyDown={moveAmongTabs}>
       {shown.map((p) => (
-        <a key={p} href={hrefOf(p)} class="tab" aria-current={p === current ? "page" : undefined}>
+        <a key={p} href={hrefOf(p)} class="tab" aria-current={p === current ? "page" : undefined} tabIndex={p === stop ? 0 : -1}>
           {PLATFORM_LABELS[p]}
         </a>
       ))}
@@ -166,7 +160,9 @@ function YourRegion({ platform, payload, automatic, choice, choose }: { platform
   }, [platform]);
   const shown = new Set(payload.regions.map((r) => r.region));
   const all = coverage.value?.regions ?? payload.regions;
-  const autoName = automatic ? (payload.regions.find((r) => r.region === automatic.region)?.displayName ?? automatic.region) : null;
+  // A closed picker shows its choice on one line: the automatic one names the region by its short form, so a phone shows it whole.
+  const autoEntry = automatic ? payload.regions.find((r) => r.region === automatic.region) : undefined;
+  const autoName = automatic ? (autoEntry ? shortRegionName(autoEntry.region, autoEntry.displayName) : automatic.region) : null;
   return (
     <label class="field field-yours">
       <span>{t("yours.label")}</span>
@@ -254,19 +250,26 @@ function useClosest(meta: SiteMeta) {
   return { closest, state: state.value, measure, enabled: meta.latencyHosts.length > 0 };
 }
 
-/** The filters panel, built only once opened: the first paint and every stream message skip what a viewer rarely opens. */
-function FiltersPanel({ platform, feed, query, apply, zone, latency, choice, choose }: {
+const PICKER_ID = "region-picker";
+
+/**
+ * The region picker, opened from the answer line's "change region" and built
+ * only once opened: every catalogue region, and "find my closest region"
+ * beside it. The choice is focused on opening, so a phone's next tap picks.
+ */
+function RegionPicker({ platform, feed, zone, latency, choice, choose }: {
   platform: Platform;
   feed: LiveFeed;
-  query: BoardQuery;
-  apply: (next: Partial<BoardQuery>, replace: boolean) => void;
   zone: string;
   latency: ReturnType<typeof useClosest>;
   choice: string | null;
   choose: (region: string | null) => void;
 }) {
+  useEffect(() => {
+    document.querySelector<HTMLSelectElement>(`#${PICKER_ID} select`)?.focus();
+  }, []);
   const payload = feed.payload.value;
-  if (payload === null) return null;
+  if (payload === null || payload.regions.length === 0) return null;
   const automatic = automaticRegion(
     payload.regions.map((r) => r.region),
     zone,
@@ -274,8 +277,7 @@ function FiltersPanel({ platform, feed, query, apply, zone, latency, choice, cho
   );
   return (
     <>
-      <Filters query={query} apply={apply} />
-      {payload.regions.length > 0 ? <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice} choose={choose} /> : null}
+      <YourRegion platform={platform} payload={payload} automatic={automatic} choice={choice} choose={choose} />
       {latency.enabled ? <ClosestButton measure={latency.measure} state={latency.state} closest={latency.closest.value} names={new Map(payload.regions.map((r) => [r.region, r.displayName]))} /> : null}
     </>
   );
@@ -286,8 +288,8 @@ function LiveCard({ platform, entry, yours, eventMultiplier }: { platform: Platf
   return <RegionCard platform={platform} region={entry.value} yours={yours} eventMultiplier={eventMultiplier} />;
 }
 
-function LiveAnswer({ entry, eventMultiplier, pending }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null; pending: boolean }) {
-  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} pending={pending} />;
+function LiveAnswer({ entry, eventMultiplier, pending, picker }: { entry: ReadonlySignal<RegionIncentive> | null; eventMultiplier: number | null; pending: boolean; picker: RegionPickerToggle | undefined }) {
+  return <AnswerLine region={entry?.value ?? null} eventMultiplier={eventMultiplier} pending={pending} picker={picker} />;
 }
 
 export function Board({ platform, meta, session }: { platform: Platform; meta: SiteMeta; session: SessionBody | null }) {
@@ -297,6 +299,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   const query = useComputed(() => parseBoardQuery(location.value.search));
   const choice = useSignal(rememberedRegion());
   const filtersOpen = useSignal(false);
+  const pickerOpen = useSignal(false);
   const zone = useMemo(browserZone, []);
   const latency = useClosest(meta);
   // The board renders again only when this changes (which regions it shows, in which order, its banners), not on every message.
@@ -324,7 +327,6 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
   useEffect(() => {
     if (populated) everyCard.value = true;
   }, [populated]);
-  const next = useNextEvent(platform, board?.event != null);
   const apply = (next: Partial<BoardQuery>, replace: boolean) => navigate(`/${platform}${boardSearch({ ...query.value, ...next })}`, { replace });
   const choose = (region: string | null) => {
     rememberRegion(region);
@@ -343,10 +345,11 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
       everyCard={everyCard.value}
       connection={feed.connection.value}
       query={query.value}
-      next={next}
       filtersOpen={filtersOpen.value}
       toggleFilters={() => (filtersOpen.value = !filtersOpen.value)}
-      filters={<FiltersPanel platform={platform} feed={feed} query={query.value} apply={apply} zone={zone} latency={latency} choice={choice.value} choose={choose} />}
+      filters={<Filters query={query.value} apply={apply} />}
+      picker={{ open: pickerOpen.value, toggle: () => (pickerOpen.value = !pickerOpen.value), controls: PICKER_ID }}
+      regionPicker={<RegionPicker platform={platform} feed={feed} zone={zone} latency={latency} choice={choice.value} choose={choose} />}
       alerts={<AlertsPanel platform={platform} payload={feed.payload} />}
     />
   );
@@ -362,28 +365,42 @@ export interface BoardViewProps {
   readonly everyCard: boolean;
   readonly connection: Connection;
   readonly query: BoardQuery;
-  readonly next: ListedEvent | null;
   readonly filtersOpen: boolean;
   readonly toggleFilters: () => void;
   /** The filters panel, built only while it is open. */
   readonly filters: ComponentChildren;
+  /** The answer line's "change region" control; none before the app has started. */
+  readonly picker?: RegionPickerToggle;
+  /** The region picker, built only while it is open. */
+  readonly regionPicker?: ComponentChildren;
   readonly alerts: ComponentChildren;
   /** True where the viewer's region cannot be known yet (the hub's first paint): the answer line keeps its place. */
   readonly viewerPending?: boolean;
 }
 
 /**
- * What the board shows for a payload: the answer line, the platform tabs and
- * controls, the banners, the cards and the pages. The hub renders the same
- * for the board's first paint (src/share/first-paint.ts), so the app's first
- * render finds its markup already in place.
+ * What the board shows for a payload: the honesty note, the answer line and
+ * its region picker, the platform tabs and controls, the banners, the cards
+ * and the pages. The hub renders the same for the board's first paint
+ * (src/share/first-paint.ts), so the app's first render finds its markup
+ * already in place.
  */
-export function BoardView({ platform, meta, board, entries, everyCard, connection, query, next, filtersOpen, toggleFilters, filters, alerts, viewerPending = false }: BoardViewProps) {
+export function BoardView({ platform, meta, board, entries, everyCard, connection, query, filtersOpen, toggleFilters, filters, picker, regionPicker, alerts, viewerPending = false }: BoardViewProps) {
   const eventMultiplier = board.event?.multiplier ?? null;
   const filtering = query.q !== "" || query.show !== "all" || query.sort !== "name";
   return (
     <>
-      {board.regionCount > 0 ? <LiveAnswer entry={board.yours === null ? null : (entries.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} pending={viewerPending} /> : null}
+      <HonestyBanner />
+      {board.regionCount > 0 ? (
+        <>
+          <LiveAnswer entry={board.yours === null ? null : (entries.get(board.yours) ?? null)} eventMultiplier={eventMultiplier} pending={viewerPending} picker={picker} />
+          {picker ? (
+            <div id={picker.controls} class="toolbar region-picker" hidden={!picker.open}>
+              {picker.open ? regionPicker : null}
+            </div>
+          ) : null}
+        </>
+      ) : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
         <ConnectionBadge state={connection} />
@@ -392,7 +409,7 @@ export function BoardView({ platform, meta, board, entries, everyCard, connectio
         </button>
       </div>
       <StatusBanner status={board.status} />
-      <EventBanner event={board.event} next={next} />
+      <EventBanner event={board.event} next={board.next} />
       <div id="board-filters" class="toolbar" hidden={!filtersOpen}>
         {filtersOpen ? filters : null}
       </div>
@@ -412,7 +429,6 @@ export function BoardView({ platform, meta, board, entries, everyCard, connectio
       )}
       <Pagination page={board.page} pages={board.pages} hrefOf={(page) => `/${platform}${boardSearch({ ...query, page })}`} />
       {board.regionCount > 0 ? alerts : null}
-      <HonestyBanner />
     </>
   );
 }
