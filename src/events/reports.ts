@@ -25,7 +25,7 @@ import { readEventReport, REPORT_INTERVAL_MS, SKIP_REASONS, type ReadReport, typ
 /** Skipped entries are logged at most this often per agent. */
 export const SKIP_LOG_INTERVAL_MS = 60_000;
 
-/** The reason label /metrics gives entries past the first 200. */
+/** The reason label /metrics gives entries past the first MAX_REPORT_ENTRIES. */
 export const UNREAD_REASON = "unread";
 
 export interface ScheduleChange {
@@ -66,7 +66,7 @@ export class AgentEventReports {
     }
     // Counted before the body is judged: a malformed report is still one report.
     this.lastReportAt.set(agent.id, now);
-    const report = readEventReport(body);
+    const report = readEventReport(body, now);
     if (report === null) {
       throw new HttpProblem(400, "The report must be a JSON object with an `events` array.", { errors: [{ location: "body.events", message: "an array of { key, label, multiplier, startsAt, endsAt }" }] });
     }

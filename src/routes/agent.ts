@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
 import { MAX_EVENT_LABEL } from "../domain/events.ts";
-import { MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
+import { EVENT_DURATION_RANGE_MS, MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MAX_START_AHEAD_MS, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
 import { ActiveEventSchema, AssignmentSchema, problems } from "../http/schemas.ts";
 
 export const ReadingSubmissionSchema = t.Object(
@@ -31,6 +31,12 @@ export const ReadingSubmissionSchema = t.Object(
   },
 );
 
+const MINUTES = 60_000;
+const DAYS = 24 * 60 * MINUTES;
+const BOUNDS =
+  `An entry is also skipped unless it lasts at least ${EVENT_DURATION_RANGE_MS[0] / MINUTES} minutes and at most ${EVENT_DURATION_RANGE_MS[1] / DAYS} days ` +
+  `and starts at most ${MAX_START_AHEAD_MS / DAYS} days ahead of the hub's clock.`;
+
 const EVENT_EXAMPLE = { key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", multiplier: 2, startsAt: "2026-11-26T15:00:00Z", endsAt: "2026-11-30T15:00:00Z" };
 
 /** What the report's entries should be; an entry that is not is skipped, not refused, so nothing here is enforced on the whole body. */
@@ -44,8 +50,11 @@ export const EventReportSchema = t.Object(
             description: `Shown to viewers as plain text: control characters are removed, it is trimmed and cut to ${MAX_EVENT_LABEL} characters, and the key stands in when nothing is left`,
           }),
           multiplier: t.Number({ minimum: MULTIPLIER_RANGE[0], maximum: MULTIPLIER_RANGE[1], description: "Bloodpoint multiplier; a finite number in [1, 100], else the entry is skipped" }),
-          startsAt: t.String({ format: "date-time", description: "ISO-8601 with a zone" }),
-          endsAt: t.String({ format: "date-time", description: "ISO-8601 with a zone, after startsAt" }),
+          startsAt: t.String({ format: "date-time", description: `ISO-8601 with a zone, at most ${MAX_START_AHEAD_MS / DAYS} days ahead` }),
+          endsAt: t.String({
+            format: "date-time",
+            description: `ISO-8601 with a zone, ${EVENT_DURATION_RANGE_MS[0] / MINUTES} minutes to ${EVENT_DURATION_RANGE_MS[1] / DAYS} days after startsAt`,
+          }),
         },
         { title: "ReportedEventEntry" },
       ),
@@ -56,7 +65,7 @@ export const EventReportSchema = t.Object(
     title: "EventReport",
     description:
       "The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics " +
-      "and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second " +
+      `and logged); the good ones replace the schedule agents reported before, for every platform. ${BOUNDS} Events are told apart by key and startsAt: a second ` +
       "entry with both is skipped.",
     examples: [{ events: [EVENT_EXAMPLE] }],
   },
