@@ -5,7 +5,7 @@
  * the others.
  */
 import { characters } from "../domain/characters.ts";
-import { eventIdentity, plainLabel } from "../domain/events.ts";
+import { AGENT_MULTIPLIER_RANGE, eventIdentity, plainLabel } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
 import type { ReportedEvent } from "../domain/readings.ts";
 
@@ -13,7 +13,7 @@ import type { ReportedEvent } from "../domain/readings.ts";
 export const MAX_REPORT_ENTRIES = 50;
 /** One report per agent per this long. */
 export const REPORT_INTERVAL_MS = 15_000;
-export const MULTIPLIER_RANGE = [1, 100] as const;
+export const MULTIPLIER_RANGE = AGENT_MULTIPLIER_RANGE;
 export const MAX_EVENT_KEY = 64;
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;

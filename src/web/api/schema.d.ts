@@ -45,7 +45,7 @@ export interface paths {
   "/api/v1/events": {
     /**
      * Bloodpoint events
-     * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+     * @description The events in force now (by end), then every kept event still to come (by start), for any platform, hidden ones left out, so a board can count down to the next one. Agents' entries are kept up to 60 days ahead (see POST /api/v1/agent/events); an admin's event is listed however far ahead it was set. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -1004,7 +1004,7 @@ export interface components {
     };
     /**
      * ReadingSubmission
-     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters. A refusal's detail names the first rule broken.
+     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, and activeEvent's multiplier, when it is a number, is in 1–100. A refusal's detail names the first rule broken.
      */
     ReadingSubmission: {
       /** @description Must equal the agent's assigned region (rule 1) */
@@ -1030,10 +1030,11 @@ export interface components {
       category?: string;
       /** @description The game's refresh interval; outside 1–21600 it is ignored */
       refreshTimeSeconds?: number;
-      /** @description The bloodpoint event the agent sees; ignored when malformed */
+      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100 is a 400 (rule 6) */
       activeEvent?: {
         key: string;
         label: string;
+        /** @description A number outside 1–100 refuses the reading (rule 6) */
         multiplier: number;
         /**
          * Format: date-time
@@ -1065,21 +1066,21 @@ export interface components {
       multiplier: number;
       /**
        * Format: date-time
-       * @description ISO-8601 with a zone
+       * @description ISO-8601 with a zone, at most 60 days ahead
        */
       startsAt: string;
       /**
        * Format: date-time
-       * @description ISO-8601 with a zone, after startsAt
+       * @description ISO-8601 with a zone, 10 minutes to 31 days after startsAt
        */
       endsAt: string;
     };
     /**
      * EventReport
-     * @description The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second entry with both is skipped.
+     * @description The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics and logged); the good ones replace the schedule agents reported before, for every platform. An entry is also skipped unless it lasts at least 10 minutes and at most 31 days and starts at most 60 days ahead of the hub's clock. Events are told apart by key and startsAt: a second entry with both is skipped.
      */
     EventReport: {
-      /** @description The whole schedule as the game lists it; only the first 200 entries are read */
+      /** @description The whole schedule as the game lists it; only the first 50 entries are read */
       events: components["schemas"]["ReportedEventEntry"][];
     };
     /**
@@ -1754,7 +1755,7 @@ export interface operations {
   };
   /**
    * Bloodpoint events
-   * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+   * @description The events in force now (by end), then every kept event still to come (by start), for any platform, hidden ones left out, so a board can count down to the next one. Agents' entries are kept up to 60 days ahead (see POST /api/v1/agent/events); an admin's event is listed however far ahead it was set. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
