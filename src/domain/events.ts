@@ -12,6 +12,10 @@ import type { ReportedEvent } from "./readings.ts";
 export const EVENT_SOURCES = ["admin", "agent"] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
+/** What becomes of an agent's event reports (SPEC §16.3): scheduled, or answered and dropped. */
+export const EVENT_REPORT_MODES = ["accepted", "ignored"] as const;
+export type EventReportMode = (typeof EVENT_REPORT_MODES)[number];
+
 /** An event of the events table: one an admin defined, or one of the schedule agents report. */
 export interface ScheduledEvent extends ReportedEvent {
   readonly id: number;

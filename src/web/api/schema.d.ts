@@ -542,7 +542,7 @@ export interface paths {
   "/api/v1/admin/agents/{id}": {
     /**
      * Delete an agent
-     * @description Its token stops working at once.
+     * @description Its token stops working at once, and the schedule entries only this agent reported are withdrawn.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -1324,6 +1324,11 @@ export interface components {
      * @enum {string}
      */
     AgentSource: "manual" | "provisioned" | "imported";
+    /**
+     * EventReportMode
+     * @enum {string}
+     */
+    EventReportMode: "accepted" | "ignored";
     /** Agent */
     Agent: {
       id: number;
@@ -1337,6 +1342,8 @@ export interface components {
       source: components["schemas"]["AgentSource"];
       pollMin: string | null;
       pollMax: string | null;
+      /** @description accepted (the default): the agent's event reports set the agents' schedule like any agent's; ignored: its reports still answer 204 but are dropped. Switching to ignored, like disabling or deleting the agent, withdraws the schedule entries that only this agent reported (an entry another agent also reported stays, as do admin events) */
+      eventReports: components["schemas"]["EventReportMode"];
       /** @description Stored readings of this agent */
       readings: number;
       lastReadingAt: number | null;
@@ -5642,7 +5649,7 @@ export interface operations {
   };
   /**
    * Delete an agent
-   * @description Its token stops working at once.
+   * @description Its token stops working at once, and the schedule entries only this agent reported are withdrawn.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5743,7 +5750,10 @@ export interface operations {
           pollMin?: string | number | null;
           /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override */
           pollMax?: string | number | null;
+          /** @description false also withdraws the schedule entries only this agent reported */
           enabled?: boolean;
+          /** @description accepted (the default): the agent's event reports set the agents' schedule like any agent's; ignored: its reports still answer 204 but are dropped. Switching to ignored, like disabling or deleting the agent, withdraws the schedule entries that only this agent reported (an entry another agent also reported stays, as do admin events) */
+          eventReports?: components["schemas"]["EventReportMode"];
           /** @description On a move (region or provider): keep (default; readings stay attributed), orphan (kept, detached) or delete */
           dataMode?: "keep" | "orphan" | "delete";
         };
