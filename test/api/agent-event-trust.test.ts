@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import type { Hub } from "../../src/hub.ts";
 import { adminHub } from "../admin-helpers.ts";
 import { call, expectProblem, json } from "../helpers.ts";
-import type { ListedEvent, TestAgent } from "../live-helpers.ts";
+import { post, reading, type ListedEvent, type TestAgent } from "../live-helpers.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -73,6 +73,18 @@ describe("disabling or deleting an agent withdraws the schedule entries only it 
     expect(await listedKeys(hub)).toEqual(["admin-set"]);
     expect(await activeKey(hub)).toBe("admin-set");
     expect(hub.ctx.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM events WHERE source = 'agent'").get()?.n).toBe(0);
+  });
+
+  test("an event planted in a reading's activeEvent goes with its agent too: disabled, ignored or deleted", async () => {
+    for (const change of ["disable", "ignore", "delete"] as const) {
+      const { hub, admin, create } = await setup();
+      const rogue = await create("eu-west-1");
+      expect((await post(hub, rogue, reading("Windows", "eu-west-1", START, { activeEvent: { ...flood, endsAt: "2036-01-01T00:00:00.000Z" } }))).status).toBe(201);
+      expect(await activeKey(hub)).toBe("HUNDREDFOLD");
+      if (change === "delete") expect((await admin.json("DELETE", `/api/v1/admin/agents/${rogue.id}`)).status).toBe(204);
+      else expect((await admin.json("PATCH", `/api/v1/admin/agents/${rogue.id}`, change === "disable" ? { enabled: false } : { eventReports: "ignored" })).status).toBe(200);
+      expect({ change, active: await activeKey(hub), listed: await listedKeys(hub) }).toEqual({ change, active: "admin-set", listed: ["admin-set"] });
+    }
   });
 
   test("an agent re-enabled reports again like any other", async () => {
