@@ -171,11 +171,7 @@ export class AgentEventReports {
       this.log.error("an agent's event report could not be stored", { agentId: agent.id, error });
       throw new HttpProblem(503, "The hub cannot store the event schedule right now; it was not changed. Retry later.", { headers: { "retry-after": "30" } });
     }
-    if (!scheduleChanged) {
-      this.book.reload();
-      return;
-    }
     this.book.reload();
-    this.live.invalidate();
+    if (scheduleChanged) this.live.invalidate();
   }
 }

@@ -2,8 +2,9 @@
  * Withdrawing an agent's word on the schedule (SPEC §16.3): when an agent is
  * disabled, deleted or its event reports ignored, the entries of the agents'
  * schedule that only it reported go; an entry another agent also reported
- * stays (now in that agent's name), and admin events and events seen in
- * readings are never touched.
+ * stays (now in that agent's name). Admin events stay, and so do the rows
+ * of events seen in readings: those stop counting in the live store while
+ * their agent does not vouch for them (src/live/store.ts).
  */
 import type { HubDb } from "../db/open.ts";
 
