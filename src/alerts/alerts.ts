@@ -265,7 +265,8 @@ export class Alerts {
     if (changed.size === 0 && unsaved.length === 0) return;
     const now = this.deps.now();
     const rate = this.eventRate.begin(now);
-    const messages = this.limitEventAlerts(this.messages(changed, now), rate);
+    const startsHolding: number[] = [];
+    const messages = this.limitEventAlerts(this.messages(changed, now), rate, startsHolding);
     const save = (platform: Platform, facts: PlatformFacts): void => {
       this.saveFacts.run(platform, facts.status, facts.event === null ? null : JSON.stringify(facts.event), now);
     };
@@ -278,6 +279,12 @@ export class Alerts {
       for (const { webhookId, message } of messages) this.outbox.enqueue(webhookId, message, now);
     })();
     rate.commit();
+    for (const webhookId of startsHolding) {
+      this.deps.log.warn("event alerts to a webhook are over their hourly limit; the rest are held back and counted in the next one sent", {
+        webhookId,
+        limit: EVENT_ALERT_LIMIT.count,
+      });
+    }
     for (const platform of unsaved) this.saved.add(platform);
     for (const [platform, { after }] of changed) {
       this.facts.set(platform, after);
@@ -286,13 +293,24 @@ export class Alerts {
     if (messages.length > 0) this.worker.kick();
   }
 
-  /** Event messages over a webhook's hourly limit are held back; the next one sent says how many were. */
-  private limitEventAlerts(messages: { webhookId: number; message: AlertMessage }[], rate: EventAlertBatch): { webhookId: number; message: AlertMessage }[] {
+  /**
+   * Event messages over a webhook's hourly limit are held back; the next one
+   * sent says how many were. Webhooks that begin holding back are added to
+   * `startsHolding`, to be logged once the judgement is written.
+   */
+  private limitEventAlerts(
+    messages: { webhookId: number; message: AlertMessage }[],
+    rate: EventAlertBatch,
+    startsHolding: number[],
+  ): { webhookId: number; message: AlertMessage }[] {
     return messages.flatMap((entry) => {
       const { message } = entry;
       if (message.type !== "event.started" && message.type !== "event.ended") return [entry];
       const verdict = rate.admit(eventAlertDestination.webhook(entry.webhookId));
-      if (!verdict.send) return [];
+      if (!verdict.send) {
+        if (verdict.heldBack.count === 1) startsHolding.push(entry.webhookId);
+        return [];
+      }
       if (verdict.heldBack === null) return [entry];
       const heldBack = { count: verdict.heldBack.count, since: iso(verdict.heldBack.since) };
       return [{ webhookId: entry.webhookId, message: { ...message, data: { ...message.data, heldBack } } }];

@@ -29,7 +29,8 @@ export interface HeldBack {
   readonly since: number;
 }
 
-export type EventAlertVerdict = { readonly send: true; readonly heldBack: HeldBack | null } | { readonly send: false };
+/** send: the alert may go, carrying what was held back before it (or null); otherwise it is held back, counted in `heldBack`. */
+export type EventAlertVerdict = { readonly send: true; readonly heldBack: HeldBack | null } | { readonly send: false; readonly heldBack: HeldBack };
 
 /** A destination's name: its kind and id, so a webhook and a push subscription with the same id never share a budget. */
 export const eventAlertDestination = {
@@ -60,7 +61,7 @@ export class EventAlertBatch {
     if (sent.length >= EVENT_ALERT_LIMIT.count) {
       const heldBack = budget.heldBack ? { count: budget.heldBack.count + 1, since: budget.heldBack.since } : { count: 1, since: this.now };
       this.changed.set(destination, { sent, heldBack });
-      return { send: false };
+      return { send: false, heldBack };
     }
     this.changed.set(destination, { sent: [...sent, this.now], heldBack: null });
     return { send: true, heldBack: budget.heldBack };

@@ -9,7 +9,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import type { Hub } from "../../src/hub.ts";
 import { FLUSH_SPACING_MS } from "../../src/live/store.ts";
 import { adminHub } from "../admin-helpers.ts";
-import { call, scratchDirs, testHub } from "../helpers.ts";
+import { call, memoryLog, scratchDirs, testHub } from "../helpers.ts";
 import { addAgent, type TestAgent } from "../live-helpers.ts";
 
 const MINUTE = 60_000;
@@ -41,10 +41,12 @@ const eventNow = (now: number, i: number) => ({ key: `FLOOD_${i}`, label: `Flood
 async function world(path?: string) {
   let clock = START;
   const env = { WEBHOOK_ALLOW_PRIVATE: "true" };
-  const { hub, admin } = path ? { hub: testHub({ env, now: () => clock, db: openDatabase(path) }), admin: null } : await adminHub(env, () => clock);
+  const log = memoryLog("warn");
+  const { hub, admin } = path ? { hub: testHub({ env, now: () => clock, db: openDatabase(path), log: log.log }), admin: null } : await adminHub(env, () => clock);
   return {
     hub,
     admin,
+    log,
     now: () => clock,
     advance: (ms: number) => {
       clock += ms;
@@ -94,7 +96,7 @@ describe("event alerts to one webhook are at most 6 per hour", () => {
     expect(discord?.data.heldBack?.count).toBe(33);
   });
 
-  test("the limit holds across a restart: what went out in the last hour still counts", async () => {
+  test("the limit holds across a restart: what went out in the last hour still counts; the log says once that a webhook is holding back", async () => {
     const path = join(scratch(), "hub.db");
     const first = await world(path);
     const made = await first.hub.ctx.alerts.admin.create({ userId: null, name: "test", via: "config" }, { url: "https://hooks.example.org/x", format: "json", onEvents: true });
@@ -108,6 +110,9 @@ describe("event alerts to one webhook are at most 6 per hour", () => {
     second.advance(first.now() - START);
     await flood(second.hub, agent, second.now, second.advance, 5, 3);
     expect(deliveries(second.hub, made.webhook.id)).toHaveLength(6);
+    // The operator is told once that the webhook began holding back, not per alert held.
+    const holding = second.log.lines.filter((line) => String(line.msg).startsWith("event alerts to a webhook are over their hourly limit"));
+    expect(holding).toEqual([expect.objectContaining({ level: "warn", webhookId: made.webhook.id, limit: 6 })]);
     await second.hub.stop();
     second.hub.ctx.db.sqlite.close();
   });

@@ -20,11 +20,11 @@ describe("EventAlertRate", () => {
     const hook = eventAlertDestination.webhook(1);
     const verdicts = Array.from({ length: 9 }, (_, i) => admitAt(rate, T + i * MINUTE, hook));
     expect(verdicts.map((v) => v.send)).toEqual([true, true, true, true, true, true, false, false, false]);
-    expect(admitAt(rate, T + 60 * MINUTE - 1, hook)).toEqual({ send: false });
+    expect(admitAt(rate, T + 60 * MINUTE - 1, hook)).toEqual({ send: false, heldBack: { count: 4, since: T + 6 * MINUTE } });
     // The first one leaves the window: one place is free, and it carries the four held back since the seventh.
     expect(admitAt(rate, T + 60 * MINUTE, hook)).toEqual({ send: true, heldBack: { count: 4, since: T + 6 * MINUTE } });
     expect(admitAt(rate, T + 61 * MINUTE, hook)).toEqual({ send: true, heldBack: null });
-    expect(admitAt(rate, T + 61 * MINUTE, hook)).toEqual({ send: false });
+    expect(admitAt(rate, T + 61 * MINUTE, hook)).toEqual({ send: false, heldBack: { count: 1, since: T + 61 * MINUTE } });
   });
 
   test("each destination has its own budget: a webhook and a push subscription of the same id do not share one", () => {
