@@ -13,9 +13,12 @@ import { agents, readings } from "../db/schema.ts";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { isPlatform, parseProvider, platformOf, type Catalogue, type Platform, type Provider } from "../domain/catalogue.ts";
 import { characters } from "../domain/characters.ts";
+import type { EventReportMode } from "../domain/events.ts";
 import { isAgentSource, type AgentSource } from "../domain/provenance.ts";
+import { withdrawAgentEvents } from "../events/withdraw.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { AgentDirectory } from "../live/agents.ts";
+import type { EventBook } from "../live/events.ts";
 import type { Ingest } from "../live/ingest.ts";
 import type { LiveStore } from "../live/store.ts";
 
@@ -32,6 +35,7 @@ export interface AgentBody {
   readonly source: Agent["source"];
   readonly pollMin: string | null;
   readonly pollMax: string | null;
+  readonly eventReports: EventReportMode;
   readonly readings: number;
   readonly lastReadingAt: number | null;
 }
@@ -56,6 +60,7 @@ export interface AgentPatch {
   readonly pollMin?: string | number | null;
   readonly pollMax?: string | number | null;
   readonly enabled?: boolean;
+  readonly eventReports?: EventReportMode;
   readonly dataMode?: DataMode;
 }
 
@@ -105,6 +110,7 @@ export class AgentAdmin {
     private readonly live: LiveStore,
     private readonly ingest: Ingest,
     private readonly now: () => number,
+    private readonly events: EventBook,
   ) {}
 
   /** Reading counts and newest reading of every agent, in one grouped query. */
@@ -139,6 +145,7 @@ export class AgentAdmin {
       source: agent.source,
       pollMin: agent.pollMin,
       pollMax: agent.pollMax,
+      eventReports: agent.eventReports,
       readings: stats.readings,
       lastReadingAt: stats.lastReadingAt,
     };
@@ -174,6 +181,7 @@ export class AgentAdmin {
   /** After any change: agents, assignments and live values again; every changed payload is pushed. */
   private refresh(slots: readonly { platform: Platform; region: string }[] = []): void {
     this.directory.reload();
+    this.events.reload();
     for (const slot of slots) this.live.rebuildSlot(slot.platform, slot.region);
     this.live.rebuildAgentFreshness();
     this.live.invalidate();
@@ -212,7 +220,10 @@ export class AgentAdmin {
     const moved = region !== agent.region || platform !== agent.platform;
     const mode = patch.dataMode ?? "keep";
     const touched = moved && mode !== "keep" ? this.slotsOf(id) : [];
+    // Disabled or ignored, the agent no longer vouches for the events it reported (SPEC §16.3).
+    const withdraws = (agent.enabled && patch.enabled === false) || (agent.eventReports === "accepted" && patch.eventReports === "ignored");
     this.db.sqlite.transaction(() => {
+      const withdrawnEvents = withdraws ? withdrawAgentEvents(this.db, id) : 0;
       if (moved && mode === "orphan") this.db.orm.update(readings).set({ agentId: null }).where(eq(readings.agentId, id)).run();
       if (moved && mode === "delete") this.db.orm.delete(readings).where(eq(readings.agentId, id)).run();
       this.db.orm
@@ -225,13 +236,14 @@ export class AgentAdmin {
           ...(pollMin === undefined ? {} : { pollMin }),
           ...(pollMax === undefined ? {} : { pollMax }),
           ...(patch.enabled === undefined ? {} : { enabled: patch.enabled }),
+          ...(patch.eventReports === undefined ? {} : { eventReports: patch.eventReports }),
           updatedAt: this.now(),
         })
         .where(eq(agents.id, id))
         .run();
       // A new label alone is cosmetic and not audited (SPEC §16.1); with any other change it is recorded beside it.
       const cosmetic = Object.entries(patch).every(([key, value]) => key === "label" || value === undefined);
-      if (!cosmetic) audit(this.db.orm, actor, "agent.update", `agent:${id}`, { ...patch, moved }, this.now());
+      if (!cosmetic) audit(this.db.orm, actor, "agent.update", `agent:${id}`, { ...patch, moved, ...(withdraws ? { withdrawnEvents } : {}) }, this.now());
     })();
     if (moved && mode !== "keep") this.ingest.forget(id);
     this.refresh(touched);
@@ -243,8 +255,9 @@ export class AgentAdmin {
     const touched = this.slotsOf(id);
     this.db.sqlite.transaction(() => {
       if (mode === "delete") this.db.orm.delete(readings).where(eq(readings.agentId, id)).run();
+      const withdrawnEvents = withdrawAgentEvents(this.db, id);
       this.db.orm.delete(agents).where(eq(agents.id, id)).run();
-      audit(this.db.orm, actor, "agent.delete", `agent:${id}`, { dataMode: mode }, this.now());
+      audit(this.db.orm, actor, "agent.delete", `agent:${id}`, { dataMode: mode, withdrawnEvents }, this.now());
     })();
     this.ingest.forget(id);
     this.refresh(touched);
@@ -343,6 +356,7 @@ export class AgentAdmin {
           }
         }
         if (existing) {
+          if (!values.enabled) withdrawAgentEvents(this.db, existing.id);
           this.db.orm.update(agents).set({ ...values, updatedAt: this.now() }).where(eq(agents.id, existing.id)).run();
         } else {
           this.db.orm.insert(agents).values({ ...values, createdAt: this.now(), updatedAt: this.now() }).run();

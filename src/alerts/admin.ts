@@ -6,6 +6,7 @@ import { webhooks } from "../db/schema.ts";
 import { PLATFORMS, type Catalogue } from "../domain/catalogue.ts";
 import { HttpProblem } from "../http/problem.ts";
 import type { LiveStore } from "../live/store.ts";
+import { eventAlertDestination, type EventAlertRate } from "./event-rate.ts";
 import type { FormatSpec } from "./formats/format.ts";
 import type { WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
@@ -97,6 +98,8 @@ export interface WebhookAdminDeps {
   readonly now: () => number;
   /** Told after a delivery was written. */
   readonly delivered: () => void;
+  /** Event alerts per destination: a deleted webhook's budget goes with it. */
+  readonly eventRate: EventAlertRate;
 }
 
 export class WebhookAdmin {
@@ -249,6 +252,7 @@ export class WebhookAdmin {
       audit(db.orm, actor, "webhook.delete", `webhook:${id}`, null, now());
     })();
     this.deps.rules.reload();
+    this.deps.eventRate.forget(eventAlertDestination.webhook(id));
   }
 
   /** A new secret; the old one stops signing at once, retries of pending deliveries included. */

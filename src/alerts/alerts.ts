@@ -19,6 +19,7 @@ import type { PreparedEffects } from "../live/ingest.ts";
 import type { LiveStore } from "../live/store.ts";
 import type { Logger } from "../log.ts";
 import { WebhookAdmin } from "./admin.ts";
+import { EVENT_ALERT_LIMIT, eventAlertDestination, EventAlertRate, type EventAlertBatch } from "./event-rate.ts";
 import type { FormatSpec } from "./formats/format.ts";
 import { FORMATS, type WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
@@ -77,6 +78,8 @@ export class Alerts {
   readonly outbox: Outbox;
   readonly worker: DeliveryWorker;
   readonly admin: WebhookAdmin;
+  /** Event alerts per destination (SPEC §16.3), shared by every way out that sends them (webhooks here, push subscriptions). */
+  readonly eventRate = new EventAlertRate();
   private readonly facts = new Map<Platform, PlatformFacts>();
   /** Platforms whose facts are on disk: the others are written at their first judgement, so a change while the hub is down is noticed. */
   private readonly saved = new Set<Platform>();
@@ -123,6 +126,7 @@ export class Alerts {
       origin: config.origin,
       now,
       delivered: () => this.worker.kick(),
+      eventRate: this.eventRate,
     });
     this.saveFacts = db.sqlite.query<unknown, [string, string, string | null, number]>(
       "INSERT INTO alert_platform_state (platform, status, active_event, updated_at) VALUES (?, ?, ?, ?) " +
@@ -146,6 +150,13 @@ export class Alerts {
           : { status: content.status, statusReason: content.statusReason, event: content.activeEvent },
       );
     }
+    // What went out in the last hour still counts after a restart.
+    const recent = db.sqlite
+      .query<{ webhook_id: number; created_at: number }, [number]>(
+        "SELECT webhook_id, created_at FROM webhook_deliveries WHERE type IN ('event.started', 'event.ended') AND created_at > ? ORDER BY created_at",
+      )
+      .all(now() - EVENT_ALERT_LIMIT.windowMs);
+    for (const row of recent) this.eventRate.seed(eventAlertDestination.webhook(row.webhook_id), [row.created_at]);
     live.onChange((published) => this.republish(published.platform, published.content));
   }
 
@@ -253,7 +264,9 @@ export class Alerts {
     this.republished.clear();
     if (changed.size === 0 && unsaved.length === 0) return;
     const now = this.deps.now();
-    const messages = this.messages(changed, now);
+    const rate = this.eventRate.begin(now);
+    const startsHolding: number[] = [];
+    const messages = this.limitEventAlerts(this.messages(changed, now), rate, startsHolding);
     const save = (platform: Platform, facts: PlatformFacts): void => {
       this.saveFacts.run(platform, facts.status, facts.event === null ? null : JSON.stringify(facts.event), now);
     };
@@ -265,12 +278,43 @@ export class Alerts {
       for (const [platform, { after }] of changed) save(platform, after);
       for (const { webhookId, message } of messages) this.outbox.enqueue(webhookId, message, now);
     })();
+    rate.commit();
+    for (const webhookId of startsHolding) {
+      this.deps.log.warn("event alerts to a webhook are over their hourly limit; the rest are held back and counted in the next one sent", {
+        webhookId,
+        limit: EVENT_ALERT_LIMIT.count,
+      });
+    }
     for (const platform of unsaved) this.saved.add(platform);
     for (const [platform, { after }] of changed) {
       this.facts.set(platform, after);
       this.saved.add(platform);
     }
     if (messages.length > 0) this.worker.kick();
+  }
+
+  /**
+   * Event messages over a webhook's hourly limit are held back; the next one
+   * sent says how many were. Webhooks that begin holding back are added to
+   * `startsHolding`, to be logged once the judgement is written.
+   */
+  private limitEventAlerts(
+    messages: { webhookId: number; message: AlertMessage }[],
+    rate: EventAlertBatch,
+    startsHolding: number[],
+  ): { webhookId: number; message: AlertMessage }[] {
+    return messages.flatMap((entry) => {
+      const { message } = entry;
+      if (message.type !== "event.started" && message.type !== "event.ended") return [entry];
+      const verdict = rate.admit(eventAlertDestination.webhook(entry.webhookId));
+      if (!verdict.send) {
+        if (verdict.heldBack.count === 1) startsHolding.push(entry.webhookId);
+        return [];
+      }
+      if (verdict.heldBack === null) return [entry];
+      const heldBack = { count: verdict.heldBack.count, since: iso(verdict.heldBack.since) };
+      return [{ webhookId: entry.webhookId, message: { ...message, data: { ...message.data, heldBack } } }];
+    });
   }
 
   /**

@@ -45,6 +45,11 @@ export interface EventChangedData extends PublicEvent {
   /** The platforms (of those the webhook follows) where the event started or ended. */
   readonly platforms: readonly string[];
   readonly url: string;
+  /**
+   * Event alerts held back since this destination's previous one, over the
+   * limit of six an hour (SPEC §16.3); present only when some were.
+   */
+  readonly heldBack?: { readonly count: number; readonly since: string };
 }
 
 export interface TestData {

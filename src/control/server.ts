@@ -92,7 +92,7 @@ export function startControlSocket(ctx: HubContext, options: { readonly reload: 
   if (ctx.db.path === ":memory:") return null;
   const path = controlSocketPath(ctx.db.path);
   const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now);
-  const agents = new AgentAdmin(ctx.db, ctx.config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now);
+  const agents = new AgentAdmin(ctx.db, ctx.config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now, ctx.events);
 
   const reads: Readonly<Record<string, () => Response>> = {
     [CONTROL_ROUTES.listAgents]: () => json(200, { agents: agents.list() }),

@@ -8,7 +8,7 @@ import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../alerts/model.ts"
 import { AUTH_LEVELS } from "../auth/levels.ts";
 import { ROLES } from "../config/options.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
-import { EVENT_SOURCES } from "../domain/events.ts";
+import { EVENT_REPORT_MODES, EVENT_SOURCES } from "../domain/events.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../domain/provenance.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -28,6 +28,8 @@ export const agents = sqliteTable(
     pollMax: text("poll_max"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** Whether its event reports are scheduled (SPEC §16.3). */
+    eventReports: text("event_reports", { enum: EVENT_REPORT_MODES }).notNull().default("accepted"),
   },
   (t) => [index("agents_slot").on(t.platform, t.region)],
 );
@@ -189,6 +191,20 @@ export const events = sqliteTable(
   (t) => [index("events_window").on(t.endsAt, t.startsAt), index("events_source").on(t.source, t.key, t.startsAt)],
 );
 
+/** Every agent whose report held an entry of the agents' schedule: the entry is withdrawn with the last of them. */
+export const eventReporters = sqliteTable(
+  "event_reporters",
+  {
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    agentId: integer("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.agentId] }), index("event_reporters_agent").on(t.agentId)],
+);
+
 /** Agent events an admin hid, matched by key and start whenever they are reported again. */
 export const hiddenEvents = sqliteTable(
   "hidden_events",
@@ -320,6 +336,7 @@ export const schema = {
   trustedDevices,
   settings,
   events,
+  eventReporters,
   hiddenEvents,
   auditLog,
   webhooks,

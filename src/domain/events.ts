@@ -12,6 +12,10 @@ import type { ReportedEvent } from "./readings.ts";
 export const EVENT_SOURCES = ["admin", "agent"] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
+/** What becomes of an agent's event reports (SPEC §16.3): scheduled, or answered and dropped. */
+export const EVENT_REPORT_MODES = ["accepted", "ignored"] as const;
+export type EventReportMode = (typeof EVENT_REPORT_MODES)[number];
+
 /** An event of the events table: one an admin defined, or one of the schedule agents report. */
 export interface ScheduledEvent extends ReportedEvent {
   readonly id: number;
@@ -51,6 +55,9 @@ export interface EventCandidate {
 
 export const MAX_EVENT_LABEL = 120;
 
+/** An agent's multiplier, in a report or a reading's activeEvent (SPEC §9.1, §16.3); admins may set any above 0. */
+export const AGENT_MULTIPLIER_RANGE = [1, 100] as const;
+
 /**
  * C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and
  * isolates, which reorder the text around them wherever the label is shown.
@@ -67,9 +74,6 @@ export function plainLabel(label: string, key: string): string {
   const plain = (text: string) => cut(text.replace(CONTROL_CHARACTERS, "").trim(), MAX_EVENT_LABEL).trim();
   return plain(label) || plain(key) || key;
 }
-
-/** How far ahead GET /api/v1/events looks. */
-export const UPCOMING_WINDOW_MS = 14 * 24 * 60 * 60_000;
 
 /** Agent events are one event wherever they were reported when key and start agree; hiding one hides it everywhere. */
 export function eventIdentity(event: { readonly key: string; readonly startsAt: number }): string {
@@ -157,8 +161,9 @@ export function selectNextEvent(platform: string, now: number, candidates: reado
 }
 
 /**
- * The public schedule: events in force now (by end) and those starting
- * within UPCOMING_WINDOW_MS (by start). An agent event reported on several
+ * The public schedule: events in force now (by end), then every kept event
+ * still to come (by start), however far ahead: agents' entries are kept up
+ * to 60 days ahead (SPEC §16.3), an admin's as set. An agent event reported on several
  * platforms, or both in a reading and in the schedule, is listed once with
  * the union of its platforms; admin events are listed as they were made.
  */
@@ -167,7 +172,7 @@ export function listEvents(now: number, candidates: readonly EventCandidate[]): 
   let adminIndex = 0;
   for (const candidate of candidates) {
     const { event } = candidate;
-    if (event.endsAt <= now || event.startsAt > now + UPCOMING_WINDOW_MS) continue;
+    if (event.endsAt <= now) continue;
     const id = candidate.source === "admin" ? `admin\u0000${adminIndex++}` : eventIdentity(event);
     const entry = merged.get(id);
     if (!entry) {

@@ -5,7 +5,7 @@
  * whether the probe exception of rule 5 applies.
  */
 import { characters } from "./characters.ts";
-import { plainLabel } from "./events.ts";
+import { AGENT_MULTIPLIER_RANGE, plainLabel } from "./events.ts";
 import { parseIsoTime } from "./iso-time.ts";
 
 export const MAX_FUTURE_MS = 60_000;
@@ -99,6 +99,20 @@ function optionalLabel(value: unknown): { ok: boolean; value: string | null } {
   return { ok: false, value: null };
 }
 
+function isAgentMultiplier(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= AGENT_MULTIPLIER_RANGE[0] && value <= AGENT_MULTIPLIER_RANGE[1];
+}
+
+/**
+ * A number outside 1–100 as activeEvent's multiplier: refused like every
+ * value rule (SPEC §16.3), where an activeEvent malformed otherwise is ignored.
+ */
+function multiplierOutOfRange(activeEvent: unknown): boolean {
+  if (activeEvent === null || typeof activeEvent !== "object" || Array.isArray(activeEvent)) return false;
+  const { multiplier } = activeEvent as Record<string, unknown>;
+  return typeof multiplier === "number" && !isAgentMultiplier(multiplier);
+}
+
 /** A well-formed reported event, or null. */
 export function parseReportedEvent(value: unknown): ReportedEvent | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
@@ -108,7 +122,7 @@ export function parseReportedEvent(value: unknown): ReportedEvent | null {
   const endsAt = parseIsoTime(event.endsAt);
   if (typeof key !== "string" || key.length < 1 || characters(key) > 64) return null;
   if (typeof label !== "string" || characters(label) > 120) return null;
-  if (typeof multiplier !== "number" || !Number.isFinite(multiplier) || multiplier <= 0) return null;
+  if (!isAgentMultiplier(multiplier)) return null;
   if (startsAt === null || endsAt === null || endsAt <= startsAt) return null;
   return { key, label: plainLabel(label, key), multiplier, startsAt, endsAt };
 }
@@ -164,6 +178,9 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
   if (!version.ok) return refuse(6, "body.version", `version must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
   const category = optionalLabel(input.category);
   if (!category.ok) return refuse(6, "body.category", `category must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
+  if (multiplierOutOfRange(input.activeEvent)) {
+    return refuse(6, "body.activeEvent.multiplier", `activeEvent.multiplier must be a number from ${AGENT_MULTIPLIER_RANGE[0]} to ${AGENT_MULTIPLIER_RANGE[1]}.`);
+  }
   const refreshTimeSeconds = keptRefreshTime(input.refreshTimeSeconds);
 
   return {

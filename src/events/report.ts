@@ -5,16 +5,22 @@
  * the others.
  */
 import { characters } from "../domain/characters.ts";
-import { eventIdentity, plainLabel } from "../domain/events.ts";
+import { AGENT_MULTIPLIER_RANGE, eventIdentity, plainLabel } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
 import type { ReportedEvent } from "../domain/readings.ts";
 
-/** Entries past this many are not read at all. */
-export const MAX_REPORT_ENTRIES = 200;
+/** Entries past this many are not read at all (SPEC §16.3). */
+export const MAX_REPORT_ENTRIES = 50;
 /** One report per agent per this long. */
 export const REPORT_INTERVAL_MS = 15_000;
-export const MULTIPLIER_RANGE = [1, 100] as const;
+export const MULTIPLIER_RANGE = AGENT_MULTIPLIER_RANGE;
 export const MAX_EVENT_KEY = 64;
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+/** How long an entry may last: the game's events last hours to weeks, never moments or months (SPEC §16.3). */
+export const EVENT_DURATION_RANGE_MS = [10 * MINUTE_MS, 31 * DAY_MS] as const;
+/** How far ahead an entry may start. */
+export const MAX_START_AHEAD_MS = 60 * DAY_MS;
 
 /** Why an entry was skipped; the label of /metrics and the words of the log. */
 export const SKIP_REASONS = {
@@ -24,6 +30,8 @@ export const SKIP_REASONS = {
   multiplier: `multiplier is not a finite number in [${MULTIPLIER_RANGE[0]}, ${MULTIPLIER_RANGE[1]}]`,
   startsAt: "startsAt is not an ISO-8601 time with a zone",
   endsAt: "endsAt is not an ISO-8601 time with a zone after startsAt",
+  duration: "the event does not last between 10 minutes and 31 days",
+  ahead: "the event starts more than 60 days ahead",
   duplicate: "the report already holds an event with this key and startsAt",
 } as const;
 export type SkipReason = keyof typeof SKIP_REASONS;
@@ -42,7 +50,7 @@ export interface ReadReport {
   readonly unread: number;
 }
 
-function readEntry(value: unknown): ReportedEvent | SkipReason {
+function readEntry(value: unknown, now: number): ReportedEvent | SkipReason {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return "entry";
   const entry = value as Record<string, unknown>;
   const { key, label, multiplier } = entry;
@@ -53,11 +61,14 @@ function readEntry(value: unknown): ReportedEvent | SkipReason {
   if (startsAt === null) return "startsAt";
   const endsAt = parseIsoTime(entry.endsAt);
   if (endsAt === null || endsAt <= startsAt) return "endsAt";
+  const duration = endsAt - startsAt;
+  if (duration < EVENT_DURATION_RANGE_MS[0] || duration > EVENT_DURATION_RANGE_MS[1]) return "duration";
+  if (startsAt > now + MAX_START_AHEAD_MS) return "ahead";
   return { key, label: plainLabel(label, key), multiplier, startsAt, endsAt };
 }
 
-/** The report's entries, each checked on its own; null when the body is not an object with an `events` array. */
-export function readEventReport(body: unknown): ReadReport | null {
+/** The report's entries, each checked on its own against the clock; null when the body is not an object with an `events` array. */
+export function readEventReport(body: unknown, now: number): ReadReport | null {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
   const list = (body as Record<string, unknown>).events;
   if (!Array.isArray(list)) return null;
@@ -65,7 +76,7 @@ export function readEventReport(body: unknown): ReadReport | null {
   const skipped: SkippedEntry[] = [];
   const seen = new Set<string>();
   list.slice(0, MAX_REPORT_ENTRIES).forEach((value: unknown, index) => {
-    const read = readEntry(value);
+    const read = readEntry(value, now);
     if (typeof read === "string") {
       skipped.push({ index, reason: read });
       return;

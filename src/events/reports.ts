@@ -7,13 +7,15 @@
  * The agent schedule is one for all agents and platforms: each report that
  * holds at least one good entry replaces it. Rows are matched by key and
  * start, so an event reported again keeps its id (the admin console's
- * handle on it) and an identical report writes nothing at all.
+ * handle on it) and an identical report writes nothing at all, once every
+ * agent sending it is on record as vouching for its entries (SPEC §16.3:
+ * an entry is withdrawn with the last agent that reported it).
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { audit, type Actor } from "../db/audit.ts";
 import type { Agent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
-import { events } from "../db/schema.ts";
+import { eventReporters, events } from "../db/schema.ts";
 import { eventIdentity } from "../domain/events.ts";
 import type { ReportedEvent } from "../domain/readings.ts";
 import { HttpProblem } from "../http/problem.ts";
@@ -25,7 +27,7 @@ import { readEventReport, REPORT_INTERVAL_MS, SKIP_REASONS, type ReadReport, typ
 /** Skipped entries are logged at most this often per agent. */
 export const SKIP_LOG_INTERVAL_MS = 60_000;
 
-/** The reason label /metrics gives entries past the first 200. */
+/** The reason label /metrics gives entries past the first MAX_REPORT_ENTRIES. */
 export const UNREAD_REASON = "unread";
 
 export interface ScheduleChange {
@@ -66,10 +68,12 @@ export class AgentEventReports {
     }
     // Counted before the body is judged: a malformed report is still one report.
     this.lastReportAt.set(agent.id, now);
-    const report = readEventReport(body);
+    const report = readEventReport(body, now);
     if (report === null) {
       throw new HttpProblem(400, "The report must be a JSON object with an `events` array.", { errors: [{ location: "body.events", message: "an array of { key, label, multiplier, startsAt, endsAt }" }] });
     }
+    // An admin ignores this agent's events (SPEC §16.3): answered like any report, so the agent carries on as it is, and dropped.
+    if (agent.eventReports === "ignored") return;
     this.noteSkipped(agent, report, now);
     // An empty schedule is what an agent sends after failing to decode the game's: it must not wipe a live event.
     if (report.events.length === 0) return;
@@ -136,29 +140,38 @@ export class AgentEventReports {
       return next && !same(event, next) ? [{ id: event.id, next }] : [];
     });
     const removed = [...current].filter(([identity]) => !incoming.has(identity)).map(([, event]) => event.id);
-    if (added.length === 0 && changed.length === 0 && removed.length === 0) return;
+    // Entries this agent reports for the first time now count it among those vouching for them (SPEC §16.3), even when nothing else changed.
+    const vouched = [...current]
+      .filter(([identity, event]) => incoming.has(identity) && !this.book.reportedBy(event.id, agent.id))
+      .map(([, event]) => event.id);
+    const scheduleChanged = added.length > 0 || changed.length > 0 || removed.length > 0;
+    if (!scheduleChanged && vouched.length === 0) return;
     const actor: Actor = { userId: null, name: `agent:${agent.id}`, via: "config" };
     const change: ScheduleChange = { added: added.length, changed: changed.length, removed: removed.length };
     try {
       this.db.sqlite.transaction(() => {
         const { orm } = this.db;
+        const vouch = (eventId: number) => orm.insert(eventReporters).values({ eventId, agentId: agent.id }).onConflictDoNothing().run();
         if (removed.length > 0) orm.delete(events).where(and(eq(events.source, "agent"), eq(events.seen, false), inArray(events.id, removed))).run();
         for (const { id, next } of changed) {
           orm.update(events).set({ label: next.label, multiplier: next.multiplier, endsAt: next.endsAt, agentId: agent.id, updatedAt: now }).where(eq(events.id, id)).run();
         }
+        for (const id of vouched) vouch(id);
         for (const event of added) {
-          orm
+          const row = orm
             .insert(events)
             .values({ key: event.key, label: event.label, multiplier: event.multiplier, startsAt: event.startsAt, endsAt: event.endsAt, platforms: null, source: "agent", agentId: agent.id, createdAt: now, updatedAt: now })
-            .run();
+            .returning({ id: events.id })
+            .get();
+          vouch(row.id);
         }
-        audit(orm, actor, "events.reported", `agent:${agent.id}`, { events: reported.length, ...change }, now);
+        if (scheduleChanged) audit(orm, actor, "events.reported", `agent:${agent.id}`, { events: reported.length, ...change }, now);
       })();
     } catch (error) {
       this.log.error("an agent's event report could not be stored", { agentId: agent.id, error });
       throw new HttpProblem(503, "The hub cannot store the event schedule right now; it was not changed. Retry later.", { headers: { "retry-after": "30" } });
     }
     this.book.reload();
-    this.live.invalidate();
+    if (scheduleChanged) this.live.invalidate();
   }
 }

@@ -11,7 +11,7 @@ import { AUTH_LEVELS, FACTOR_METHODS } from "../auth/levels.ts";
 import { ROLES } from "../config/options.ts";
 import { STORAGE_STATES } from "../db/storage.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
-import { EVENT_SOURCES } from "../domain/events.ts";
+import { EVENT_REPORT_MODES, EVENT_SOURCES } from "../domain/events.ts";
 import { PLATFORM_STATUSES } from "../domain/incentives.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../domain/provenance.ts";
 
@@ -28,6 +28,7 @@ export const providerSchema = (description?: string) => vocabulary("Provider", P
 export const userRoleSchema = (description?: string) => vocabulary("UserRole", ROLES, description);
 export const alertRoleSchema = (description?: string) => vocabulary("AlertRole", ALERT_ROLES, description);
 export const eventSourceSchema = (description?: string) => vocabulary("EventSource", EVENT_SOURCES, description);
+export const eventReportModeSchema = (description?: string) => vocabulary("EventReportMode", EVENT_REPORT_MODES, description);
 export const storageStateSchema = (description?: string) => vocabulary("StorageState", STORAGE_STATES, description);
 export const agentSourceSchema = (description?: string) => vocabulary("AgentSource", AGENT_SOURCES, description);
 export const auditViaSchema = (description?: string) => vocabulary("AuditVia", AUDIT_VIA, description);

@@ -25,12 +25,15 @@ export class EventBook {
   private events: ScheduledEvent[] = [];
   private seenRows = new Map<string, ScheduledEvent>();
   private hiddenSet: ReadonlySet<string> = new Set();
+  private reporterSets = new Map<number, Set<number>>();
   private readonly query;
   private readonly hiddenQuery;
+  private readonly reportersQuery;
 
   constructor(db: HubDb) {
     this.query = db.sqlite.query<EventRow, []>("SELECT id, key, label, multiplier, starts_at, ends_at, platforms, source, agent_id, seen FROM events ORDER BY id");
     this.hiddenQuery = db.sqlite.query<{ key: string; starts_at: number }, []>("SELECT key, starts_at FROM hidden_events");
+    this.reportersQuery = db.sqlite.query<{ event_id: number; agent_id: number }, []>("SELECT event_id, agent_id FROM event_reporters");
     this.reload();
   }
 
@@ -50,6 +53,18 @@ export class EventBook {
     this.events = rows.filter((row) => row.seen === 0).map(toEvent);
     this.seenRows = new Map(rows.filter((row) => row.seen === 1).map(toEvent).map((event) => [seenKey(event.platforms?.[0] ?? "", event), event]));
     this.hiddenSet = new Set(this.hiddenQuery.all().map((row) => eventIdentity({ key: row.key, startsAt: row.starts_at })));
+    const reporters = new Map<number, Set<number>>();
+    for (const row of this.reportersQuery.all()) {
+      const set = reporters.get(row.event_id) ?? new Set<number>();
+      set.add(row.agent_id);
+      reporters.set(row.event_id, set);
+    }
+    this.reporterSets = reporters;
+  }
+
+  /** Whether the agent's report already holds this entry of the agents' schedule. */
+  reportedBy(eventId: number, agentId: number): boolean {
+    return this.reporterSets.get(eventId)?.has(agentId) ?? false;
   }
 
   /** Admin events and the agents' schedule: what payloads take events from, beside the live readings. */

@@ -260,14 +260,24 @@ export class LiveStore {
     return n;
   }
 
-  /** The events agents saw in the live readings, each for its reading's platform. */
+  /**
+   * The events agents saw in the live readings, each for its reading's
+   * platform: only those of agents that still vouch for them (enabled, their
+   * event reports not ignored, not deleted), so an event planted in a reading
+   * goes with its agent like the schedule entries it reported (SPEC §16.3).
+   */
   seenEvents(platform?: Platform): SeenEvent[] {
     const seen: SeenEvent[] = [];
     for (const [p, slots] of this.slots) {
       if (platform !== undefined && p !== platform) continue;
-      for (const value of slots.values()) if (value.activeEvent) seen.push({ platform: p, event: value.activeEvent });
+      for (const value of slots.values()) if (value.activeEvent && this.vouches(value.agentId)) seen.push({ platform: p, event: value.activeEvent });
     }
     return seen;
+  }
+
+  private vouches(agentId: number | null): boolean {
+    const agent = agentId === null ? undefined : this.agents.get(agentId);
+    return agent !== undefined && agent.enabled && agent.eventReports === "accepted";
   }
 
   /** Every event a viewer of the platform (or of any, without one) may see now. */

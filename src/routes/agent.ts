@@ -2,8 +2,8 @@
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
-import { MAX_EVENT_LABEL } from "../domain/events.ts";
-import { MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
+import { AGENT_MULTIPLIER_RANGE, MAX_EVENT_LABEL } from "../domain/events.ts";
+import { EVENT_DURATION_RANGE_MS, MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MAX_START_AHEAD_MS, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
 import { ActiveEventSchema, AssignmentSchema, problems } from "../http/schemas.ts";
 
 export const ReadingSubmissionSchema = t.Object(
@@ -18,7 +18,19 @@ export const ReadingSubmissionSchema = t.Object(
     version: t.Optional(t.String({ maxLength: 64, description: "Game version (rule 6)" })),
     category: t.Optional(t.String({ maxLength: 64, description: "Category (rule 6)" })),
     refreshTimeSeconds: t.Optional(t.Number({ minimum: 1, maximum: 21600, description: "The game's refresh interval; outside 1–21600 it is ignored" })),
-    activeEvent: t.Optional(t.Composite([ActiveEventSchema], { description: "The bloodpoint event the agent sees; ignored when malformed" })),
+    activeEvent: t.Optional(
+      t.Object(
+        {
+          ...ActiveEventSchema.properties,
+          multiplier: t.Number({
+            minimum: AGENT_MULTIPLIER_RANGE[0],
+            maximum: AGENT_MULTIPLIER_RANGE[1],
+            description: `A number outside ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]} refuses the reading (rule 6)`,
+          }),
+        },
+        { description: `The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]} is a 400 (rule 6)` },
+      ),
+    ),
   },
   {
     title: "ReadingSubmission",
@@ -26,10 +38,16 @@ export const ReadingSubmissionSchema = t.Object(
       "A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time " +
       "at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's " +
       "previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings " +
-      "of at most 64 characters. A refusal's detail names the first rule broken.",
+      `of at most 64 characters, and activeEvent's multiplier, when it is a number, is in ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]}. A refusal's detail names the first rule broken.`,
     examples: [{ region: "eu-west-1", platform: "Windows", isReal: true, measuredAt: "2026-11-21T18:04:05.123Z", survivor: 0, killer: 75, ratio: 2.4, version: "9.3.0", refreshTimeSeconds: 300 }],
   },
 );
+
+const MINUTES = 60_000;
+const DAYS = 24 * 60 * MINUTES;
+const BOUNDS =
+  `An entry is also skipped unless it lasts at least ${EVENT_DURATION_RANGE_MS[0] / MINUTES} minutes and at most ${EVENT_DURATION_RANGE_MS[1] / DAYS} days ` +
+  `and starts at most ${MAX_START_AHEAD_MS / DAYS} days ahead of the hub's clock.`;
 
 const EVENT_EXAMPLE = { key: "BPEVENT_Bloodhunt_NAME", label: "Bloodhunt", multiplier: 2, startsAt: "2026-11-26T15:00:00Z", endsAt: "2026-11-30T15:00:00Z" };
 
@@ -44,8 +62,11 @@ export const EventReportSchema = t.Object(
             description: `Shown to viewers as plain text: control characters are removed, it is trimmed and cut to ${MAX_EVENT_LABEL} characters, and the key stands in when nothing is left`,
           }),
           multiplier: t.Number({ minimum: MULTIPLIER_RANGE[0], maximum: MULTIPLIER_RANGE[1], description: "Bloodpoint multiplier; a finite number in [1, 100], else the entry is skipped" }),
-          startsAt: t.String({ format: "date-time", description: "ISO-8601 with a zone" }),
-          endsAt: t.String({ format: "date-time", description: "ISO-8601 with a zone, after startsAt" }),
+          startsAt: t.String({ format: "date-time", description: `ISO-8601 with a zone, at most ${MAX_START_AHEAD_MS / DAYS} days ahead` }),
+          endsAt: t.String({
+            format: "date-time",
+            description: `ISO-8601 with a zone, ${EVENT_DURATION_RANGE_MS[0] / MINUTES} minutes to ${EVENT_DURATION_RANGE_MS[1] / DAYS} days after startsAt`,
+          }),
         },
         { title: "ReportedEventEntry" },
       ),
@@ -56,7 +77,7 @@ export const EventReportSchema = t.Object(
     title: "EventReport",
     description:
       "The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics " +
-      "and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second " +
+      `and logged); the good ones replace the schedule agents reported before, for every platform. ${BOUNDS} Events are told apart by key and startsAt: a second ` +
       "entry with both is skipped.",
     examples: [{ events: [EVENT_EXAMPLE] }],
   },

@@ -44,7 +44,8 @@ export function eventRoutes(ctx: HubContext, access: Access) {
         tags: ["incentives"],
         summary: "Bloodpoint events",
         description:
-          "The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. " +
+          "The events in force now (by end), then every kept event still to come (by start), for any platform, hidden ones left out, so a board can count down to the next one. " +
+          "Agents' entries are kept up to 60 days ahead (see POST /api/v1/agent/events); an admin's event is listed however far ahead it was set. " +
           "An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. " +
           "A payload's activeEvent is the one of these in force for its platform with the highest multiplier.",
       },

@@ -172,15 +172,15 @@ describe("POST /api/v1/agent/events", () => {
     expect(stored(hub).map((e) => e.label)).toEqual(["Again"]);
   });
 
-  test("at most the first 200 entries are read", async () => {
+  test("at most the first 50 entries are read", async () => {
     const { hub, now } = world();
     const agent = addAgent(hub, "eu-west-1");
-    const events = Array.from({ length: 201 }, (_, i) => entry(now(), { key: `e${i}`, startsAt: iso(now() + i * 60_000), endsAt: iso(now() + HOUR + i * 60_000) }));
+    const events = Array.from({ length: 51 }, (_, i) => entry(now(), { key: `e${i}`, startsAt: iso(now() + i * 60_000), endsAt: iso(now() + HOUR + i * 60_000) }));
     expect((await report(hub, agent, { events })).status).toBe(204);
     const keys = stored(hub).map((e) => e.key);
-    expect(keys).toHaveLength(200);
-    expect(keys).toContain("e199");
-    expect(keys).not.toContain("e200");
+    expect(keys).toHaveLength(50);
+    expect(keys).toContain("e49");
+    expect(keys).not.toContain("e50");
   });
 
   test("a report replaces the schedule agents reported before, whichever agent sent it; readings' events and admin events stay", async () => {
@@ -260,14 +260,14 @@ describe("POST /api/v1/agent/events", () => {
     await report(hub, a, bad);
     await report(hub, b, bad);
     advance(45_000);
-    await report(hub, a, { events: Array.from({ length: 203 }, () => entry(now(), { multiplier: -1 })) });
+    await report(hub, a, { events: Array.from({ length: 53 }, () => entry(now(), { multiplier: -1 })) });
     const warnings = () => log.lines.filter((l) => l.msg === "an agent's event report had entries that were skipped");
     expect(warnings().map((l) => l.agentId)).toEqual([a.id, b.id, a.id]);
     expect(warnings()[0]).toMatchObject({ level: "warn", skipped: 3, reasons: { multiplier: 2, endsAt: 1 }, first: { index: 0, reason: "multiplier is not a finite number in [1, 100]" } });
-    expect(warnings()[2]).toMatchObject({ skipped: 200, unread: 3, skippedSinceLastLine: 206 });
+    expect(warnings()[2]).toMatchObject({ skipped: 50, unread: 3, skippedSinceLastLine: 56 });
     for (const line of log.lines) expect(JSON.stringify(line)).not.toContain(a.token);
     const metrics = await (await call(hub, "GET", "/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-    expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 206');
+    expect(metrics).toContain('hub_event_entries_skipped_total{reason="multiplier"} 56');
     expect(metrics).toContain('hub_event_entries_skipped_total{reason="endsAt"} 3');
     expect(metrics).toContain('hub_event_entries_skipped_total{reason="unread"} 3');
   });
@@ -346,16 +346,18 @@ describe("the stream and agent events", () => {
     hub.start();
     try {
       const now = Date.now();
+      // Events last at least 10 minutes (SPEC §16.3): one that began an hour ago ends soon, one begins soon.
+      const ending = { key: "ENDING", label: "Ending", multiplier: 3, startsAt: iso(now - HOUR), endsAt: iso(now + 400) };
       const running = { key: "RUNNING", label: "Running", multiplier: 1.5, startsAt: iso(now - HOUR), endsAt: iso(now + HOUR) };
-      const flash = { key: "FLASH", label: "Flash", multiplier: 3, startsAt: iso(now + 300), endsAt: iso(now + 700) };
-      expect((await report(hub, agent, { events: [running, flash] })).status).toBe(204);
-      expect(JSON.parse((await stream.nextMessage(500))?.data ?? "{}").activeEvent?.key).toBe("RUNNING");
-      const started = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
-      expect(started.activeEvent?.key).toBe("FLASH");
-      expect(Date.now()).toBeGreaterThanOrEqual(now + 300);
+      const starting = { key: "STARTING", label: "Starting", multiplier: 4, startsAt: iso(now + 800), endsAt: iso(now + HOUR) };
+      expect((await report(hub, agent, { events: [ending, running, starting] })).status).toBe(204);
+      expect(JSON.parse((await stream.nextMessage(500))?.data ?? "{}").activeEvent?.key).toBe("ENDING");
       const ended = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
       expect(ended.activeEvent?.key).toBe("RUNNING");
-      expect(Date.now()).toBeGreaterThanOrEqual(now + 700);
+      expect(Date.now()).toBeGreaterThanOrEqual(now + 400);
+      const started = JSON.parse((await stream.nextMessage(1500))?.data ?? "{}");
+      expect(started.activeEvent?.key).toBe("STARTING");
+      expect(Date.now()).toBeGreaterThanOrEqual(now + 800);
     } finally {
       await hub.stop();
     }

@@ -12,7 +12,7 @@ import { ROLES } from "../../src/config/options.ts";
 import { agents, auditLog, events, sessions, users, webhookConditions, webhookDeliveries } from "../../src/db/schema.ts";
 import { STORAGE_STATES } from "../../src/db/storage.ts";
 import { PLATFORMS, PROVIDERS } from "../../src/domain/catalogue.ts";
-import { EVENT_SOURCES } from "../../src/domain/events.ts";
+import { EVENT_REPORT_MODES, EVENT_SOURCES } from "../../src/domain/events.ts";
 import { PLATFORM_STATUSES } from "../../src/domain/incentives.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../../src/domain/provenance.ts";
 import * as generated from "../../src/web/api/vocabulary.ts";
@@ -52,6 +52,7 @@ describe("vocabularies", () => {
       UserRole: ROLES,
       AlertRole: ALERT_ROLES,
       EventSource: EVENT_SOURCES,
+      EventReportMode: EVENT_REPORT_MODES,
       StorageState: STORAGE_STATES,
       AgentSource: AGENT_SOURCES,
       AuditVia: AUDIT_VIA,
@@ -70,6 +71,7 @@ describe("vocabularies", () => {
       role: users.role.enumValues,
       via: auditLog.via.enumValues,
       eventSource: events.source.enumValues,
+      eventReports: agents.eventReports.enumValues,
       alertRole: webhookConditions.role.enumValues,
       authLevel: sessions.authLevel.enumValues,
       deliveryType: webhookDeliveries.type.enumValues,
@@ -81,6 +83,7 @@ describe("vocabularies", () => {
       role: [...ROLES],
       via: [...AUDIT_VIA],
       eventSource: [...EVENT_SOURCES],
+      eventReports: [...EVENT_REPORT_MODES],
       alertRole: [...ALERT_ROLES],
       authLevel: [...AUTH_LEVELS],
       deliveryType: [...ALERT_TYPES],

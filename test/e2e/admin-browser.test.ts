@@ -188,6 +188,15 @@ describe.skipIf(!available)("administration in Chromium, from dist/hub", () => {
     expect(await editor.locator(".notice").evaluate((el) => el.previousElementSibling?.textContent)).toContain("Enable agent");
     await editor.getByRole("button", { name: "Enable agent" }).click();
     await textIs(editor.locator(".notice"), "The agent is enabled.");
+    // Its event reports can be ignored and accepted again (SPEC §16.3), the message under that button.
+    await editor.getByRole("button", { name: "Ignore its event reports" }).click();
+    await textIs(editor.locator(".notice"), "Saved.");
+    expect(await editor.locator(".notice").evaluate((el) => el.previousElementSibling?.textContent)).toContain("Accept its event reports");
+    await textHas(editor, "Event reports: ignored.");
+    expect((await call<{ agents: { eventReports: string }[] }>(page, "GET", "/api/v1/admin/agents")).body.agents[0]?.eventReports).toBe("ignored");
+    await editor.getByRole("button", { name: "Accept its event reports" }).click();
+    await textHas(editor, "Event reports: accepted.");
+    expect((await call<{ agents: { eventReports: string }[] }>(page, "GET", "/api/v1/admin/agents")).body.agents[0]?.eventReports).toBe("accepted");
     await editor.getByRole("button", { name: "Rotate token" }).click();
     await editor.getByRole("button", { name: "Yes, rotate the token" }).click();
     const rotated = await textOf(copyValue(editor, page, "Agent token"))();

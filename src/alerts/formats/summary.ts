@@ -4,6 +4,7 @@
  * each such format lays the words out its own way.
  */
 import { PLATFORM_LABELS, isPlatform } from "../../domain/catalogue.ts";
+import { EVENT_ALERT_LIMIT } from "../event-rate.ts";
 import type { AlertMessage } from "../model.ts";
 
 const COLORS = { killer: 0xd13b3b, survivor: 0x3b82d1, ok: 0x2f9e44, warn: 0xe8a317, event: 0x9b59b6, test: 0x868e96 } as const;
@@ -70,9 +71,13 @@ export function summarize(message: AlertMessage): Summary {
     case "event.ended": {
       const d = message.data;
       const started = message.type === "event.started";
+      const heldBack = d.heldBack
+        ? `${d.heldBack.count} more event ${d.heldBack.count === 1 ? "change was" : "changes were"} held back since ${d.heldBack.since} (at most ${EVENT_ALERT_LIMIT.count} event alerts an hour).`
+        : null;
+      const text = started ? `${d.label} (×${d.multiplier} bloodpoints) runs until ${d.endsAt}.` : `${d.label} (×${d.multiplier} bloodpoints) has ended.`;
       return {
         title: `${started ? "Event started" : "Event ended"}: ${d.label} ×${d.multiplier}`,
-        text: started ? `${d.label} (×${d.multiplier} bloodpoints) runs until ${d.endsAt}.` : `${d.label} (×${d.multiplier} bloodpoints) has ended.`,
+        text: heldBack === null ? text : `${text} ${heldBack}`,
         url: d.url,
         color: COLORS.event,
         fields: [
@@ -80,6 +85,7 @@ export function summarize(message: AlertMessage): Summary {
           { name: "Multiplier", value: `×${d.multiplier}` },
           { name: "Starts", value: d.startsAt },
           { name: "Ends", value: d.endsAt },
+          ...(heldBack === null ? [] : [{ name: "Held back", value: heldBack }]),
         ],
         timestamp: message.timestamp,
         priority: 3,

@@ -8,7 +8,7 @@ import { HttpProblem } from "../../http/problem.ts";
 import { PLATFORMS, type Catalogue } from "../../domain/catalogue.ts";
 import { LabelSchema, ProviderSchema, regionSchema } from "../../http/field-schemas.ts";
 import { stringOf, idParams, integerQuery, PlatformRegionParams, problems, queryInteger, requirePlatform, requireRegion } from "../../http/schemas.ts";
-import { agentSourceSchema, platformSchema, providerSchema } from "../../http/vocabularies.ts";
+import { agentSourceSchema, eventReportModeSchema, platformSchema, providerSchema } from "../../http/vocabularies.ts";
 import { text } from "../../http/text.ts";
 
 const IdParams = idParams("Agent");
@@ -19,6 +19,10 @@ const Cadence = t.Union([t.String({ maxLength: 200 }), t.Number({ exclusiveMinim
     "Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); " +
     "it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override",
 });
+const EVENT_REPORTS_HELP =
+  "accepted (the default): the agent's event reports set the agents' schedule like any agent's; ignored: its reports still answer 204 but are dropped. " +
+  "Switching to ignored, like disabling or deleting the agent, withdraws the schedule entries that only this agent reported " +
+  "(an entry another agent also reported stays, as do admin events)";
 const EXAMPLE_HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
 export const AgentSchema = t.Object(
@@ -33,13 +37,14 @@ export const AgentSchema = t.Object(
     source: agentSourceSchema(),
     pollMin: t.Nullable(t.String({ description: "The agent's own poll minimum (seconds or expression), or null for the default" })),
     pollMax: t.Nullable(t.String()),
+    eventReports: eventReportModeSchema(EVENT_REPORTS_HELP),
     readings: t.Integer({ description: "Stored readings of this agent" }),
     lastReadingAt: t.Nullable(t.Integer({ description: "measuredAt of its newest reading (epoch ms)" })),
   },
   {
     title: "Agent",
     examples: [
-      { id: 7, enabled: true, label: "Attic PC", platform: "Windows", region: "eu-west-1", provider: "steam", provisionId: null, source: "manual", pollMin: null, pollMax: null, readings: 1234, lastReadingAt: 1795301143000 },
+      { id: 7, enabled: true, label: "Attic PC", platform: "Windows", region: "eu-west-1", provider: "steam", provisionId: null, source: "manual", pollMin: null, pollMax: null, eventReports: "accepted", readings: 1234, lastReadingAt: 1795301143000 },
     ],
   },
 );
@@ -172,14 +177,15 @@ export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAd
           region: t.Optional(Region),
           pollMin: t.Optional(Cadence),
           pollMax: t.Optional(Cadence),
-          enabled: t.Optional(t.Boolean()),
+          enabled: t.Optional(t.Boolean({ description: "false also withdraws the schedule entries only this agent reported" })),
+          eventReports: t.Optional(eventReportModeSchema(EVENT_REPORTS_HELP)),
           dataMode: t.Optional(
             t.Union([t.Literal("keep"), t.Literal("orphan"), t.Literal("delete")], {
               description: "On a move (region or provider): keep (default; readings stay attributed), orphan (kept, detached) or delete",
             }),
           ),
         },
-        { examples: [{ region: "eu-west-2", dataMode: "orphan" }, { pollMin: "%refreshTime% * 2", pollMax: null }] },
+        { examples: [{ region: "eu-west-2", dataMode: "orphan" }, { pollMin: "%refreshTime% * 2", pollMax: null }, { eventReports: "ignored" }] },
       ),
       response: { 200: t.Object({ agent: AgentSchema }), ...problems(400, 401, 403, 404) },
       detail: { tags: ["admin-agents"], summary: "Change an agent", description: "The old slot's live value is rebuilt from what remains; viewers get the change at once." },
@@ -195,7 +201,7 @@ export function adminAgentRoutes(ctx: HubContext, access: Access, admin: AgentAd
         params: IdParams,
         query: t.Object({ dataMode: t.Optional(t.Union([t.Literal("orphan"), t.Literal("delete")], { description: "orphan (default) keeps its readings, detached; delete removes them" })) }),
         response: { 204: t.Void({ description: "Deleted" }), ...problems(400, 401, 403, 404) },
-        detail: { tags: ["admin-agents"], summary: "Delete an agent", description: "Its token stops working at once." },
+        detail: { tags: ["admin-agents"], summary: "Delete an agent", description: "Its token stops working at once, and the schedule entries only this agent reported are withdrawn." },
       },
     )
     .post(

@@ -1,4 +1,5 @@
 /** Admin: webhooks, their secrets, test deliveries and delivery log (SPEC §18). */
+import { EVENT_ALERT_LIMIT } from "../../alerts/event-rate.ts";
 import { Elysia, t } from "elysia";
 import { neverFiresProblem } from "../../alerts/admin.ts";
 import type { FormatSpec } from "../../alerts/formats/format.ts";
@@ -140,14 +141,17 @@ const CONDITIONS =
   "Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of " +
   "what changes from then on (otherwise \"any bonus, every region\" would send a message per region at once). " +
   "`status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and " +
-  "`event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).";
+  "`event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms). " +
+  `A webhook gets at most ${EVENT_ALERT_LIMIT.count} event messages in any hour: those over the limit are held back, and the next one sent says how many ` +
+  "were (`heldBack` in its data).";
 
 const MESSAGES =
   "The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on " +
   "every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the " +
   "secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt " +
   "(ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and " +
-  "event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry " +
+  "event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url, heldBack? }` (`heldBack`: `{ count, since (ISO) }`, the event " +
+  "messages held back since the previous one, present only when some were); test: `{ webhookId, message }`. The other formats carry " +
   `the same message as ${series(CARRIED, "or", true)}.`;
 
 /** The refusal of a webhook left without a condition, with the hub's own problem as the example (`id` null on create). */

@@ -45,7 +45,7 @@ export interface paths {
   "/api/v1/events": {
     /**
      * Bloodpoint events
-     * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+     * @description The events in force now (by end), then every kept event still to come (by start), for any platform, hidden ones left out, so a board can count down to the next one. Agents' entries are kept up to 60 days ahead (see POST /api/v1/agent/events); an admin's event is listed however far ahead it was set. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -542,7 +542,7 @@ export interface paths {
   "/api/v1/admin/agents/{id}": {
     /**
      * Delete an agent
-     * @description Its token stops working at once.
+     * @description Its token stops working at once, and the schedule entries only this agent reported are withdrawn.
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -644,9 +644,9 @@ export interface paths {
      * Create a webhook
      * @description Answers the webhook (its url already masked) and its signing secret, which is shown only here.
      *
-     * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+     * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms). A webhook gets at most 6 event messages in any hour: those over the limit are held back, and the next one sent says how many were (`heldBack` in its data).
      *
-     * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
+     * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url, heldBack? }` (`heldBack`: `{ count, since (ISO) }`, the event messages held back since the previous one, present only when some were); test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -662,7 +662,7 @@ export interface paths {
     delete: operations["deleteAWebhook"];
     /**
      * Change a webhook
-     * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+     * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms). A webhook gets at most 6 event messages in any hour: those over the limit are held back, and the next one sent says how many were (`heldBack` in its data).
      *
      * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
      */
@@ -1006,7 +1006,7 @@ export interface components {
     };
     /**
      * ReadingSubmission
-     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters. A refusal's detail names the first rule broken.
+     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, and activeEvent's multiplier, when it is a number, is in 1–100. A refusal's detail names the first rule broken.
      */
     ReadingSubmission: {
       /** @description Must equal the agent's assigned region (rule 1) */
@@ -1032,10 +1032,11 @@ export interface components {
       category?: string;
       /** @description The game's refresh interval; outside 1–21600 it is ignored */
       refreshTimeSeconds?: number;
-      /** @description The bloodpoint event the agent sees; ignored when malformed */
+      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100 is a 400 (rule 6) */
       activeEvent?: {
         key: string;
         label: string;
+        /** @description A number outside 1–100 refuses the reading (rule 6) */
         multiplier: number;
         /**
          * Format: date-time
@@ -1067,21 +1068,21 @@ export interface components {
       multiplier: number;
       /**
        * Format: date-time
-       * @description ISO-8601 with a zone
+       * @description ISO-8601 with a zone, at most 60 days ahead
        */
       startsAt: string;
       /**
        * Format: date-time
-       * @description ISO-8601 with a zone, after startsAt
+       * @description ISO-8601 with a zone, 10 minutes to 31 days after startsAt
        */
       endsAt: string;
     };
     /**
      * EventReport
-     * @description The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics and logged); the good ones replace the schedule agents reported before, for every platform. Events are told apart by key and startsAt: a second entry with both is skipped.
+     * @description The game's Bloodpoint-event schedule as the agent read it. Each entry is checked on its own and skipped when it breaks a rule (counted in /metrics and logged); the good ones replace the schedule agents reported before, for every platform. An entry is also skipped unless it lasts at least 10 minutes and at most 31 days and starts at most 60 days ahead of the hub's clock. Events are told apart by key and startsAt: a second entry with both is skipped.
      */
     EventReport: {
-      /** @description The whole schedule as the game lists it; only the first 200 entries are read */
+      /** @description The whole schedule as the game lists it; only the first 50 entries are read */
       events: components["schemas"]["ReportedEventEntry"][];
     };
     /**
@@ -1325,6 +1326,11 @@ export interface components {
      * @enum {string}
      */
     AgentSource: "manual" | "provisioned" | "imported";
+    /**
+     * EventReportMode
+     * @enum {string}
+     */
+    EventReportMode: "accepted" | "ignored";
     /** Agent */
     Agent: {
       id: number;
@@ -1338,6 +1344,8 @@ export interface components {
       source: components["schemas"]["AgentSource"];
       pollMin: string | null;
       pollMax: string | null;
+      /** @description accepted (the default): the agent's event reports set the agents' schedule like any agent's; ignored: its reports still answer 204 but are dropped. Switching to ignored, like disabling or deleting the agent, withdraws the schedule entries that only this agent reported (an entry another agent also reported stays, as do admin events) */
+      eventReports: components["schemas"]["EventReportMode"];
       /** @description Stored readings of this agent */
       readings: number;
       lastReadingAt: number | null;
@@ -1756,7 +1764,7 @@ export interface operations {
   };
   /**
    * Bloodpoint events
-   * @description The events in force now (by end) and those starting within 14 days (by start), for any platform, hidden ones left out, so a board can count down to the next one. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
+   * @description The events in force now (by end), then every kept event still to come (by start), for any platform, hidden ones left out, so a board can count down to the next one. Agents' entries are kept up to 60 days ahead (see POST /api/v1/agent/events); an admin's event is listed however far ahead it was set. An event the agents reported on several platforms, or in both their schedule and their readings, is listed once. A payload's activeEvent is the one of these in force for its platform with the highest multiplier.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
@@ -5739,7 +5747,7 @@ export interface operations {
   };
   /**
    * Delete an agent
-   * @description Its token stops working at once.
+   * @description Its token stops working at once, and the schedule entries only this agent reported are withdrawn.
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -5846,7 +5854,10 @@ export interface operations {
           pollMin?: string | number | null;
           /** @description Seconds or a cadence expression such as `%refreshTime% * 1.5` (numbers, + - * / and parentheses, `%refreshTime%`/`%auto%`; no exponent notation); it must give more than 0 seconds for every refresh time from 1 s to 6 h, else 400. null clears the override */
           pollMax?: string | number | null;
+          /** @description false also withdraws the schedule entries only this agent reported */
           enabled?: boolean;
+          /** @description accepted (the default): the agent's event reports set the agents' schedule like any agent's; ignored: its reports still answer 204 but are dropped. Switching to ignored, like disabling or deleting the agent, withdraws the schedule entries that only this agent reported (an entry another agent also reported stays, as do admin events) */
+          eventReports?: components["schemas"]["EventReportMode"];
           /** @description On a move (region or provider): keep (default; readings stay attributed), orphan (kept, detached) or delete */
           dataMode?: "keep" | "orphan" | "delete";
         };
@@ -6708,9 +6719,9 @@ export interface operations {
    * Create a webhook
    * @description Answers the webhook (its url already masked) and its signing secret, which is shown only here.
    *
-   * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+   * A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms). A webhook gets at most 6 event messages in any hour: those over the limit are held back, and the next one sent says how many were (`heldBack` in its data).
    *
-   * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url }`; test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
+   * The json format POSTs `{ type, timestamp (ISO), data }` with the Standard Webhooks headers `webhook-id` (the delivery's `messageId`, the same on every retry, never repeated), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes after `whsec_`). `data` is, for bonus.reached: `{ platform, region, displayName, role, bonus, survivor, killer, measuredAt (ISO), url (the region's page) }`; status.changed: `{ platform, status, previousStatus, statusReason, url }`; event.started and event.ended: `{ key, label, multiplier, startsAt, endsAt, platforms, url, heldBack? }` (`heldBack`: `{ count, since (ISO) }`, the event messages held back since the previous one, present only when some were); test: `{ webhookId, message }`. The other formats carry the same message as a Discord embed, a Slack message, or an ntfy notification (Title, Priority, Tags and Click headers).
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */
@@ -6890,7 +6901,7 @@ export interface operations {
   };
   /**
    * Change a webhook
-   * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms).
+   * @description Only the fields given change; without url the stored URL is kept. Pending deliveries go to the new URL and format. A bonus condition is judged per platform, region and role on each reading that becomes live: it holds when the role's bonus is above 0 and at least `minBonus`. It fires `bonus.reached` once when it becomes true, not again while it stays true, and re-arms when it becomes false. Conditions that already hold when a webhook is made, enabled or has its conditions changed count as already fired: the webhook speaks of what changes from then on (otherwise "any bonus, every region" would send a message per region at once). `status.changed` fires when a followed platform's status moves between ok, degraded, initializing and error; `event.started` and `event.ended` when the bloodpoint event in force on followed platforms changes (one message per event, naming the platforms). A webhook gets at most 6 event messages in any hour: those over the limit are held back, and the next one sent says how many were (`heldBack` in its data).
    *
    * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
    */

@@ -27,6 +27,9 @@ export type Provider = (typeof Provider)[number];
 export const AgentSource = ["manual", "provisioned", "imported"] as const;
 export type AgentSource = (typeof AgentSource)[number];
 
+export const EventReportMode = ["accepted", "ignored"] as const;
+export type EventReportMode = (typeof EventReportMode)[number];
+
 export const AuditVia = ["session", "api-key", "cli", "config"] as const;
 export type AuditVia = (typeof AuditVia)[number];
 

@@ -107,20 +107,22 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
   const [deleteMode, setDeleteMode] = useState<"orphan" | "delete">("orphan");
   const [token, setToken] = useState<string | null>(null);
   // Each message shows beside the control that caused it: the form's under the form, the actions' under their buttons.
-  const [done, setDone] = useState<{ text: string; byForm: boolean } | null>(null);
+  const [done, setDone] = useState<{ text: string; by: "form" | "actions" | "eventReports" } | null>(null);
   const save = useAction();
   const other = useAction();
+  const eventReports = useAction();
   const moved = form.region !== agent.region || form.provider !== agent.provider;
   const set = (field: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
 
-  async function patch(body: Record<string, unknown>, message: string, action = save) {
+  async function patch(body: Record<string, unknown>, message: string, by: "form" | "actions" | "eventReports" = "form") {
+    const action = by === "form" ? save : by === "actions" ? other : eventReports;
     setDone(null);
     await action.run(async () => {
       const reply = await send<{ agent: Agent }>("PATCH", `${ADMIN}/agents/${agent.id}`, body);
       setAgent(reply.agent);
       setForm({ label: reply.agent.label ?? "", provider: reply.agent.provider, region: reply.agent.region, pollMin: reply.agent.pollMin ?? "", pollMax: reply.agent.pollMax ?? "" });
       setMode("keep");
-      setDone({ text: message, byForm: action === save });
+      setDone({ text: message, by });
       onChanged();
     });
   }
@@ -164,12 +166,12 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
         <FormError error={save.error} />
         <SaveButton busy={save.busy} />
       </form>
-      {done?.byForm ? <Notice>{done.text}</Notice> : null}
+      {done?.by === "form" ? <Notice>{done.text}</Notice> : null}
 
       <h3>{t("admin.agents.actions")}</h3>
       <p class="form-hint">{agent.enabled ? t("admin.agents.enabledHint") : t("admin.agents.disabledHint")}</p>
       <div class="button-row">
-        <button type="button" class="button" disabled={other.busy} onClick={() => void patch({ enabled: !agent.enabled }, agent.enabled ? t("admin.agents.wasDisabled") : t("admin.agents.wasEnabled"), other)}>
+        <button type="button" class="button" disabled={other.busy} onClick={() => void patch({ enabled: !agent.enabled }, agent.enabled ? t("admin.agents.wasDisabled") : t("admin.agents.wasEnabled"), "actions")}>
           {agent.enabled ? t("admin.agents.disable") : t("admin.agents.enable")}
         </button>
         <ConfirmButton
@@ -185,10 +187,23 @@ function EditAgent({ agent: initial, regions, onChanged, onClose }: { agent: Age
           }}
         />
       </div>
-      {done && !done.byForm ? <Notice>{done.text}</Notice> : null}
+      {done?.by === "actions" ? <Notice>{done.text}</Notice> : null}
       <FormError error={other.error} />
       <p class="form-hint">{t("admin.agents.rotateHint")}</p>
       {token ? <TokenOnce agent={agent} token={token} onDone={() => setToken(null)} /> : null}
+      <p class="form-hint">{agent.eventReports === "ignored" ? t("admin.agents.eventsIgnoredHint") : t("admin.agents.eventsAcceptedHint")}</p>
+      <p>
+        <button
+          type="button"
+          class="button"
+          disabled={eventReports.busy}
+          onClick={() => void patch({ eventReports: agent.eventReports === "ignored" ? "accepted" : "ignored" }, t("admin.saved"), "eventReports")}
+        >
+          {agent.eventReports === "ignored" ? t("admin.agents.acceptEvents") : t("admin.agents.ignoreEvents")}
+        </button>
+      </p>
+      {done?.by === "eventReports" ? <Notice>{done.text}</Notice> : null}
+      <FormError error={eventReports.error} />
 
       <h3>{t("admin.agents.deleteTitle")}</h3>
       <RadioGroup
