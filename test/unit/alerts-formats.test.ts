@@ -208,7 +208,7 @@ describe("chat formats", () => {
     }
     const event = renderChat("slack", MESSAGES["event.started"]).body;
     expect(event).toContain("Double &lt;Bloodpoints&gt; &amp; more");
-    const bonus = JSON.parse(renderChat("slack", MESSAGES["bonus.reached"]).body) as { text: string; blocks: { text?: { text: string } }[] };
+    const bonus = JSON.parse(renderChat("slack", MESSAGES["bonus.reached"]).body) as { text: string; blocks: { type: string; text?: { text: string }; elements?: unknown[] }[] };
     expect(bonus.text).toContain("+150 % killer bonus");
     expect(bonus.blocks[0]?.text?.text).toBe("+150 % killer bonus: South America (São Paulo)");
     expect(bonus.blocks.at(-1)).toEqual({ type: "context", elements: [{ type: "mrkdwn", text: `<${ORIGIN}/Windows/sa-east-1|${ORIGIN}/Windows/sa-east-1>` }] });
@@ -349,7 +349,8 @@ describe("chat formats", () => {
     const bonus: AlertMessage = { type: "bonus.reached", timestamp: AT, data: { ...(MESSAGES["bonus.reached"].data as BonusReachedData), displayName: LABEL } };
 
     test("slack: text and blocks", () => {
-      const body = (message: AlertMessage) => JSON.parse(renderChat("slack", message).body) as { text: string; blocks: { text?: { text: string }; fields?: { type: string; text: string }[] }[] };
+      const body = (message: AlertMessage) =>
+        JSON.parse(renderChat("slack", message).body) as { text: string; blocks: { text?: { type: string; text: string; emoji?: boolean }; fields?: { type: string; text: string; emoji?: boolean }[] }[] };
       expect(body(started).text).toBe(`Event started: ${SLACK_LABEL} ×2: ${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`);
       expect(body(started).blocks[0]?.text).toEqual({ type: "plain_text", text: `Event started: ${SLACK_LABEL} ×2`, emoji: false });
       expect(body(started).blocks[1]?.text).toEqual({ type: "plain_text", text: `${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`, emoji: false });
