@@ -6,6 +6,7 @@
 import { availableParallelism } from "node:os";
 import { backfillBench } from "./backfill.ts";
 import { backupBench } from "./backup.ts";
+import { feedsBench } from "./feeds.ts";
 import { PINNING, printBenchRows, type BenchRow } from "./common.ts";
 import { accuracyBench, forecastSpeedBench, printAccuracy } from "./forecast.ts";
 import { gripBench } from "./grip.ts";
@@ -22,7 +23,7 @@ import { webBench } from "./web.ts";
 const started = performance.now();
 console.log(`Bun ${Bun.version} on ${availableParallelism()} cores${PINNING ? " (load tests pin server and client to separate cores)" : ""}; each figure against a baseline measured in the same run.`);
 const rows: BenchRow[] = [];
-for (const bench of [incentivesBench, streamsBench, gripBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), shareBench, webBench]) {
+for (const bench of [incentivesBench, streamsBench, gripBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), shareBench, feedsBench, webBench]) {
   rows.push(...(await bench()));
 }
 printBenchRows("Budgets (SPEC §15)", rows);
