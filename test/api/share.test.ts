@@ -263,6 +263,43 @@ describe("feed builds", () => {
   });
 });
 
+describe("feed views follow the stored readings", () => {
+  const killers = async (hub: ReturnType<typeof setup>["hub"]) =>
+    ((parseXml(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom?min=0")).text()).feed as { entry?: AtomEntry[] }).entry ?? []).map((e) => e.title.replace(/^.*Killer /, ""));
+
+  test("a reading stored late, measured before the newest, takes its place in time order", async () => {
+    let now = T0;
+    const { hub } = await adminHub({}, () => now);
+    const early = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const late = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const entries = async () =>
+      ((parseXml(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom?min=0")).text()).feed as { entry?: AtomEntry[] }).entry ?? []).map((e) => [e.title.replace(/^.*Killer /, ""), e.updated]);
+    const at = (ms: number) => new Date(ms).toISOString();
+    expect((await post(hub, early, reading("Windows", "eu-central-1", now, { killer: 25 }))).status).toBe(201);
+    now += STEP;
+    expect((await post(hub, early, reading("Windows", "eu-central-1", now, { killer: 50 }))).status).toBe(201);
+    expect(await entries()).toEqual([["+50 % now", at(T0 + STEP)], ["+25 % now", at(T0)]]);
+    // Measured between the two, stored after both: the bonus reached 50 % earlier than the feed knew.
+    expect((await post(hub, late, reading("Windows", "eu-central-1", T0 + STEP / 2, { killer: 50 }))).status).toBeLessThan(300);
+    now += STEP;
+    expect((await post(hub, early, reading("Windows", "eu-central-1", now, { killer: 75 }))).status).toBe(201);
+    expect(await entries()).toEqual([["+75 % now", at(T0 + 2 * STEP)], ["+50 % now", at(T0 + STEP / 2)], ["+25 % now", at(T0)]]);
+  });
+
+  test("deleted readings leave the feed", async () => {
+    let now = T0;
+    const { hub, admin } = await adminHub({}, () => now);
+    const kept = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const dropped = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    expect((await post(hub, kept, reading("Windows", "eu-central-1", now, { killer: 25 }))).status).toBe(201);
+    now += STEP;
+    expect((await post(hub, dropped, reading("Windows", "eu-central-1", now, { killer: 150 }))).status).toBe(201);
+    expect(await killers(hub)).toEqual(["+150 % now", "+25 % now"]);
+    expect((await admin.json("DELETE", `/api/v1/admin/agents/${dropped.id}/readings`)).status).toBe(200);
+    expect(await killers(hub)).toEqual(["+25 % now"]);
+  });
+});
+
 describe("feeds list the schedule", () => {
   test("an admin's event has one entry once its start passes, with no reading after it, in the platform and the region feeds", async () => {
     let now = T0;
