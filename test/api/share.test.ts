@@ -330,6 +330,23 @@ describe("feeds list the schedule", () => {
     expect(await eventTitles("/feeds/EGS.atom")).toHaveLength(1);
   });
 
+  test("an event from an agent's report has one entry once its start passes, with no reading after it", async () => {
+    const { hub, advance, now } = setup();
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer: 75 }));
+    const startsAt = now() + 60 * MINUTE;
+    const event = { key: "bp-report", label: "Reported **BP**", multiplier: 2, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + 2 * 86_400_000).toISOString() };
+    const reported = await call(hub, "POST", "/api/v1/agent/events", { body: { events: [event] }, headers: { authorization: `Bearer ${agent.token}` } });
+    expect(reported.status).toBe(204);
+    const started = async (platform: string) => ((parseXml(await (await call(hub, "GET", `/feeds/${platform}.atom`)).text()).feed as { entry?: AtomEntry[] }).entry ?? []).filter((e) => e.title.includes("starts"));
+    expect(await started("Windows")).toEqual([]);
+    advance(61 * MINUTE);
+    for (const platform of ["Windows", "GRDK"]) {
+      const entries = await started(platform);
+      expect(entries.map((e) => [e.title.replace(/^[^:]*: /, ""), e.updated])).toEqual([["Reported **BP** starts: ×2 bloodpoints", event.startsAt]]);
+    }
+  });
+
   test("an event seen only in readings of two regions has one entry, dated at its start", async () => {
     const { hub, advance, now } = setup();
     const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
