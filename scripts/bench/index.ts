@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { backfillBench } from "./backfill.ts";
 import { backupBench } from "./backup.ts";
+import { feedsBench } from "./feeds.ts";
 import { loopbackRoundTripMs, PINNING, printBenchRows, ROOT, type BenchRow } from "./common.ts";
 import { accuracyBench, forecastSpeedBench, printAccuracy, type AccuracyResult } from "./forecast.ts";
 import { gripBench } from "./grip.ts";
@@ -38,6 +39,7 @@ const BENCHES: Readonly<Record<string, () => Promise<BenchRow[]>>> = {
   backup: backupBench,
   "import-field": () => importFieldBench(),
   share: shareBench,
+  feeds: feedsBench,
   web: webBench,
 };
 const ACCURACY = "accuracy";

@@ -112,6 +112,7 @@ export class LiveStore {
   private pushTimer: ReturnType<typeof setTimeout> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
+  private slotRebuilds = 0;
 
   constructor(
     private readonly db: HubDb,
@@ -164,8 +165,18 @@ export class LiveStore {
     for (const row of this.recentByAgentQuery.all(this.now() - this.staleAfterMs)) this.newestByAgent.set(row.agent_id, row.newest);
   }
 
+  /**
+   * Moves each time a slot is read again from the stored readings (start-up,
+   * deletions, a rolled-back batch): whatever keeps its own running view of
+   * the readings (the feeds) starts that view again.
+   */
+  get storedGeneration(): number {
+    return this.slotRebuilds;
+  }
+
   /** Re-reads the newest stored reading of one slot (after deletions). */
   rebuildSlot(platform: Platform, region: string): void {
+    this.slotRebuilds++;
     const oldest = oldestVisibleReading(this.db);
     const row = this.newestQuery.get(platform, region, oldest, this.now() + MAX_FUTURE_MS);
     const slots = this.slots.get(platform);

@@ -7,7 +7,7 @@ import type { Access } from "../http/access.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { etagMatches, PlatformParams, problems, queryInteger, requirePlatform, requireRegion, integerQuery } from "../http/schemas.ts";
 import { badgeContent, badgeSvg, MAX_LABEL_LENGTH } from "../share/badge.ts";
-import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds } from "../share/feed.ts";
+import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds, type FeedAnswer } from "../share/feed.ts";
 import { defaultPlatform } from "../share/head.ts";
 import { EMBED_CSS, EMBED_JS, embedCsp, embedHtml, embedLanguage } from "../share/embed.ts";
 import { ICON_SIZES, iconPng, iconSvg, manifest, type IconSize } from "../share/icons.ts";
@@ -30,7 +30,7 @@ function splitFile(file: string, suffixes: readonly string[]): { name: string; s
 
 export function shareRoutes(ctx: HubContext, access: Access) {
   const { config, live, settings } = ctx;
-  const feeds = new Feeds(ctx.db, config.catalogue, config.origin);
+  const feeds = new Feeds(ctx.db, config.catalogue, config.origin, live, ctx.events, ctx.now);
   const cacheControl = () => (settings.get().requireAuth ? "no-store" : SHARED_CACHE);
 
   const regionOf = (platform: Platform, id: string): { region: RegionIncentive; revision: number } => {
@@ -199,8 +199,7 @@ export function shareRoutes(ctx: HubContext, access: Access) {
       "/feeds/:platform",
       ({ params, query }) => {
         const { name } = splitFile(params.platform, ["atom"]);
-        const platform = requirePlatform(name);
-        return atomReply(feeds.atom(platform, null, minOf(query.min), ctx.now(), live.current(platform).revision), cacheControl());
+        return atomReply(feeds.atom(requirePlatform(name), null, minOf(query.min)), cacheControl());
       },
       {
         access: "public-read",
@@ -215,7 +214,7 @@ export function shareRoutes(ctx: HubContext, access: Access) {
       ({ params, query }) => {
         const platform = requirePlatform(params.platform);
         const { name } = splitFile(params.file, ["atom"]);
-        return atomReply(feeds.atom(platform, requireRegion(config.catalogue, name), minOf(query.min), ctx.now(), live.current(platform).revision), cacheControl());
+        return atomReply(feeds.atom(platform, requireRegion(config.catalogue, name), minOf(query.min)), cacheControl());
       },
       {
         access: "public-read",
@@ -255,8 +254,12 @@ function minOf(raw: string | undefined): number {
   return queryInteger(raw, "min", { minimum: 0, maximum: FEED_MAX_MIN }) ?? FEED_DEFAULT_MIN;
 }
 
-function atomReply(body: string, cacheControl: string): Response {
-  return new Response(body, { headers: { "content-type": "application/atom+xml; charset=utf-8", "cache-control": cacheControl } });
+/** Server-Timing says whether the request built (brought the platform's changes up to its revision) or only filtered, as the OG pictures say whether they drew. */
+async function atomReply(answer: Promise<FeedAnswer>, cacheControl: string): Promise<Response> {
+  const started = performance.now();
+  const { body, built } = await answer;
+  const timing = `${built ? "build" : "cache"};dur=${(performance.now() - started).toFixed(1)}`;
+  return new Response(body, { headers: { "content-type": "application/atom+xml; charset=utf-8", "cache-control": cacheControl, "server-timing": timing } });
 }
 
 function FEED_DETAIL(summary: string) {
@@ -264,7 +267,7 @@ function FEED_DETAIL(summary: string) {
     tags: ["incentives"],
     summary,
     description:
-      "Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.",
+      "Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and one when an event starts (from the schedule or the readings, whether or not a reading follows it); newest first, at most 50, from the stored readings. The entries are built once per payload revision and platform; each min (0–1000) only filters them. Server-Timing says build or cache.",
     "x-media-type": "application/atom+xml",
   };
 }

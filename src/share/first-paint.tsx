@@ -21,7 +21,7 @@ import type { RuntimeSettings } from "../settings.ts";
 import { OPTIONS } from "../config/options.ts";
 import type { IncentivesPayload, SiteMeta } from "../web/api/client.ts";
 import { Frame } from "../web/app.tsx";
-import { boardSearch, boardShape, parseBoardQuery, type BoardQuery } from "../web/board-model.ts";
+import { boardSearch, boardShape, boardView, parseBoardQuery, type BoardQuery } from "../web/board-model.ts";
 import { now } from "../web/clock.ts";
 import { applyLanguage, initialLanguage, LANGUAGES, type Messages } from "../web/i18n/index.ts";
 import { BoardView } from "../web/pages/board.tsx";
@@ -111,6 +111,18 @@ function render(platform: Platform, meta: SiteMeta, payload: IncentivesPayload, 
 }
 
 /**
+ * The query as the first paint is keyed and rendered (SPEC §16.3): the
+ * search trimmed, its spaces collapsed and lower-cased (the board matches
+ * names without regard to case), the page clamped to the pages there are; so
+ * every spelling of one question shares one render.
+ */
+function normalisedQuery(query: BoardQuery, payload: IncentivesPayload, pageSize: number): BoardQuery {
+  const q = query.q.trim().replace(/\s+/g, " ").toLowerCase();
+  const { pages } = boardView(payload.regions, { ...query, q }, pageSize);
+  return { ...query, q, page: Math.min(query.page, pages) };
+}
+
+/**
  * Renders board pages' first paints, each kept and rendered again only when
  * its payload changed and FIRST_PAINT_MIN_AGE_MS has passed, or after
  * FIRST_PAINT_MAX_AGE_MS. Catalogues of every language are loaded once, on
@@ -131,10 +143,15 @@ export function firstPaints(deps: FirstPaintDeps): (path: string, search: string
     catalogues ??= loadCatalogues();
     const messages = await catalogues;
     const lang = initialLanguage(null, acceptedLanguages(acceptLanguage));
-    const query = parseBoardQuery(search);
-    const canonical = boardSearch(query);
-    const slot = `${path}\n${platform}\n${lang}\n${canonical}`;
+    const meta = siteMeta(deps, published) as SiteMeta;
+    // A hub with no agent yet shows its first steps instead of a board, and those depend on who is looking: the app's to render.
+    if (meta.platforms.length === 0) return null;
     const current = deps.live.current(platform);
+    const payload = JSON.parse(current.json) as IncentivesPayload;
+    const query = normalisedQuery(parseBoardQuery(search), payload, meta.pageSize);
+    const canonical = boardSearch(query);
+    // Keyed by what is rendered, not by how it was asked for: "/", "/Windows/" and "//Windows" are two pages, not three.
+    const slot = `${route.platform === null ? "/" : `/${platform}`}\n${platform}\n${lang}\n${canonical}`;
     const at = clock();
     const previous = kept.get(slot);
     if (previous) {
@@ -144,10 +161,7 @@ export function firstPaints(deps: FirstPaintDeps): (path: string, search: string
     const catalogue = messages.get(lang);
     if (!catalogue) return null;
     applyLanguage(lang, catalogue);
-    const meta = siteMeta(deps, published) as SiteMeta;
-    // A hub with no agent yet shows its first steps instead of a board, and those depend on who is looking: the app's to render.
-    if (meta.platforms.length === 0) return null;
-    const html = render(platform, meta, JSON.parse(current.json) as IncentivesPayload, query, canonical, at);
+    const html = render(platform, meta, payload, query, canonical, at);
     const paint: FirstPaint = { lang, html, slot, key: `${slot}\n${current.revision}\n${at}` };
     if (kept.size >= MAX_KEPT) kept.clear();
     kept.set(slot, { revision: current.revision, at, paint });

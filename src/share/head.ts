@@ -54,6 +54,9 @@ function payloadPreload(platform: Platform): string {
   return `<link rel="preload" href="/api/v1/platforms/${platform}/incentives" as="fetch" crossorigin="anonymous" />`;
 }
 
+/** The app's pages that have a name of their own, each with its own head; the board's pages are the catalogue's. */
+const NAMED_PAGES: ReadonlySet<string> = new Set(["/contribute", "/contribute/agents", "/setup", "/login", "/account", "/admin"]);
+
 export function pageHeads(deps: HeadDeps): (path: string) => PageHead {
   const { config, live, agents, settings } = deps;
   const origin = config.origin;
@@ -72,16 +75,20 @@ export function pageHeads(deps: HeadDeps): (path: string) => PageHead {
   };
 
   return (path) => {
-    const [first = "", second, ...rest] = path.split("/").filter((part) => part !== "");
+    const parts = path.split("/").filter((part) => part !== "");
+    const [first = "", second, ...rest] = parts;
     const gated = settings.get().requireAuth;
-    const board = path === "/" || (isPlatform(first) && rest.length === 0);
+    const board = parts.length === 0 || (isPlatform(first) && rest.length === 0 && (second === undefined || config.catalogue.region(second) !== undefined));
+    const named = `/${parts.join("/")}`;
+    // A made-up path (a region not in the catalogue, an admin section, anything else) shares one head, so walking them builds nothing new (SPEC §16.3).
+    const page = board || NAMED_PAGES.has(named) ? named : null;
     const platform = isPlatform(first) ? first : defaultPlatform(agents);
     const revision = board ? live.current(platform).revision : 0;
-    // The platform is in the key as well: "/" follows the first covered platform, which an agent added elsewhere can change.
-    const key = `${path}\n${platform}\n${revision}\n${gated}`;
+    // The platform is in a board's key as well: "/" follows the first covered platform, which an agent added elsewhere can change.
+    const key = board ? `${page}\n${platform}\n${revision}\n${gated}` : `${page ?? "*"}\n${gated}`;
     const shown: Preview =
       (board && !gated ? preview(platform, isPlatform(first) ? (second ?? null) : null) : null) ?? { title: SITE_NAME, description: null, image: null };
-    const url = `${origin}${path}`;
+    const url = `${origin}${page ?? "/"}`;
     const tags = [
       `<title>${escapeMarkup(shown.title)}</title>`,
       ...(board ? [payloadPreload(platform)] : []),

@@ -73,7 +73,7 @@ export function totalMultiplier(bonus: number, eventMultiplier: number | null): 
 }
 
 function matches(region: RegionIncentive, query: BoardQuery): boolean {
-  const needle = query.q.trim().toLowerCase();
+  const needle = query.q.trim().replace(/\s+/g, " ").toLowerCase();
   if (needle !== "" && !region.displayName.toLowerCase().includes(needle) && !region.region.toLowerCase().includes(needle)) return false;
   switch (query.show) {
     case "all":

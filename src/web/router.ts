@@ -15,8 +15,17 @@ export type Route =
 
 const SINGLE = new Set(["contribute", "setup", "login", "account"]);
 
+/** A path segment decoded, or as it is when it is not valid percent-encoding (such a path names no page, and must not throw). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function parseRoute(pathname: string): Route {
-  const parts = pathname.split("/").filter((p) => p !== "").map((p) => decodeURIComponent(p));
+  const parts = pathname.split("/").filter((p) => p !== "").map(decodeSegment);
   const [first, second, ...rest] = parts;
   if (first === undefined) return { page: "board", platform: null };
   if (first === "contribute" && second === "agents" && rest.length === 0) return { page: "agents" };

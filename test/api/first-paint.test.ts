@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { acceptedLanguages, FIRST_PAINT_MAX_AGE_MS, FIRST_PAINT_MIN_AGE_MS, firstPaints } from "../../src/share/first-paint.tsx";
 import { FIRST_CARDS } from "../../src/web/board-model.ts";
 import { lazyFirstPaints } from "../../src/http/web.ts";
+import { pageHeads } from "../../src/share/head.ts";
 import type { LiveStore } from "../../src/live/store.ts";
 import { memoryLog, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
@@ -95,5 +96,38 @@ describe("the first paint through the page's route", () => {
     expect(await paint("/Windows", "", null)).toBeNull();
     expect(await paint("/EGS", "", null)).toBeNull();
     expect(lines.filter((line) => line.level === "error" && String(line.msg).includes("first paint"))).toHaveLength(1);
+  });
+});
+
+describe("one render per normalised input (SPEC §16.3)", () => {
+  test("spellings of q that differ in case and spaces, made-up pages past the last, and spellings of the path reuse one render", async () => {
+    const now = Date.parse("2026-11-27T12:00:00Z");
+    const hub = testHub({ now: () => now });
+    const agent = addAgent(hub, "eu-west-1");
+    expect((await post(hub, agent, reading("Windows", "eu-west-1", now - 1000, { killer: 75 }))).status).toBe(201);
+    const paint = firstPaints({ ...hub.ctx, now: () => now });
+    const first = await paint("/Windows", "?q=eu+west", null);
+    expect(first).not.toBeNull();
+    for (const search of ["?q=EU+West", "?q=%20%20eu%20%20%20WEST%20", "?q=eu%09west", "?q=Eu+wEsT&page=1"]) expect(await paint("/Windows", search, null)).toBe(first);
+    // One page of regions: every page asked for past it is that page.
+    const board = await paint("/Windows", "", null);
+    for (const search of ["?page=2", "?page=99999", "?page=12345678901"]) expect(await paint("/Windows", search, null)).toBe(board);
+    for (const path of ["/Windows/", "//Windows"]) expect(await paint(path, "", null)).toBe(board);
+    // A path that is not even percent-encoding is no board and no error.
+    expect(await paint("/Windows/%E0%A4%A", "", null)).toBeNull();
+    // The normalised query is the one rendered: it still finds the region.
+    expect(first?.key).toContain("?q=eu+west\n");
+    expect(first?.html).toContain('aria-labelledby="card-eu-west-1"');
+  });
+
+  test("made-up paths share one head instead of building one each", async () => {
+    const hub = testHub();
+    addAgent(hub, "eu-west-1");
+    const head = pageHeads(hub.ctx);
+    const keys = new Set(["/admin/a1", "/admin/b2", "/Windows/xx-nowhere-1", "/Windows/yy-nowhere-2", "/EGS/%41", "/Windows/eu-west-1/more"].map((path) => head(path).key));
+    expect(keys.size).toBe(1);
+    // Known pages keep their own.
+    expect(new Set(["/", "/Windows", "/Windows/eu-west-1", "/EGS", "/login"].map((path) => head(path).key)).size).toBe(5);
+    expect(head("/Windows/xx-nowhere-1").head).toBe(head("/admin/zzz").head);
   });
 });

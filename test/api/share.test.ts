@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { adminHub } from "../admin-helpers.ts";
 import { call, tempDir, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
@@ -131,9 +132,11 @@ describe("feeds", () => {
       "EU Central (Frankfurt), Steam: Killer +100 % now",
       "EU Central (Frankfurt), Steam: Killer +75 % now",
       "EU Central (Frankfurt), Steam: Killer +50 % now",
+      // The platform's event, seen in another region's readings, is the region's too.
+      "Steam: Double <Bloodpoints> starts: ×2 bloodpoints",
     ]);
     expect(feed.updated).toBe(feed.entry[0]?.updated ?? "");
-    for (const entry of feed.entry) {
+    for (const entry of feed.entry.filter((e) => !e.title.includes("starts"))) {
       expect(entry.id).toMatch(/^tag:hub\.example\.org,2026-11-21:Windows\/eu-central-1\/reading\/\d+\/killer$/);
       expect(entry.link[0]?.["@href"]).toBe("https://hub.example.org/Windows/eu-central-1");
       expect(Number.isNaN(Date.parse(entry.updated))).toBe(false);
@@ -141,7 +144,7 @@ describe("feeds", () => {
     const again = parseXml(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom")).text()).feed as { entry: AtomEntry[] };
     expect(again.entry.map((e) => e.id)).toEqual(feed.entry.map((e) => e.id));
     const low = parseXml(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom?min=20")).text()).feed as { entry: AtomEntry[] };
-    expect(low.entry.map((e) => e.title.replace(/^.*Killer /, ""))).toEqual(["+100 % now", "+25 % now", "+75 % now", "+50 % now", "+25 % now"]);
+    expect(low.entry.map((e) => e.title.replace(/^.*Killer /, ""))).toEqual(["+100 % now", "+25 % now", "+75 % now", "+50 % now", "Steam: Double <Bloodpoints> starts: ×2 bloodpoints", "+25 % now"]);
   });
 
   test("the platform feed adds other regions and event starts, escaped, once per event", async () => {
@@ -150,7 +153,7 @@ describe("feeds", () => {
     expect(text).toContain("Double &lt;Bloodpoints&gt; starts");
     const feed = parseXml(text).feed as { entry: AtomEntry[] };
     const titles = feed.entry.map((e) => e.title);
-    expect(titles.filter((t) => t.includes("starts"))).toEqual(["US East (N. Virginia): Double <Bloodpoints> starts: ×2 bloodpoints"]);
+    expect(titles.filter((t) => t.includes("starts"))).toEqual(["Steam: Double <Bloodpoints> starts: ×2 bloodpoints"]);
     expect(titles).toContain("US East (N. Virginia), Steam: Survivor +60 % now");
     expect(titles).toHaveLength(5);
   });
@@ -186,6 +189,176 @@ describe("feed cache", () => {
     const after = await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom")).text();
     expect(after).toContain("Killer +100 % now");
     expect(after).not.toBe(first);
+  });
+});
+
+describe("feed builds", () => {
+  /** "build" when the request brought the platform's entries up to its revision, "cache" when it only filtered them. */
+  const builtBy = (response: Response): string => (response.headers.get("server-timing") ?? "").split(";")[0] ?? "";
+
+  test("distinct min values, and the region feeds, filter one build per revision instead of building again", async () => {
+    const { hub, advance, now } = setup();
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    for (const killer of [25, 50, 75, 100]) {
+      await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer }));
+      advance(STEP);
+    }
+    const kinds: string[] = [];
+    for (let min = 0; min <= 1000; min += 25) kinds.push(builtBy(await call(hub, "GET", `/feeds/Windows.atom?min=${min}`)));
+    for (let min = 0; min <= 120; min += 7) kinds.push(builtBy(await call(hub, "GET", `/feeds/Windows/eu-central-1.atom?min=${min}`)));
+    expect(kinds.filter((k) => k === "build")).toHaveLength(1);
+    expect(kinds.filter((k) => k === "cache")).toHaveLength(kinds.length - 1);
+    // Each min still gets its own entries out of the one build.
+    const titles = async (min: number) => ((parseXml(await (await call(hub, "GET", `/feeds/Windows/eu-central-1.atom?min=${min}`)).text()).feed as { entry?: AtomEntry[] }).entry ?? []).map((e) => e.title.replace(/^.*Killer /, ""));
+    expect(await titles(0)).toEqual(["+100 % now", "+75 % now", "+50 % now", "+25 % now"]);
+    expect(await titles(60)).toEqual(["+100 % now", "+75 % now"]);
+    expect(await titles(1000)).toEqual([]);
+    await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer: 150 }));
+    const after: string[] = [];
+    for (const min of [0, 1, 2, 3, 140]) after.push(builtBy(await call(hub, "GET", `/feeds/Windows.atom?min=${min}`)));
+    expect(after).toEqual(["build", "cache", "cache", "cache", "cache"]);
+    expect(await titles(140)).toEqual(["+150 % now"]);
+  });
+
+  test("filtering one build gives every min the entries a build for that min alone would give, past the 50-entry cut", async () => {
+    const { hub, advance, now } = setup();
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const other = addAgent(hub, "us-east-1", "steam", { pollMin: "30" });
+    const values = [0, 25, 50, 75, 100, 150, 200, 300, 999];
+    const posted: { region: string; role: "killer" | "survivor"; value: number }[] = [];
+    const last = new Map<string, number>();
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let i = 0; i < 160; i++) {
+      const [who, region] = i % 3 === 0 ? [other, "us-east-1"] : [agent, "eu-central-1"];
+      const killer = values[next() % values.length] ?? 0;
+      const survivor = values[next() % 4] ?? 0;
+      expect((await post(hub, who, reading("Windows", region, now(), { killer, survivor }))).status).toBe(201);
+      for (const [role, value] of [["killer", killer], ["survivor", survivor]] as const) {
+        const key = `${region}/${role}`;
+        if (value !== (last.get(key) ?? 0)) posted.push({ region, role, value });
+        last.set(key, value);
+      }
+      advance(STEP);
+    }
+    // The reference: every change, newest first, the first 50 at or above min.
+    const expected = (min: number, region: string | null) =>
+      posted
+        .filter((c) => c.value >= min && (region === null || c.region === region))
+        .reverse()
+        .slice(0, 50)
+        .map((c) => `${c.region}/${c.role}/+${c.value} %`);
+    const seen = (feed: { entry?: AtomEntry[] }) =>
+      (feed.entry ?? []).map((e) => {
+        const match = /reading\/\d+\/(killer|survivor)$/.exec(e.id);
+        const region = e.link[0]?.["@href"].split("/").pop() ?? "";
+        return `${region}/${match?.[1] ?? ""}/${/\+\d+ %/.exec(e.title)?.[0] ?? ""}`;
+      });
+    for (const min of [0, 1, 25, 26, 50, 99, 100, 150, 200, 250, 300, 999, 1000]) {
+      const platform = parseXml(await (await call(hub, "GET", `/feeds/Windows.atom?min=${min}`)).text()).feed as { entry?: AtomEntry[] };
+      expect({ min, entries: seen(platform) }).toEqual({ min, entries: expected(min, null) });
+      const region = parseXml(await (await call(hub, "GET", `/feeds/Windows/eu-central-1.atom?min=${min}`)).text()).feed as { entry?: AtomEntry[] };
+      expect({ min, entries: seen(region) }).toEqual({ min, entries: expected(min, "eu-central-1") });
+    }
+  });
+});
+
+describe("feed views follow the stored readings", () => {
+  const killers = async (hub: ReturnType<typeof setup>["hub"]) =>
+    ((parseXml(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom?min=0")).text()).feed as { entry?: AtomEntry[] }).entry ?? []).map((e) => e.title.replace(/^.*Killer /, ""));
+
+  test("a reading stored late, measured before the newest, takes its place in time order", async () => {
+    let now = T0;
+    const { hub } = await adminHub({}, () => now);
+    const early = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const late = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const entries = async () =>
+      ((parseXml(await (await call(hub, "GET", "/feeds/Windows/eu-central-1.atom?min=0")).text()).feed as { entry?: AtomEntry[] }).entry ?? []).map((e) => [e.title.replace(/^.*Killer /, ""), e.updated]);
+    const at = (ms: number) => new Date(ms).toISOString();
+    expect((await post(hub, early, reading("Windows", "eu-central-1", now, { killer: 25 }))).status).toBe(201);
+    now += STEP;
+    expect((await post(hub, early, reading("Windows", "eu-central-1", now, { killer: 50 }))).status).toBe(201);
+    expect(await entries()).toEqual([["+50 % now", at(T0 + STEP)], ["+25 % now", at(T0)]]);
+    // Measured between the two, stored after both: the bonus reached 50 % earlier than the feed knew.
+    expect((await post(hub, late, reading("Windows", "eu-central-1", T0 + STEP / 2, { killer: 50 }))).status).toBeLessThan(300);
+    now += STEP;
+    expect((await post(hub, early, reading("Windows", "eu-central-1", now, { killer: 75 }))).status).toBe(201);
+    expect(await entries()).toEqual([["+75 % now", at(T0 + 2 * STEP)], ["+50 % now", at(T0 + STEP / 2)], ["+25 % now", at(T0)]]);
+  });
+
+  test("deleted readings leave the feed", async () => {
+    let now = T0;
+    const { hub, admin } = await adminHub({}, () => now);
+    const kept = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const dropped = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    expect((await post(hub, kept, reading("Windows", "eu-central-1", now, { killer: 25 }))).status).toBe(201);
+    now += STEP;
+    expect((await post(hub, dropped, reading("Windows", "eu-central-1", now, { killer: 150 }))).status).toBe(201);
+    expect(await killers(hub)).toEqual(["+150 % now", "+25 % now"]);
+    expect((await admin.json("DELETE", `/api/v1/admin/agents/${dropped.id}/readings`)).status).toBe(200);
+    expect(await killers(hub)).toEqual(["+25 % now"]);
+  });
+});
+
+describe("feeds list the schedule", () => {
+  test("an admin's event has one entry once its start passes, with no reading after it, in the platform and the region feeds", async () => {
+    let now = T0;
+    const { hub, admin } = await adminHub({}, () => now);
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const other = addAgent(hub, "us-east-1", "steam", { pollMin: "30" });
+    await post(hub, agent, reading("Windows", "eu-central-1", now, { killer: 75 }));
+    await post(hub, other, reading("Windows", "us-east-1", now, { killer: 75 }));
+    const startsAt = T0 + 60 * MINUTE;
+    const created = await admin.json("POST", "/api/v1/admin/events", { key: "bp-3x", label: "Triple <BP>", multiplier: 3, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + 86_400_000).toISOString() });
+    expect(created.status).toBe(201);
+    const eventTitles = async (path: string) => ((parseXml(await (await call(hub, "GET", path)).text()).feed as { entry?: AtomEntry[] }).entry ?? []).filter((e) => e.title.includes("starts"));
+    expect(await eventTitles("/feeds/Windows.atom")).toEqual([]);
+    now = startsAt + 1000;
+    const listed = await eventTitles("/feeds/Windows.atom");
+    expect(listed.map((e) => e.title)).toEqual(["Steam: Triple <BP> starts: ×3 bloodpoints"]);
+    expect(listed[0]?.updated).toBe(new Date(startsAt).toISOString());
+    expect(new URL(listed[0]?.link[0]?.["@href"] ?? "").pathname).toBe("/Windows");
+    const inRegion = await eventTitles("/feeds/Windows/eu-central-1.atom");
+    expect(inRegion.map((e) => e.id)).toEqual(listed.map((e) => e.id));
+    expect(new URL(inRegion[0]?.link[0]?.["@href"] ?? "").pathname).toBe("/Windows/eu-central-1");
+    // The readings that carry it in two regions add no second entry.
+    const event = { key: "bp-3x", label: "Triple <BP>", multiplier: 3, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + 86_400_000).toISOString() };
+    await post(hub, agent, reading("Windows", "eu-central-1", now, { killer: 75, activeEvent: event }));
+    await post(hub, other, reading("Windows", "us-east-1", now, { killer: 75, activeEvent: event }));
+    now += STEP;
+    expect((await eventTitles("/feeds/Windows.atom")).map((e) => e.id)).toEqual(listed.map((e) => e.id));
+    expect(await eventTitles("/feeds/EGS.atom")).toHaveLength(1);
+  });
+
+  test("an event from an agent's report has one entry once its start passes, with no reading after it", async () => {
+    const { hub, advance, now } = setup();
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer: 75 }));
+    const startsAt = now() + 60 * MINUTE;
+    const event = { key: "bp-report", label: "Reported **BP**", multiplier: 2, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + 2 * 86_400_000).toISOString() };
+    const reported = await call(hub, "POST", "/api/v1/agent/events", { body: { events: [event] }, headers: { authorization: `Bearer ${agent.token}` } });
+    expect(reported.status).toBe(204);
+    const started = async (platform: string) => ((parseXml(await (await call(hub, "GET", `/feeds/${platform}.atom`)).text()).feed as { entry?: AtomEntry[] }).entry ?? []).filter((e) => e.title.includes("starts"));
+    expect(await started("Windows")).toEqual([]);
+    advance(61 * MINUTE);
+    for (const platform of ["Windows", "GRDK"]) {
+      const entries = await started(platform);
+      expect(entries.map((e) => [e.title.replace(/^[^:]*: /, ""), e.updated])).toEqual([["Reported **BP** starts: ×2 bloodpoints", event.startsAt]]);
+    }
+  });
+
+  test("an event seen only in readings of two regions has one entry, dated at its start", async () => {
+    const { hub, advance, now } = setup();
+    const agent = addAgent(hub, "eu-central-1", "steam", { pollMin: "30" });
+    const other = addAgent(hub, "us-east-1", "steam", { pollMin: "30" });
+    const event = { key: "bp-2x", label: "Double", multiplier: 2, startsAt: new Date(T0 - 30 * MINUTE).toISOString(), endsAt: new Date(T0 + 86_400_000).toISOString() };
+    for (let i = 0; i < 2; i++) {
+      await post(hub, agent, reading("Windows", "eu-central-1", now(), { killer: 75, activeEvent: event }));
+      await post(hub, other, reading("Windows", "us-east-1", now(), { killer: 75, activeEvent: event }));
+      advance(STEP);
+    }
+    const entries = ((parseXml(await (await call(hub, "GET", "/feeds/Windows.atom")).text()).feed as { entry: AtomEntry[] }).entry ?? []).filter((e) => e.title.includes("starts"));
+    expect(entries.map((e) => [e.title, e.updated])).toEqual([["Steam: Double starts: ×2 bloodpoints", event.startsAt]]);
   });
 });
 

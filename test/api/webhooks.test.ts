@@ -628,7 +628,7 @@ describe("webhooks: delivery", () => {
       const at = (path: string) => received.find((r) => r.path === path);
       const discord = JSON.parse(at("/discord")?.body ?? "{}") as { embeds: { title: string; url: string }[] };
       expect(at("/discord")?.headers.get("content-type")).toStartWith("application/json");
-      expect(discord.embeds[0]?.title).toBe("+150 % killer bonus: South America (São Paulo)");
+      expect(discord.embeds[0]?.title).toBe("+150 % killer bonus: South America \\(São Paulo\\)");
       expect(discord.embeds[0]?.url).toBe(`${hub.ctx.config.origin}/Windows/sa-east-1`);
       const slack = JSON.parse(at("/slack")?.body ?? "{}") as { text: string; blocks: unknown[] };
       expect(slack.text).toContain("+150 % killer bonus: South America (São Paulo)");

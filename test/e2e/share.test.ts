@@ -108,6 +108,27 @@ describe("link previews through dist/hub", () => {
     }
   }, 60_000);
 
+  test("feeds: every min filters one build per revision; made-up paths share one head (SPEC §16.3)", async () => {
+    const hub = await start();
+    try {
+      await postReading(hub, 75);
+      const kinds: string[] = [];
+      for (let min = 0; min <= 1000; min += 40) {
+        const response = await fetch(`${hub.url}/feeds/Windows.atom?min=${min}`);
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(text.includes("Killer +75 % now")).toBe(min <= 75);
+        kinds.push((response.headers.get("server-timing") ?? "").split(";")[0] ?? "");
+      }
+      expect(kinds.filter((k) => k === "build")).toHaveLength(1);
+      expect((await fetch(`${hub.url}/feeds/Windows.atom?min=1001`)).status).toBe(400);
+      const heads = await Promise.all(["/admin/x1", "/admin/x2", "/Windows/xx-nowhere-1"].map(async (path) => (await headOf(hub, path)).html));
+      expect(new Set(heads).size).toBe(1);
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
+
   test("the region picture is a 1200×630 PNG in the role's colour, rendered once per revision, cached with the revision as ETag", async () => {
     const hub = await start();
     try {

@@ -106,20 +106,31 @@ const DISCORD: JsonSchema = {
   },
 };
 
+const PLAIN_TEXT = (max: number): JsonSchema => ({
+  type: "object",
+  required: ["type", "text"],
+  properties: { type: { const: "plain_text" }, text: { type: "string", minLength: 1, maxLength: max }, emoji: { type: "boolean" } },
+});
 const MRKDWN: JsonSchema = { type: "object", required: ["type", "text"], properties: { type: { const: "mrkdwn" }, text: { type: "string", minLength: 1, maxLength: 3000 } } };
 
-/** Slack's incoming-webhook body: `text` (the notification and fallback) and blocks of the section type. */
+/** Slack's incoming-webhook body: `text` (the notification and fallback, mrkdwn off) and header, section and context blocks, with the documented limits. */
 const SLACK: JsonSchema = {
   type: "object",
   required: ["text"],
   properties: {
     text: { type: "string", minLength: 1 },
+    mrkdwn: { type: "boolean" },
     blocks: {
       type: "array",
       items: {
         type: "object",
         required: ["type"],
-        properties: { type: { const: "section" }, text: MRKDWN, fields: { type: "array", items: { ...MRKDWN, properties: { type: { const: "mrkdwn" }, text: { type: "string", minLength: 1, maxLength: 2000 } } } } },
+        properties: {
+          type: { enum: ["header", "section", "context"] },
+          text: { type: "object", required: ["type", "text"], properties: { type: { enum: ["plain_text", "mrkdwn"] }, text: { type: "string", minLength: 1, maxLength: 3000 } } },
+          fields: { type: "array", items: PLAIN_TEXT(2000) },
+          elements: { type: "array", items: MRKDWN },
+        },
       },
     },
   },
@@ -178,7 +189,8 @@ describe("chat formats", () => {
     }
     const bonus = JSON.parse(renderChat("discord", MESSAGES["bonus.reached"]).body) as { embeds: { title: string; url: string; fields: { name: string; value: string }[] }[] };
     const embed = bonus.embeds[0];
-    expect(embed?.title).toBe("+150 % killer bonus: South America (São Paulo)");
+    // Titles read Markdown too, so they are escaped like the rest; Discord shows "+150 % killer bonus: South America (São Paulo)".
+    expect(embed?.title).toBe("+150 % killer bonus: South America \\(São Paulo\\)");
     expect(embed?.url).toBe(`${ORIGIN}/Windows/sa-east-1`);
     expect(embed?.fields).toContainEqual(expect.objectContaining({ name: "Platform", value: "Steam" }));
     // Markdown characters are escaped; Discord shows "South America (São Paulo) (sa-east-1)".
@@ -196,9 +208,10 @@ describe("chat formats", () => {
     }
     const event = renderChat("slack", MESSAGES["event.started"]).body;
     expect(event).toContain("Double &lt;Bloodpoints&gt; &amp; more");
-    const bonus = JSON.parse(renderChat("slack", MESSAGES["bonus.reached"]).body) as { text: string; blocks: { text?: { text: string } }[] };
+    const bonus = JSON.parse(renderChat("slack", MESSAGES["bonus.reached"]).body) as { text: string; blocks: { type: string; text?: { text: string }; elements?: unknown[] }[] };
     expect(bonus.text).toContain("+150 % killer bonus");
-    expect(bonus.blocks[0]?.text?.text).toStartWith(`*<${ORIGIN}/Windows/sa-east-1|`);
+    expect(bonus.blocks[0]?.text?.text).toBe("+150 % killer bonus: South America (São Paulo)");
+    expect(bonus.blocks.at(-1)).toEqual({ type: "context", elements: [{ type: "mrkdwn", text: `<${ORIGIN}/Windows/sa-east-1|${ORIGIN}/Windows/sa-east-1>` }] });
   });
 
   test("ntfy: the message as plain text, with Title, Priority, Tags and Click headers; text beyond ASCII as RFC 2047", () => {
@@ -268,6 +281,62 @@ describe("chat formats", () => {
     });
   });
 
+  describe("agent text is plain text in every field of a chat message, titles included (SPEC §16.3)", () => {
+    const LABELS = [
+      "[y](https://evil.example)",
+      "@everyone <@123> <@&42> @here",
+      "**bold** __under__ _x_ *i* ~~gone~~ ||spoiler|| `tick` ```fence```",
+      "> quote\n# heading\n- item",
+      "<https://evil.example|click> <!channel> &amp;",
+    ];
+    const messages = (label: string): AlertMessage[] => [
+      { type: "event.started", timestamp: AT, data: { key: "k", label, multiplier: 2, startsAt: AT, endsAt: AT, platforms: ["Windows"], url: `${ORIGIN}/Windows` } },
+      { type: "event.ended", timestamp: AT, data: { key: "k", label, multiplier: 2, startsAt: AT, endsAt: AT, platforms: ["Windows"], url: `${ORIGIN}/Windows` } },
+      { type: "bonus.reached", timestamp: AT, data: { ...(MESSAGES["bonus.reached"].data as BonusReachedData), displayName: label } },
+      { type: "status.changed", timestamp: AT, data: { platform: "EGS", status: "degraded", previousStatus: "ok", statusReason: label, url: `${ORIGIN}/EGS` } },
+    ];
+    /** Every string in a JSON value, with the key that holds it. */
+    const strings = (value: unknown, key = ""): { key: string; text: string; holder: Record<string, unknown> }[] => {
+      if (Array.isArray(value)) return value.flatMap((item) => strings(item, key));
+      if (value !== null && typeof value === "object") {
+        const holder = value as Record<string, unknown>;
+        return Object.entries(holder).flatMap(([k, v]) => (typeof v === "string" ? [{ key: k, text: v, holder }] : strings(v, k)));
+      }
+      return [];
+    };
+    /** What Discord's Markdown acts on once every backslash-escaped character is taken out. */
+    const DISCORD_MARKUP = /[[\]()*_~`|<>#]|@(everyone|here)|^\s*[-+] /m;
+
+    test("discord: no masked link, mention or Markdown in the title, the description or any field", () => {
+      for (const label of LABELS) {
+        for (const message of messages(label)) {
+          const body = JSON.parse(renderChat("discord", message).body) as { embeds: Record<string, unknown>[] };
+          expect(check(DISCORD, body)).toEqual([]);
+          for (const { key, text } of strings(body.embeds)) {
+            if (["url", "timestamp"].includes(key)) continue;
+            expect({ type: message.type, key, text: text.replace(/\\[\s\S]/g, "") }).not.toEqual({ type: message.type, key, text: expect.stringMatching(DISCORD_MARKUP) });
+          }
+        }
+      }
+    });
+
+    test("slack: agent text only in plain_text or in the top-level text with mrkdwn off; &, < and > escaped everywhere", () => {
+      for (const label of LABELS) {
+        for (const message of messages(label)) {
+          const body = JSON.parse(renderChat("slack", message).body) as { text: string; mrkdwn?: boolean; blocks: unknown[] };
+          expect(check(SLACK, body)).toEqual([]);
+          expect(body.mrkdwn).toBe(false);
+          for (const { key, text, holder } of strings(body)) {
+            if (key !== "text") continue;
+            // The only markup the hub writes is its own link; Slack has no escape for *, _, ~ or `, so agent text never goes where they act.
+            if (holder.type === "mrkdwn") expect(text).toMatch(/^<https:\/\/hub\.example\.org\/[^|<>]*\|[^<>]*>$/);
+            expect(text.replace(/^<https:\/\/hub\.example\.org\/[^|<>]*\|([^<>]*)>$/, "$1")).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
+          }
+        }
+      }
+    });
+  });
+
   describe("an agent's event label and a region's display name, byte for byte (issue 19)", () => {
     const LABEL = "<!channel> <https://x|y> [y](https://x) @everyone **b** _i_ ~~s~~ `c` # h > q";
     /** The label as Slack reads it: only &, < and > are markup Slack lets a sender escape, and all three are. */
@@ -280,12 +349,14 @@ describe("chat formats", () => {
     const bonus: AlertMessage = { type: "bonus.reached", timestamp: AT, data: { ...(MESSAGES["bonus.reached"].data as BonusReachedData), displayName: LABEL } };
 
     test("slack: text and blocks", () => {
-      const body = (message: AlertMessage) => JSON.parse(renderChat("slack", message).body) as { text: string; blocks: { text?: { text: string }; fields?: { type: string; text: string }[] }[] };
+      const body = (message: AlertMessage) =>
+        JSON.parse(renderChat("slack", message).body) as { text: string; blocks: { text?: { type: string; text: string; emoji?: boolean }; fields?: { type: string; text: string; emoji?: boolean }[] }[] };
       expect(body(started).text).toBe(`Event started: ${SLACK_LABEL} ×2: ${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`);
-      expect(body(started).blocks[0]?.text?.text).toBe(`*<${ORIGIN}/Windows|Event started: ${SLACK_LABEL} ×2>*\n${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`);
+      expect(body(started).blocks[0]?.text).toEqual({ type: "plain_text", text: `Event started: ${SLACK_LABEL} ×2`, emoji: false });
+      expect(body(started).blocks[1]?.text).toEqual({ type: "plain_text", text: `${SLACK_LABEL} (×2 bloodpoints) runs until ${ENDS}.`, emoji: false });
       expect(body(ended).text).toBe(`Event ended: ${SLACK_LABEL} ×2: ${SLACK_LABEL} (×2 bloodpoints) has ended.`);
       expect(body(bonus).text).toBe(`+150 % killer bonus: ${SLACK_LABEL}: Killers get +150 % bloodpoints in ${SLACK_LABEL} on Steam.`);
-      expect(body(bonus).blocks[1]?.fields).toContainEqual({ type: "mrkdwn", text: `*Region*\n${SLACK_LABEL} (sa-east-1)` });
+      expect(body(bonus).blocks[2]?.fields).toContainEqual({ type: "plain_text", text: `Region\n${SLACK_LABEL} (sa-east-1)`, emoji: false });
     });
 
     test("discord: description, fields and title", () => {
@@ -293,8 +364,7 @@ describe("chat formats", () => {
         (JSON.parse(renderChat("discord", message).body) as { embeds: { title: string; description: string; fields: { name: string; value: string; inline: boolean }[] }[] }).embeds[0];
       expect(embed(started)?.description).toBe(`${DISCORD_LABEL} \\(×2 bloodpoints\\) runs until ${ENDS}.`);
       expect(embed(ended)?.description).toBe(`${DISCORD_LABEL} \\(×2 bloodpoints\\) has ended.`);
-      // Titles show neither links nor masked links; only a mention would act, and it is broken.
-      expect(embed(started)?.title).toBe(`Event started: ${LABEL.replace("@", "@\u200b")} ×2`);
+      expect(embed(started)?.title).toBe(`Event started: ${DISCORD_LABEL} ×2`);
       expect(embed(bonus)?.description).toBe(`Killers get +150 % bloodpoints in ${DISCORD_LABEL} on Steam.`);
       expect(embed(bonus)?.fields).toContainEqual({ name: "Region", value: `${DISCORD_LABEL} \\(sa-east-1\\)`, inline: true });
     });

@@ -12,27 +12,32 @@ function unmention(text: string): string {
 }
 
 /**
- * Text as Discord shows it in an embed's description and field values, where
- * it reads Markdown: every Markdown character is backslash-escaped, so an
- * agent's or admin's `[free bonus](https://evil.example)` stays text rather
- * than a masked link, and `**`, `#`, `>` or a code fence change nothing.
+ * Text as Discord shows it, in every part of an embed (titles read Markdown
+ * too): every Markdown character is backslash-escaped, and a list marker at
+ * the start of a line, so an agent's or admin's
+ * `[free bonus](https://evil.example)` stays text rather than a masked link,
+ * and `**`, `#`, `>`, `- ` or a code fence change nothing.
  */
 function plain(text: string): string {
-  return unmention(text.replace(/[\\*_~`|[\]()<>#]/g, "\\$&"));
+  return unmention(text.replace(/[\\*_~`|[\]()<>#]/g, "\\$&").replace(/^(\s*)([-+])(?=\s)/gm, "$1\\$2"));
 }
 
 /** Discord refuses a whole message whose embed title passes this many characters. */
 const TITLE_MAX = 256;
 
 /**
- * A title as Discord shows it (no Markdown or links, only mentions), cut to
- * Discord's limit: breaking mentions lengthens it, and an agent's label of
- * 120 `@` would otherwise get every delivery refused until the webhook is
- * disabled.
+ * A title as plain text, cut to Discord's limit: escaping lengthens it, and
+ * an agent's label of 120 `@` or `*` would otherwise get every delivery
+ * refused until the webhook is disabled. The cut never leaves half an escape.
  */
 function title(text: string): string {
-  const chars = Array.from(unmention(text));
-  return chars.length <= TITLE_MAX ? chars.join("") : `${chars.slice(0, TITLE_MAX - 1).join("")}…`;
+  const chars = Array.from(plain(text));
+  if (chars.length <= TITLE_MAX) return chars.join("");
+  const kept = chars.slice(0, TITLE_MAX - 1);
+  let backslashes = 0;
+  while (kept[kept.length - 1 - backslashes] === "\\") backslashes++;
+  if (backslashes % 2 === 1) kept.pop();
+  return `${kept.join("")}…`;
 }
 
 export const discord = {
@@ -52,7 +57,7 @@ export const discord = {
       description: plain(summary.text),
       ...(summary.url === null ? {} : { url: summary.url }),
       color: summary.color,
-      fields: summary.fields.map((f) => ({ name: unmention(f.name), value: plain(f.value), inline: true })),
+      fields: summary.fields.map((f) => ({ name: plain(f.name), value: plain(f.value), inline: true })),
       timestamp: summary.timestamp,
     };
     // Mentions are never parsed, so no message can ping anyone.
