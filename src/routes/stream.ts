@@ -1,9 +1,20 @@
 /** GET …/incentives/stream: the live payload as Server-Sent Events. */
 import { Elysia, t } from "elysia";
+import type { Server } from "bun";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
 import { clientIp } from "../http/client-ip.ts";
+import { receivedRequest } from "../http/incentives.ts";
+import type { ConnectionId } from "../live/send-queues.ts";
 import { PlatformParams, problems, requirePlatform } from "../http/schemas.ts";
+
+/** The request's TCP connection as the kernel lists it: the peer's address and port and the hub's port; null on a Unix socket or in-process. */
+function connectionOf(request: Request, server: Server<unknown> | null): ConnectionId | null {
+  const peer = server?.requestIP(receivedRequest(request));
+  const localPort = server?.port;
+  if (!peer || !peer.port || !localPort) return null;
+  return { remoteAddress: peer.address, remotePort: peer.port, localPort };
+}
 
 export function streamRoutes(ctx: HubContext, access: Access) {
   return new Elysia({ name: "routes/stream", prefix: "/api/v1" }).use(access.plugin).get(
@@ -17,6 +28,7 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         viewer: clientIp(request, ctx.config.trustedProxies, server),
         maxPerClient: ctx.config.maxStreamsPerClient,
         signal: request.signal,
+        connection: connectionOf(request, server),
       });
     },
     {

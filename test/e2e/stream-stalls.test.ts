@@ -19,8 +19,10 @@ const STREAM = "/api/v1/platforms/Windows/incentives/stream";
 
 /**
  * N raw sockets with a tiny receive buffer that ask for the stream and never
- * read. On "check" it reads what each socket holds and prints how many the
- * hub closed (end of stream or reset) and how many are still open.
+ * read ("statuses": read each answer's status line; "headers": read each
+ * answer's headers, then stop). On "check" it reads what each socket holds and
+ * prints how many the hub closed (end of stream or reset) and how many are
+ * still open.
  */
 const STUCK_CLIENTS = `
 import socket, sys
@@ -33,10 +35,18 @@ for _ in range(n):
     s.sendall(b"GET ${STREAM} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
     socks.append(s)
 statuses = {}
-if len(sys.argv) > 3:
-    for s in socks:
+mode = sys.argv[3] if len(sys.argv) > 3 else ""
+for s in socks:
+    if mode == "statuses":
         s.settimeout(5)
         status = s.recv(12).split(b" ")[1].decode()
+        statuses[status] = statuses.get(status, 0) + 1
+    elif mode == "headers":
+        s.settimeout(5)
+        head = b""
+        while b"\\r\\n\\r\\n" not in head:
+            head += s.recv(1)
+        status = head.split(b" ")[1].decode()
         statuses[status] = statuses.get(status, 0) + 1
 print("connected", " ".join(f"{k}:{v}" for k, v in sorted(statuses.items())), flush=True)
 sys.stdin.readline()
@@ -72,11 +82,12 @@ async function readUntil(lines: ReadableStreamDefaultReader<Uint8Array>, pattern
   }
 }
 
-async function stuckClients(hub: RunningHub, n: number): Promise<Stuck> {
-  const proc = Bun.spawn(["python3", "-c", STUCK_CLIENTS, new URL(hub.url).port, String(n)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+async function stuckClients(hub: RunningHub, n: number, mode = ""): Promise<Stuck & { statuses: string }> {
+  const proc = Bun.spawn(["python3", "-c", STUCK_CLIENTS, new URL(hub.url).port, String(n), mode], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const lines = proc.stdout.getReader();
-  expect(await readUntil(lines, /connected.*\n/)).not.toBeNull();
-  return { proc, lines };
+  const match = await readUntil(lines, /connected ?(.*)\n/);
+  expect(match).not.toBeNull();
+  return { proc, lines, statuses: match?.[1] ?? "" };
 }
 
 /** Opens n streams at once and counts the answers by status ("200:507 503:1"); they stay open until `close`. */
@@ -237,6 +248,50 @@ describe("stalled stream clients", () => {
       expect(await metric(hub, "hub_streams_dropped_total")).toBe(2);
       expect(await metric(hub, "hub_streams_open")).toBe(1);
       expect(await closedByHub(stuck)).toEqual({ closed: 2, open: 0 });
+      await healthy.close();
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  }, 120_000);
+});
+
+describe("stalled stream clients on a quiet platform", () => {
+  test("clients that read the headers then stop are closed within 70 s although the runtime never reports back-pressure; a reader stays", async () => {
+    const bin = await compiledHub();
+    const agents = agentsEverywhere();
+    const stalled = 30;
+    const hub = await startHub({ cmd: [bin], args: ["--db", join(scratch(), "hub.db")], env: { ...ENV, PROVISION_AGENTS: agents.env, MAX_STREAMS_PER_CLIENT: "100" } });
+    try {
+      await fillBoard(hub, agents.tokens);
+      const headers = await admin(hub);
+      const healthy = new SseReader(await fetch(`${hub.url}${STREAM}`));
+      expect(await healthy.nextMessage(2000)).not.toBeNull();
+      const stuck = await stuckClients(hub, stalled, "headers");
+      expect(stuck.statuses).toBe(`200:${stalled}`);
+      await until(async () => (await metric(hub, "hub_streams_open")) === stalled + 1, 10_000);
+      expect(await metric(hub, "hub_streams_open")).toBe(stalled + 1);
+
+      // A short burst (well under the kernel's send buffer of each stalled socket, so Bun never pushes back), then one change a second.
+      const started = Date.now();
+      const label = "q".repeat(60);
+      let changes = 0;
+      const change = async (): Promise<void> => {
+        const id = await addEvent(hub, headers, changes++, label);
+        expect(await healthy.nextMessage(5000)).not.toBeNull();
+        await removeEvent(hub, headers, id);
+        expect(await healthy.nextMessage(5000)).not.toBeNull();
+      };
+      for (let i = 0; i < 10; i++) await change();
+      while ((await metric(hub, "hub_streams_dropped_total")) < stalled && Date.now() - started < 70_000) {
+        await change();
+        await Bun.sleep(1000);
+      }
+      expect(await metric(hub, "hub_streams_dropped_total")).toBe(stalled);
+      expect(Date.now() - started).toBeLessThan(70_000);
+      expect(await metric(hub, "hub_streams_open")).toBe(1);
+      expect(await closedByHub(stuck)).toEqual({ closed: stalled, open: 0 });
+      // The reader is still served.
+      await change();
       await healthy.close();
     } finally {
       expect(await hub.stop()).toBe(0);
