@@ -27,12 +27,13 @@ const STREAM = "/api/v1/platforms/Windows/incentives/stream";
 const STUCK_CLIENTS = `
 import socket, sys
 port, n = int(sys.argv[1]), int(sys.argv[2])
+path = sys.argv[4] if len(sys.argv) > 4 else "${STREAM}"
 socks = []
 for _ in range(n):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
     s.connect(("127.0.0.1", port))
-    s.sendall(b"GET ${STREAM} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+    s.sendall(b"GET " + path.encode() + b" HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
     socks.append(s)
 statuses = {}
 mode = sys.argv[3] if len(sys.argv) > 3 else ""
@@ -82,8 +83,8 @@ async function readUntil(lines: ReadableStreamDefaultReader<Uint8Array>, pattern
   }
 }
 
-async function stuckClients(hub: RunningHub, n: number, mode = ""): Promise<Stuck & { statuses: string }> {
-  const proc = Bun.spawn(["python3", "-c", STUCK_CLIENTS, new URL(hub.url).port, String(n), mode], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+async function stuckClients(hub: RunningHub, n: number, mode = "", path = STREAM): Promise<Stuck & { statuses: string }> {
+  const proc = Bun.spawn(["python3", "-c", STUCK_CLIENTS, new URL(hub.url).port, String(n), mode, path], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const lines = proc.stdout.getReader();
   const match = await readUntil(lines, /connected ?(.*)\n/);
   expect(match).not.toBeNull();
@@ -150,11 +151,11 @@ async function admin(hub: RunningHub): Promise<Record<string, string>> {
  * One change of the payload each: an event added, then removed. The caller reads each change's message before
  * making the next, since the hub pushes the newest payload and two changes within FLUSH_SPACING_MS may be one.
  */
-async function addEvent(hub: RunningHub, headers: Record<string, string>, i: number, label: string): Promise<number> {
+async function addEvent(hub: RunningHub, headers: Record<string, string>, i: number, label: string, platforms: string[] | null = null): Promise<number> {
   const made = await fetch(`${hub.url}/api/v1/admin/events`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ key: `e${i}`, label, multiplier: 1 + (i % 7), startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() }),
+    body: JSON.stringify({ key: `e${i}`, label, platforms, multiplier: 1 + (i % 7), startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() }),
   });
   expect(made.status).toBe(201);
   return ((await made.json()) as { event: { id: number } }).event.id;
@@ -256,18 +257,23 @@ describe("stalled stream clients", () => {
 });
 
 describe("stalled stream clients on a quiet platform", () => {
-  test("clients that read the headers then stop are closed within 70 s although the runtime never reports back-pressure; a reader stays", async () => {
+  test("clients that read the headers then stop are closed within 70 s although the runtime never reports back-pressure, with pushes or only pings; a reader stays", async () => {
     const bin = await compiledHub();
     const agents = agentsEverywhere();
-    const stalled = 30;
+    // On Windows one change a second follows the burst; on EGS nothing but the pings.
+    const pushed = 30;
+    const pinged = 10;
+    const stalled = pushed + pinged;
     const hub = await startHub({ cmd: [bin], args: ["--db", join(scratch(), "hub.db")], env: { ...ENV, PROVISION_AGENTS: agents.env, MAX_STREAMS_PER_CLIENT: "100" } });
     try {
       await fillBoard(hub, agents.tokens);
       const headers = await admin(hub);
       const healthy = new SseReader(await fetch(`${hub.url}${STREAM}`));
       expect(await healthy.nextMessage(2000)).not.toBeNull();
-      const stuck = await stuckClients(hub, stalled, "headers");
-      expect(stuck.statuses).toBe(`200:${stalled}`);
+      const stuck = await stuckClients(hub, pushed, "headers");
+      expect(stuck.statuses).toBe(`200:${pushed}`);
+      const quiet = await stuckClients(hub, pinged, "headers", "/api/v1/platforms/EGS/incentives/stream");
+      expect(quiet.statuses).toBe(`200:${pinged}`);
       await until(async () => (await metric(hub, "hub_streams_open")) === stalled + 1, 10_000);
       expect(await metric(hub, "hub_streams_open")).toBe(stalled + 1);
 
@@ -275,13 +281,13 @@ describe("stalled stream clients on a quiet platform", () => {
       const started = Date.now();
       const label = "q".repeat(60);
       let changes = 0;
-      const change = async (): Promise<void> => {
-        const id = await addEvent(hub, headers, changes++, label);
+      const change = async (platforms: string[] | null = ["Windows"]): Promise<void> => {
+        const id = await addEvent(hub, headers, changes++, label, platforms);
         expect(await healthy.nextMessage(5000)).not.toBeNull();
         await removeEvent(hub, headers, id);
         expect(await healthy.nextMessage(5000)).not.toBeNull();
       };
-      for (let i = 0; i < 10; i++) await change();
+      for (let i = 0; i < 10; i++) await change(null);
       while ((await metric(hub, "hub_streams_dropped_total")) < stalled && Date.now() - started < 70_000) {
         await change();
         await Bun.sleep(1000);
@@ -289,7 +295,8 @@ describe("stalled stream clients on a quiet platform", () => {
       expect(await metric(hub, "hub_streams_dropped_total")).toBe(stalled);
       expect(Date.now() - started).toBeLessThan(70_000);
       expect(await metric(hub, "hub_streams_open")).toBe(1);
-      expect(await closedByHub(stuck)).toEqual({ closed: stalled, open: 0 });
+      expect(await closedByHub(stuck)).toEqual({ closed: pushed, open: 0 });
+      expect(await closedByHub(quiet)).toEqual({ closed: pinged, open: 0 });
       // The reader is still served.
       await change();
       await healthy.close();
