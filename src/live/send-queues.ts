@@ -19,39 +19,35 @@ export interface ConnectionId {
 /** Bytes each connection has in the kernel's send queue, by connectionKey. */
 export type SendQueues = ReadonlyMap<string, number>;
 
-const V4_MAPPED = 0xffffn << 32n;
-
-function key(localPort: number, remote: bigint, remotePort: number): string {
-  return `${localPort} ${remote.toString(16)} ${remotePort}`;
+/** The remote address is 32 lower-case hex digits (IPv4 in its IPv4-mapped IPv6 form), so that either spelling of a peer matches. */
+function key(localPort: number, remoteHex: string, remotePort: number): string {
+  return `${localPort} ${remoteHex} ${remotePort}`;
 }
+
+const V4_MAPPED_PREFIX = "00000000000000000000ffff";
 
 /** The key of a connection in a SendQueues map, or null when its address cannot be read (an IPv4 peer matches in either spelling). */
 export function connectionKey(id: ConnectionId): string | null {
   const remote = parseIp(id.remoteAddress);
-  return remote === null ? null : key(id.localPort, remote, id.remotePort);
+  return remote === null ? null : key(id.localPort, remote.toString(16).padStart(32, "0"), id.remotePort);
 }
 
 /**
- * An address of /proc/net/tcp{,6}: 8 or 32 hex digits, each 32-bit word in
- * the machine's byte order (so 127.0.0.1 is 0100007F on a little-endian one).
+ * An address of /proc/net/tcp{,6} (8 or 32 hex digits, each 32-bit word in
+ * the machine's byte order, so 127.0.0.1 is 0100007F on a little-endian one)
+ * as connectionKey spells it.
  */
-function procAddress(hex: string, littleEndian: boolean): bigint | null {
-  if (!/^(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{32})$/.test(hex)) return null;
-  let value = 0n;
-  for (let at = 0; at < hex.length; at += 8) {
-    const word = hex.slice(at, at + 8);
-    const bytes = littleEndian ? (word.match(/../g) ?? []).reverse().join("") : word;
-    value = (value << 32n) | BigInt(`0x${bytes}`);
+function procAddress(hex: string, littleEndian: boolean): string {
+  const lower = hex.toLowerCase();
+  let out = "";
+  for (let at = 0; at < lower.length; at += 8) {
+    out += littleEndian ? lower.slice(at + 6, at + 8) + lower.slice(at + 4, at + 6) + lower.slice(at + 2, at + 4) + lower.slice(at, at + 2) : lower.slice(at, at + 8);
   }
-  return hex.length === 8 ? V4_MAPPED | value : value;
+  return lower.length === 8 ? V4_MAPPED_PREFIX + out : out;
 }
 
-function procEndpoint(text: string, littleEndian: boolean): { address: bigint; port: number } | null {
-  const [hex, portHex, extra] = text.split(":");
-  if (hex === undefined || portHex === undefined || extra !== undefined || !/^[0-9A-Fa-f]{4}$/.test(portHex)) return null;
-  const address = procAddress(hex, littleEndian);
-  return address === null ? null : { address, port: parseInt(portHex, 16) };
-}
+/** A row: slot, local address:port, remote address:port, state, tx_queue:rx_queue (all hex but the slot). */
+const ROW = /^ *\d+: ([0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}):([0-9A-Fa-f]{4}) ([0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}):([0-9A-Fa-f]{4}) [0-9A-Fa-f]{2} ([0-9A-Fa-f]{1,16}):[0-9A-Fa-f]{1,16}(?=\s|$)/gm;
 
 /**
  * The send queue of every connection listed in the text of /proc/net/tcp or
@@ -62,17 +58,10 @@ function procEndpoint(text: string, littleEndian: boolean): { address: bigint; p
  */
 export function parseProcNetTcp(text: string, littleEndian = endianness() === "LE"): Map<string, number> {
   const queues = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    const fields = line.trim().split(/\s+/);
-    // sl, local_address, rem_address, st, tx_queue:rx_queue, …
-    const [slot, localText, remoteText, , queueText] = fields;
-    if (!slot?.endsWith(":") || localText === undefined || remoteText === undefined || queueText === undefined) continue;
-    const local = procEndpoint(localText, littleEndian);
-    const remote = procEndpoint(remoteText, littleEndian);
-    const queue = /^([0-9A-Fa-f]{1,16}):[0-9A-Fa-f]{1,16}$/.exec(queueText);
-    if (!local || !remote || !queue?.[1]) continue;
-    const id = key(local.port, remote.address, remote.port);
-    const bytes = parseInt(queue[1], 16);
+  for (const [, , localPort, remote, remotePort, queued] of text.matchAll(ROW)) {
+    if (localPort === undefined || remote === undefined || remotePort === undefined || queued === undefined) continue;
+    const id = key(parseInt(localPort, 16), procAddress(remote, littleEndian), parseInt(remotePort, 16));
+    const bytes = parseInt(queued, 16);
     queues.set(id, Math.max(bytes, queues.get(id) ?? 0));
   }
   return queues;
