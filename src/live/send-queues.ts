@@ -80,25 +80,34 @@ export async function readSendQueues(tables: readonly string[] = TABLES): Promis
 
 /**
  * Whether a stream's socket is draining, judged from its kernel send queue at
- * each sweep: a queue that is empty, or smaller than at the sweep before,
- * drains; one that stays non-empty without shrinking for `stallMs` does not.
+ * each sweep: a queue that is empty drains, and so does one that delivered
+ * bytes since the sweep before (what was sent minus what is queued grew, so
+ * new writes on top do not hide it); one that stays non-empty without
+ * delivering for `stallMs` does not.
  */
 export class DrainWatch {
-  /** When the queue was last seen empty or shrinking while it stays non-empty; null while it is empty. */
+  /** Since when the queue has been non-empty with nothing delivered; null while it is empty. */
   private since: number | null = null;
-  private last = 0;
+  /** Sent minus queued at the last sweep that saw progress. */
+  private delivered = 0;
 
   constructor(private readonly stallMs: number) {}
 
-  /** Records one sweep's queue; true once it has not drained for stallMs. */
-  observe(queued: number, now: number): boolean {
+  /**
+   * Records one sweep: `queued` bytes in the kernel's send queue, `sent` bytes handed to it by the time the queue was
+   * read. True once it has not drained for stallMs.
+   */
+  observe(queued: number, sent: number, now: number): boolean {
+    const delivered = sent - queued;
     if (queued === 0) {
       this.since = null;
-      this.last = 0;
+      this.delivered = delivered;
       return false;
     }
-    if (this.since === null || queued < this.last) this.since = now;
-    this.last = queued;
+    if (this.since === null || delivered > this.delivered) {
+      this.since = now;
+      this.delivered = delivered;
+    }
     return now - this.since >= this.stallMs;
   }
 }
