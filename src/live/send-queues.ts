@@ -80,34 +80,28 @@ export async function readSendQueues(tables: readonly string[] = TABLES): Promis
 
 /**
  * Whether a stream's socket is draining, judged from its kernel send queue at
- * each sweep: a queue that is empty drains, and so does one that delivered
- * bytes since the sweep before (what was sent minus what is queued grew, so
- * new writes on top do not hide it); one that stays non-empty without
- * delivering for `stallMs` does not.
+ * each sweep: a queue that is empty, or smaller than at the sweep before,
+ * drains; one that stays non-empty without shrinking for `stallMs` does not
+ * (pings and pushes on top only make it grow). The queue alone is the
+ * measure: what the runtime has taken may still sit in its own buffer, so
+ * comparing it with what the hub wrote could show progress that is not.
  */
 export class DrainWatch {
-  /** Since when the queue has been non-empty with nothing delivered; null while it is empty. */
+  /** Since when the queue has been non-empty without shrinking; null while it is empty. */
   private since: number | null = null;
-  /** Sent minus queued at the last sweep that saw progress. */
-  private delivered = 0;
+  private last = 0;
 
   constructor(private readonly stallMs: number) {}
 
-  /**
-   * Records one sweep: `queued` bytes in the kernel's send queue, `sent` bytes handed to it by the time the queue was
-   * read. True once it has not drained for stallMs.
-   */
-  observe(queued: number, sent: number, now: number): boolean {
-    const delivered = sent - queued;
+  /** Records one sweep's queue; true once it has not drained for stallMs. */
+  observe(queued: number, now: number): boolean {
     if (queued === 0) {
       this.since = null;
-      this.delivered = delivered;
+      this.last = 0;
       return false;
     }
-    if (this.since === null || delivered > this.delivered) {
-      this.since = now;
-      this.delivered = delivered;
-    }
+    if (this.since === null || queued < this.last) this.since = now;
+    this.last = queued;
     return now - this.since >= this.stallMs;
   }
 }

@@ -58,10 +58,6 @@ class StreamClient {
   private waitingBytes = 0;
   /** Bytes of the write the socket has not drained yet. */
   private blockedBytes = 0;
-  /** Bytes the runtime has taken all of, so that they are in the kernel's send queue or delivered. */
-  private sentBytes = 0;
-  /** sentBytes when the kernel's tables were last read, to compare with their queue. */
-  private sentAtRead = 0;
   /** When the socket stopped draining; null while it keeps up. */
   private stalledSince: number | null = null;
   private closed = false;
@@ -126,10 +122,7 @@ class StreamClient {
       this.close();
       return;
     }
-    if (!(pending instanceof Promise)) {
-      this.sentBytes += bytes.byteLength;
-      return;
-    }
+    if (!(pending instanceof Promise)) return;
     this.stalledSince = this.now();
     this.blockedBytes = bytes.byteLength;
     pending.then(
@@ -139,7 +132,6 @@ class StreamClient {
   }
 
   private drained(): void {
-    this.sentBytes += this.blockedBytes;
     this.stalledSince = null;
     this.blockedBytes = 0;
     if (!this.closed) this.flushWaiting();
@@ -158,17 +150,12 @@ class StreamClient {
     return this.stalledSince !== null && this.now() - this.stalledSince >= stallMs;
   }
 
-  /** Called just before the kernel's tables are read: what was sent by then is what their queue is part of. */
-  markRead(): void {
-    this.sentAtRead = this.sentBytes;
-  }
-
   /**
    * True if the connection's kernel send queue (`queued` bytes, from this sweep) together with what the hub holds is
    * over MAX_UNSENT_BYTES, or the queue has not drained for the stall time.
    */
   stalledInKernel(queued: number): boolean {
-    const stalled = this.kernel.observe(queued, this.sentAtRead, this.now());
+    const stalled = this.kernel.observe(queued, this.now());
     return stalled || queued + this.unsentBytes > MAX_UNSENT_BYTES;
   }
 
@@ -311,12 +298,7 @@ export class StreamHub {
     if (this.sweeping) return;
     this.sweeping = true;
     try {
-      if (this.traced === 0) {
-        this.dropStalled(null);
-        return;
-      }
-      for (const set of this.clients.values()) for (const client of set) client.markRead();
-      this.dropStalled(await this.sendQueues().catch(() => null));
+      this.dropStalled(this.traced > 0 ? await this.sendQueues().catch(() => null) : null);
     } finally {
       this.sweeping = false;
     }
