@@ -2,7 +2,9 @@
  * Stalled stream clients are dropped (SPEC §8, §16.2): a stream whose socket
  * has not drained for STREAM_STALL_MS, or that has more than 1 MiB unsent, is
  * closed and its slot freed, and /metrics counts it; readers that keep up
- * get every message.
+ * get every message. Unsent bytes include the connection's kernel send queue
+ * (SPEC §16.3), so a client that stops reading on a quiet platform, where the
+ * runtime never pushes back, is found too.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
