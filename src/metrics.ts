@@ -110,7 +110,7 @@ export class Metrics {
     }
     const gauge = (name: string, type: "gauge" | "counter", help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
     gauge("hub_streams_open", "gauge", "Event streams the hub serves itself (streams held by a GRIP proxy are the proxy's).", gauges.streamsOpen);
-    gauge("hub_streams_dropped_total", "counter", "Event streams closed because the client stopped reading (socket not drained for STREAM_STALL_MS, or over 1 MiB unsent).", gauges.streamsDropped);
+    gauge("hub_streams_dropped_total", "counter", "Event streams closed because the client stopped reading (its connection's kernel send queue, or the runtime, not drained for STREAM_STALL_MS, or over 1 MiB unsent in the kernel and the hub).", gauges.streamsDropped);
     gauge("hub_readings_accepted_total", "counter", "Readings accepted from agents since start.", gauges.readingsAccepted);
     lines.push("# HELP hub_readings_rejected_total Readings refused since start, by the rule broken (or storage).", "# TYPE hub_readings_rejected_total counter");
     for (const [reason, value] of [...gauges.readingsRejected].sort(([a], [b]) => a.localeCompare(b))) lines.push(`hub_readings_rejected_total{reason="${label(reason)}"} ${value}`);

@@ -4,6 +4,12 @@
  * reading is dropped once its socket has not drained for STREAM_STALL_MS
  * (60 s) or it has more than 1 MiB unsent, so it never delays others nor
  * holds its slot and memory.
+ * Unsent bytes are the connection's kernel send queue (read from /proc once
+ * per sweep for all streams) plus what the hub holds: Bun's writes only push
+ * back once the kernel's buffer, megabytes on loopback, is full, so a client
+ * that stops reading on a quiet platform would otherwise never be found.
+ * Where the kernel's queue cannot be read (no /proc, a Unix socket), only the
+ * runtime's back-pressure and the hub's own queue count.
  * Streams are capped in all and per client, so that one client cannot take
  * every slot.
  */
@@ -11,10 +17,11 @@ import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
 import { ClientCounts, clientKey } from "../http/client-ip.ts";
 import { CapacityRefusal } from "../http/errors.ts";
 import { HttpProblem } from "../http/problem.ts";
+import { connectionKey, DrainWatch, readSendQueues, type ConnectionId, type SendQueues } from "./send-queues.ts";
 import type { LiveStore, Published } from "./store.ts";
 
 export const PING_INTERVAL_MS = 15_000;
-/** Bytes a client may leave unsent (held by the hub while its socket does not drain) before it is dropped. */
+/** Bytes a client may leave unsent (in its connection's kernel send queue and held by the hub) before it is dropped. */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 /** How often stalled clients are looked for. */
 const STALL_CHECK_MS = 1000;
@@ -54,14 +61,20 @@ class StreamClient {
   /** When the socket stopped draining; null while it keeps up. */
   private stalledSince: number | null = null;
   private closed = false;
+  /** Whether the kernel's send queue of the connection drains, while it can be read. */
+  private readonly kernel: DrainWatch;
   readonly stream: ReadableStream<Uint8Array>;
 
   constructor(
     readonly viewer: string,
+    /** The connection in the kernel's tables; null when it cannot be found there (a Unix socket, in-process). */
+    readonly connection: string | null,
     first: Uint8Array,
+    stallMs: number,
     private readonly now: () => number,
     private readonly onClose: (client: StreamClient, dropped: boolean) => void,
   ) {
+    this.kernel = new DrainWatch(stallMs);
     this.waiting.push(first);
     this.waitingBytes = first.byteLength;
     const source: Bun.DirectUnderlyingSource<Uint8Array> = {
@@ -132,9 +145,18 @@ class StreamClient {
     this.write(bytes);
   }
 
-  /** True if the socket has not drained for longer than `stallMs`. */
+  /** True if the runtime has reported the socket not draining for longer than `stallMs`. */
   stalledFor(stallMs: number): boolean {
     return this.stalledSince !== null && this.now() - this.stalledSince >= stallMs;
+  }
+
+  /**
+   * True if the connection's kernel send queue (`queued` bytes, from this sweep) together with what the hub holds is
+   * over MAX_UNSENT_BYTES, or the queue has not drained for the stall time.
+   */
+  stalledInKernel(queued: number): boolean {
+    const stalled = this.kernel.observe(queued, this.now());
+    return stalled || queued + this.unsentBytes > MAX_UNSENT_BYTES;
   }
 
   /** Closes a client that stopped reading: what it has not taken is thrown away, and the connection ends. */
@@ -177,7 +199,12 @@ export interface StreamRequest {
   readonly maxPerClient: number;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
+  /** The stream's TCP connection, to find its kernel send queue; null when there is none (a Unix socket, in-process). */
+  readonly connection: ConnectionId | null;
 }
+
+/** Reads the kernel's send queue of every connection; null when it cannot. */
+export type SendQueueReader = () => Promise<SendQueues | null>;
 
 export class StreamHub {
   private readonly clients = new Map<Platform, Set<StreamClient>>(PLATFORMS.map((p) => [p, new Set()]));
@@ -186,13 +213,17 @@ export class StreamHub {
   private readonly perClient = new ClientCounts();
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private stallTimer: ReturnType<typeof setInterval> | null = null;
+  /** Streams whose connection can be looked for in the kernel's tables. */
+  private traced = 0;
+  private sweeping = false;
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly live: LiveStore,
+    private readonly live: Pick<LiveStore, "onChange" | "current">,
     private readonly maxStreams: number,
     private readonly stallMs: number,
     private readonly now: () => number,
+    private readonly sendQueues: SendQueueReader = readSendQueues,
   ) {
     this.unsubscribe = live.onChange((published) => this.broadcast(published));
   }
@@ -218,7 +249,7 @@ export class StreamHub {
 
   /** Opens a stream: the current payload first, unless the client already has this revision. */
   connect(platform: Platform, request: StreamRequest): Response {
-    const { lastEventId, viewer, maxPerClient, signal } = request;
+    const { lastEventId, viewer, maxPerClient, signal, connection } = request;
     if (this.open >= this.maxStreams) {
       throw new CapacityRefusal(503, `The hub is serving its maximum of ${this.maxStreams} streams; try again shortly.`, viewer, `MAX_STREAMS (${this.maxStreams}) open streams`, {
         headers: { "retry-after": "5" },
@@ -238,14 +269,16 @@ export class StreamHub {
     const first = firstBytes(this.live.current(platform), lastEventId);
     const set = this.clients.get(platform);
     if (!set) throw new HttpProblem(404, `Unknown platform ${platform}.`);
-    const client = new StreamClient(viewer, first, this.now, (closed, dropped) => {
+    const client = new StreamClient(viewer, connection && connectionKey(connection), first, this.stallMs, this.now, (closed, dropped) => {
       if (!set.delete(closed)) return;
       this.open--;
+      if (closed.connection !== null) this.traced--;
       this.perClient.remove(key);
       if (dropped) this.dropped++;
     });
     set.add(client);
     this.open++;
+    if (client.connection !== null) this.traced++;
     this.perClient.add(key);
     if (signal.aborted) client.close();
     else signal.addEventListener("abort", () => client.close(), { once: true });
@@ -256,12 +289,32 @@ export class StreamHub {
   start(): void {
     this.pingTimer ??= setInterval(() => this.ping(), PING_INTERVAL_MS);
     this.pingTimer.unref?.();
-    this.stallTimer ??= setInterval(() => this.dropStalled(), Math.min(STALL_CHECK_MS, this.stallMs));
+    this.stallTimer ??= setInterval(() => void this.sweep(), Math.min(STALL_CHECK_MS, this.stallMs));
     this.stallTimer.unref?.();
   }
 
-  dropStalled(): void {
-    for (const set of this.clients.values()) for (const client of [...set]) if (client.stalledFor(this.stallMs)) client.drop();
+  /** One look for stalled clients: the kernel's tables are read once (only while some stream can be found in them). */
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      this.dropStalled(this.traced > 0 ? await this.sendQueues().catch(() => null) : null);
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /**
+   * Drops every client whose socket has not drained for the stall time or that has too much unsent: judged from the
+   * kernel's send queue where its connection is in `queues`, else from the runtime's back-pressure alone.
+   */
+  dropStalled(queues: SendQueues | null): void {
+    for (const set of this.clients.values()) {
+      for (const client of [...set]) {
+        const queued = queues && client.connection !== null ? queues.get(client.connection) : undefined;
+        if (client.stalledFor(this.stallMs) || (queued !== undefined && client.stalledInKernel(queued))) client.drop();
+      }
+    }
   }
 
   ping(): void {

@@ -1,9 +1,20 @@
 /** GET …/incentives/stream: the live payload as Server-Sent Events. */
 import { Elysia, t } from "elysia";
+import type { Server } from "bun";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
 import { clientIp } from "../http/client-ip.ts";
+import { receivedRequest } from "../http/incentives.ts";
+import type { ConnectionId } from "../live/send-queues.ts";
 import { PlatformParams, problems, requirePlatform } from "../http/schemas.ts";
+
+/** The request's TCP connection as the kernel lists it: the peer's address and port and the hub's port; null on a Unix socket or in-process. */
+function connectionOf(request: Request, server: Server<unknown> | null): ConnectionId | null {
+  const peer = server?.requestIP(receivedRequest(request));
+  const localPort = server?.port;
+  if (!peer || !peer.port || !localPort) return null;
+  return { remoteAddress: peer.address, remotePort: peer.port, localPort };
+}
 
 export function streamRoutes(ctx: HubContext, access: Access) {
   return new Elysia({ name: "routes/stream", prefix: "/api/v1" }).use(access.plugin).get(
@@ -17,6 +28,7 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         viewer: clientIp(request, ctx.config.trustedProxies, server),
         maxPerClient: ctx.config.maxStreamsPerClient,
         signal: request.signal,
+        connection: connectionOf(request, server),
       });
     },
     {
@@ -36,7 +48,8 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         summary: "Live incentives stream",
         description:
           "Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, " +
-          "even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.",
+          "even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. " +
+          "A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.",
         "x-media-type": "text/event-stream",
         "x-response-headers": { 200: ["Cache-Control"] },
       },

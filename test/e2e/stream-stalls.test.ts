@@ -2,7 +2,9 @@
  * Stalled stream clients are dropped (SPEC §8, §16.2): a stream whose socket
  * has not drained for STREAM_STALL_MS, or that has more than 1 MiB unsent, is
  * closed and its slot freed, and /metrics counts it; readers that keep up
- * get every message.
+ * get every message. Unsent bytes include the connection's kernel send queue
+ * (SPEC §16.3), so a client that stops reading on a quiet platform, where the
+ * runtime never pushes back, is found too.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -19,24 +21,35 @@ const STREAM = "/api/v1/platforms/Windows/incentives/stream";
 
 /**
  * N raw sockets with a tiny receive buffer that ask for the stream and never
- * read. On "check" it reads what each socket holds and prints how many the
- * hub closed (end of stream or reset) and how many are still open.
+ * read ("statuses": read each answer's status line; "headers": read each
+ * answer's headers, then stop). On "check" it reads what each socket holds and
+ * prints how many the hub closed (end of stream or reset) and how many are
+ * still open.
  */
 const STUCK_CLIENTS = `
 import socket, sys
 port, n = int(sys.argv[1]), int(sys.argv[2])
+path = sys.argv[4] if len(sys.argv) > 4 else "${STREAM}"
 socks = []
 for _ in range(n):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
     s.connect(("127.0.0.1", port))
-    s.sendall(b"GET ${STREAM} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+    s.sendall(b"GET " + path.encode() + b" HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
     socks.append(s)
 statuses = {}
-if len(sys.argv) > 3:
-    for s in socks:
+mode = sys.argv[3] if len(sys.argv) > 3 else ""
+for s in socks:
+    if mode == "statuses":
         s.settimeout(5)
         status = s.recv(12).split(b" ")[1].decode()
+        statuses[status] = statuses.get(status, 0) + 1
+    elif mode == "headers":
+        s.settimeout(5)
+        head = b""
+        while b"\\r\\n\\r\\n" not in head:
+            head += s.recv(1)
+        status = head.split(b" ")[1].decode()
         statuses[status] = statuses.get(status, 0) + 1
 print("connected", " ".join(f"{k}:{v}" for k, v in sorted(statuses.items())), flush=True)
 sys.stdin.readline()
@@ -72,11 +85,12 @@ async function readUntil(lines: ReadableStreamDefaultReader<Uint8Array>, pattern
   }
 }
 
-async function stuckClients(hub: RunningHub, n: number): Promise<Stuck> {
-  const proc = Bun.spawn(["python3", "-c", STUCK_CLIENTS, new URL(hub.url).port, String(n)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+async function stuckClients(hub: RunningHub, n: number, mode = "", path = STREAM): Promise<Stuck & { statuses: string }> {
+  const proc = Bun.spawn(["python3", "-c", STUCK_CLIENTS, new URL(hub.url).port, String(n), mode, path], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const lines = proc.stdout.getReader();
-  expect(await readUntil(lines, /connected.*\n/)).not.toBeNull();
-  return { proc, lines };
+  const match = await readUntil(lines, /connected ?(.*)\n/);
+  expect(match).not.toBeNull();
+  return { proc, lines, statuses: match?.[1] ?? "" };
 }
 
 /** Opens n streams at once and counts the answers by status ("200:507 503:1"); they stay open until `close`. */
@@ -139,11 +153,11 @@ async function admin(hub: RunningHub): Promise<Record<string, string>> {
  * One change of the payload each: an event added, then removed. The caller reads each change's message before
  * making the next, since the hub pushes the newest payload and two changes within FLUSH_SPACING_MS may be one.
  */
-async function addEvent(hub: RunningHub, headers: Record<string, string>, i: number, label: string): Promise<number> {
+async function addEvent(hub: RunningHub, headers: Record<string, string>, i: number, label: string, platforms: string[] | null = null): Promise<number> {
   const made = await fetch(`${hub.url}/api/v1/admin/events`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ key: `e${i}`, label, multiplier: 1 + (i % 7), startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() }),
+    body: JSON.stringify({ key: `e${i}`, label, platforms, multiplier: 1 + (i % 7), startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() }),
   });
   expect(made.status).toBe(201);
   return ((await made.json()) as { event: { id: number } }).event.id;
@@ -237,6 +251,57 @@ describe("stalled stream clients", () => {
       expect(await metric(hub, "hub_streams_dropped_total")).toBe(2);
       expect(await metric(hub, "hub_streams_open")).toBe(1);
       expect(await closedByHub(stuck)).toEqual({ closed: 2, open: 0 });
+      await healthy.close();
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
+  }, 120_000);
+});
+
+describe("stalled stream clients on a quiet platform", () => {
+  test("clients that read the headers then stop are closed within 70 s although the runtime never reports back-pressure, with pushes or only pings; a reader stays", async () => {
+    const bin = await compiledHub();
+    const agents = agentsEverywhere();
+    // On Windows one change a second follows the burst; on EGS nothing but the pings.
+    const pushed = 30;
+    const pinged = 10;
+    const stalled = pushed + pinged;
+    const hub = await startHub({ cmd: [bin], args: ["--db", join(scratch(), "hub.db")], env: { ...ENV, PROVISION_AGENTS: agents.env, MAX_STREAMS_PER_CLIENT: "100" } });
+    try {
+      await fillBoard(hub, agents.tokens);
+      const headers = await admin(hub);
+      const healthy = new SseReader(await fetch(`${hub.url}${STREAM}`));
+      expect(await healthy.nextMessage(2000)).not.toBeNull();
+      const stuck = await stuckClients(hub, pushed, "headers");
+      expect(stuck.statuses).toBe(`200:${pushed}`);
+      const quiet = await stuckClients(hub, pinged, "headers", "/api/v1/platforms/EGS/incentives/stream");
+      expect(quiet.statuses).toBe(`200:${pinged}`);
+      await until(async () => (await metric(hub, "hub_streams_open")) === stalled + 1, 10_000);
+      expect(await metric(hub, "hub_streams_open")).toBe(stalled + 1);
+
+      // A short burst (well under the kernel's send buffer of each stalled socket, so Bun never pushes back), then one change a second.
+      const label = "q".repeat(60);
+      let changes = 0;
+      const change = async (platforms: string[] | null = ["Windows"]): Promise<void> => {
+        const id = await addEvent(hub, headers, changes++, label, platforms);
+        expect(await healthy.nextMessage(5000)).not.toBeNull();
+        await removeEvent(hub, headers, id);
+        expect(await healthy.nextMessage(5000)).not.toBeNull();
+      };
+      for (let i = 0; i < 10; i++) await change(null);
+      // From here on the stalled clients get one push a second (Windows) or only pings (EGS): each is closed within 70 s.
+      const quietFrom = Date.now();
+      while ((await metric(hub, "hub_streams_dropped_total")) < stalled && Date.now() - quietFrom < 70_000) {
+        await change();
+        await Bun.sleep(1000);
+      }
+      expect(await metric(hub, "hub_streams_dropped_total")).toBe(stalled);
+      expect(Date.now() - quietFrom).toBeLessThan(70_000);
+      expect(await metric(hub, "hub_streams_open")).toBe(1);
+      expect(await closedByHub(stuck)).toEqual({ closed: pushed, open: 0 });
+      expect(await closedByHub(quiet)).toEqual({ closed: pinged, open: 0 });
+      // The reader is still served.
+      await change();
       await healthy.close();
     } finally {
       expect(await hub.stop()).toBe(0);
