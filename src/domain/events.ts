@@ -115,16 +115,20 @@ export function toPublicEvent(event: ReportedEvent): PublicEvent {
   };
 }
 
+/** Which of two events wins: the higher multiplier, then an admin's, then the one ending first, then by key. */
+function byPrecedence(a: EventCandidate, b: EventCandidate): number {
+  return (
+    b.event.multiplier - a.event.multiplier ||
+    Number(b.source === "admin") - Number(a.source === "admin") ||
+    a.event.endsAt - b.event.endsAt ||
+    a.event.key.localeCompare(b.event.key)
+  );
+}
+
 export function selectActiveEvent(platform: string, now: number, candidates: readonly EventCandidate[]): PublicEvent | null {
   const winner = candidates
     .filter((c) => appliesTo(c, platform) && inForce(c.event, now))
-    .sort(
-      (a, b) =>
-        b.event.multiplier - a.event.multiplier ||
-        Number(b.source === "admin") - Number(a.source === "admin") ||
-        a.event.endsAt - b.event.endsAt ||
-        a.event.key.localeCompare(b.event.key),
-    )[0];
+    .sort(byPrecedence)[0];
   return winner ? toPublicEvent(winner.event) : null;
 }
 
@@ -149,14 +153,7 @@ export function nextEventBoundary(platform: string, now: number, candidates: rea
 export function selectNextEvent(platform: string, now: number, candidates: readonly EventCandidate[]): PublicEvent | null {
   const next = candidates
     .filter((c) => appliesTo(c, platform) && c.event.startsAt > now)
-    .sort(
-      (a, b) =>
-        a.event.startsAt - b.event.startsAt ||
-        b.event.multiplier - a.event.multiplier ||
-        Number(b.source === "admin") - Number(a.source === "admin") ||
-        a.event.endsAt - b.event.endsAt ||
-        a.event.key.localeCompare(b.event.key),
-    )[0];
+    .sort((a, b) => a.event.startsAt - b.event.startsAt || byPrecedence(a, b))[0];
   return next ? toPublicEvent(next.event) : null;
 }
 
