@@ -180,7 +180,7 @@ export interface paths {
   "/feeds/{platform}": {
     /**
      * Feed of a platform's bonus changes
-     * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+     * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and one when an event starts (from the schedule or the readings, whether or not a reading follows it); newest first, at most 50, from the stored readings. The entries are built once per payload revision and platform; each min (0–1000) only filters them. Server-Timing says build or cache.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -189,7 +189,7 @@ export interface paths {
   "/feeds/{platform}/{file}": {
     /**
      * Feed of a region's bonus changes
-     * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+     * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and one when an event starts (from the schedule or the readings, whether or not a reading follows it); newest first, at most 50, from the stored readings. The entries are built once per payload revision and platform; each min (0–1000) only filters them. Server-Timing says build or cache.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -216,7 +216,7 @@ export interface paths {
   "/api/v1/platforms/{platform}/incentives/stream": {
     /**
      * Live incentives stream
-     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.
+     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -2600,7 +2600,7 @@ export interface operations {
   };
   /**
    * Feed of a platform's bonus changes
-   * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+   * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and one when an event starts (from the schedule or the readings, whether or not a reading follows it); newest first, at most 50, from the stored readings. The entries are built once per payload revision and platform; each min (0–1000) only filters them. Server-Timing says build or cache.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
@@ -2662,7 +2662,7 @@ export interface operations {
   };
   /**
    * Feed of a region's bonus changes
-   * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and when an event starts; newest first, at most 50, from the stored readings.
+   * @description Atom 1.0: an entry when a role's bonus first reaches min % or changes while at or above it, and one when an event starts (from the schedule or the readings, whether or not a reading follows it); newest first, at most 50, from the stored readings. The entries are built once per payload revision and platform; each min (0–1000) only filters them. Server-Timing says build or cache.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
@@ -2800,7 +2800,7 @@ export interface operations {
   };
   /**
    * Live incentives stream
-   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After.
+   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
