@@ -32,6 +32,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
+import { pushRoutes } from "./routes/push.ts";
 import { shareRoutes } from "./routes/share.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
@@ -57,6 +58,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(historyRoutes(ctx, access))
     .use(shareRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
+    .use(pushRoutes(ctx, access, ctx.push))
     .use(agentRoutes(ctx, access))
     .use(authRoutes(ctx, access, accounts))
     .use(mfaRoutes(ctx, access, mfa))

@@ -93,8 +93,13 @@ export function pinnedRequest(url: URL, address: string): { url: string; host: s
   return { url: target.href, host: url.host, serverName: named && url.protocol === "https:" ? url.hostname : null };
 }
 
-/** Sends the request, to each redirect with the same method; never throws. `stop` aborts it when the hub shuts down. */
-export async function deliver(target: string, request: OutgoingRequest, options: TransportOptions, stop: AbortSignal): Promise<Outcome> {
+/** Sends the request (a push's body is encrypted bytes), to each redirect with the same method; never throws. `stop` aborts it when the hub shuts down. */
+export async function deliver(
+  target: string,
+  request: Omit<OutgoingRequest, "body"> & { readonly body: string | Blob },
+  options: TransportOptions,
+  stop: AbortSignal,
+): Promise<Outcome> {
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), stop]);
   let url = new URL(target);
   let statusCode: number | null = null;

@@ -12,6 +12,7 @@ import agentEvents from "../../migrations/0007_agent_events.sql" with { type: "t
 import fieldImport from "../../migrations/0008_field_import.sql" with { type: "text" };
 import noValueChecks from "../../migrations/0009_no_value_checks.sql" with { type: "text" };
 import passkeyFlags from "../../migrations/0010_passkey_flags.sql" with { type: "text" };
+import push from "../../migrations/0011_push.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: "0008_field_import", sql: fieldImport },
   { version: 9, name: "0009_no_value_checks", sql: noValueChecks },
   { version: 10, name: "0010_passkey_flags", sql: passkeyFlags },
+  { version: 11, name: "0011_push", sql: push },
 ];
