@@ -19,6 +19,8 @@ import type { SubscriptionInput } from "../push/subscriptions.ts";
 import { LANGUAGE_CODES } from "../share/languages.ts";
 
 const BASE64URL = "^[A-Za-z0-9_-]+={0,2}$";
+/** Checked by the handler, after the body, so a missing body is named before a malformed id. */
+const ID_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 const NOT_FOUND = "There is no push subscription with this id and manage token.";
 
 const EXAMPLE_BODY = {
@@ -108,6 +110,10 @@ export function pushRoutes(ctx: HubContext, access: Access, push: Push) {
     if (push.offReason !== null) throw new HttpProblem(404, push.offReason);
   };
   const opened = (request: Request, id: string): StoredSubscription => {
+    if (!ID_PATTERN.test(id)) {
+      const message = "must be 16 base64url characters, as the subscription's creation gave it";
+      throw new HttpProblem(400, `The subscription id ${message}.`, { errors: [{ location: "params.id", message, value: id }] });
+    }
     on();
     const subscription = push.subscriptions.open(id, bearerToken(request));
     if (subscription === null) throw new HttpProblem(404, NOT_FOUND);
@@ -115,7 +121,7 @@ export function pushRoutes(ctx: HubContext, access: Access, push: Push) {
   };
   const address = (request: Request, server: SocketSource | null) => clientKey(clientIp(request, ctx.config.trustedProxies, server));
   const body = bodySchema(ctx);
-  const params = t.Object({ id: t.String({ minLength: 1, maxLength: 64, description: "The subscription's id" }) });
+  const params = t.Object({ id: t.String({ maxLength: 64, description: "The subscription's id (16 base64url characters)" }) });
   const manage = "Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.";
   return new Elysia({ name: "routes/push", prefix: "/api/v1/push" })
     .use(access.plugin)
@@ -173,7 +179,7 @@ export function pushRoutes(ctx: HubContext, access: Access, push: Push) {
         set.headers["cache-control"] = "no-store";
         return view(opened(request, id));
       },
-      { access: "public-read", params, response: { 200: SubscriptionView, ...problems(401, 404) }, detail: { tags: ["push"], summary: "A device's subscription", description: manage } },
+      { access: "public-read", params, response: { 200: SubscriptionView, ...problems(400, 401, 404) }, detail: { tags: ["push"], summary: "A device's subscription", description: manage } },
     )
     .put(
       "/subscriptions/:id",
@@ -207,7 +213,7 @@ export function pushRoutes(ctx: HubContext, access: Access, push: Push) {
       {
         access: "public-read",
         params,
-        response: { 204: t.Void({ description: "Deleted, with its pending messages" }), ...problems(401, 404) },
+        response: { 204: t.Void({ description: "Deleted, with its pending messages" }), ...problems(400, 401, 404) },
         detail: { tags: ["push"], summary: "Unsubscribe a device", description: `Deletes the subscription and its pending messages. ${manage}` },
       },
     );
