@@ -18,6 +18,7 @@ import type { Logger } from "../log.ts";
 import type { FirstPaint, FirstPaintDeps } from "../share/first-paint.tsx";
 import { withModulePreloads } from "./module-preloads.ts";
 import { etagMatches } from "./schemas.ts";
+import { serviceWorkerRoute } from "./service-worker.ts";
 import { SECURITY_HEADERS } from "./security.ts";
 
 const brotli = promisify(brotliCompress);
@@ -288,7 +289,7 @@ export function webRoutes(https: boolean, csp: string, head?: PageHead, firstPai
     if (firstPaint) response.headers.set("vary", "Accept-Encoding, Accept-Language");
     return response;
   };
-  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, notFound) };
+  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, notFound), "/sw.js": serviceWorkerRoute(security) };
   for (const route of CLIENT_ROUTES) routes[route] = { GET: page };
   if (embedded) {
     for (const file of embedded) if (file.loader !== "html") routes[`/${basename(file.path)}`] = { GET: asset };

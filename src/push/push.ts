@@ -18,7 +18,7 @@ import { endpointAddressProblem, endpointProblem } from "./endpoint.ts";
 import { NEW_PER_ADDRESS_PER_HOUR } from "./model.ts";
 import { PushStats } from "./stats.ts";
 import { PushSubscriptions, type SubscriptionInput } from "./subscriptions.ts";
-import { loadVapidKeys, pushOffReason, UnreadableVapidKey, vapidSubject, type VapidKeys } from "./vapid.ts";
+import { loadVapidKeys, pushOffReason, rotateVapidKeys, UnreadableVapidKey, vapidSubject, type VapidKeys } from "./vapid.ts";
 import { DEFAULT_PUSH_POLICY, PushWorker, type PushPolicy } from "./worker.ts";
 
 const HOUR = 3_600_000;
@@ -59,7 +59,7 @@ export class Push {
   readonly stats = new PushStats();
   /** Why push is off, or null when it is on. */
   readonly offReason: string | null;
-  readonly keys: VapidKeys | null;
+  private current: VapidKeys | null;
   private readonly worker: PushWorker | null;
   private readonly batches: PushBatches;
   private readonly resolve: Resolve;
@@ -86,14 +86,14 @@ export class Push {
       }
     }
     this.offReason = offReason;
-    this.keys = keys;
+    this.current = keys;
     this.worker =
       keys === null || subject === null
         ? null
         : new PushWorker({
             db,
             subscriptions: this.subscriptions,
-            keys,
+            keys: () => this.current ?? keys,
             subject,
             catalogue: config.catalogue,
             origin: config.origin,
@@ -113,6 +113,20 @@ export class Push {
 
   get enabled(): boolean {
     return this.worker !== null;
+  }
+
+  get keys(): VapidKeys | null {
+    return this.current;
+  }
+
+  /** `hub push rotate-key` on a serving hub: a new pair, every subscription dropped. */
+  rotateKey(): { dropped: number } {
+    if (this.deps.config.vapidPrivateKey !== null) throw new PushRefusal(400, "The push key is given by VAPID_PRIVATE_KEY; change that setting instead.");
+    const { keys, dropped } = rotateVapidKeys(this.deps.db, this.deps.hubKey, this.deps.now());
+    this.subscriptions.reload();
+    if (this.current !== null) this.current = keys;
+    this.worker?.forgetJwts();
+    return { dropped };
   }
 
   start(): void {

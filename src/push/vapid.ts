@@ -56,6 +56,18 @@ export function loadVapidKeys(db: HubDb, hubKey: Uint8Array, given: string | nul
   return { publicKey: row.public_key, privateKey };
 }
 
+/** What `hub push rotate-key` costs, said where it is done. */
+export const ROTATION_COST = "every push subscription was dropped: browsers subscribe again with the new key the next time the board is opened and the viewer asks for alerts";
+
+/** A new key pair, and every subscription dropped (they are bound to the old public key); one transaction. */
+export function rotateVapidKeys(db: HubDb, hubKey: Uint8Array, now: number): { keys: VapidKeys; dropped: number } {
+  return db.sqlite.transaction(() => {
+    const dropped = db.sqlite.query("DELETE FROM push_subscriptions").run().changes;
+    db.sqlite.query("DELETE FROM push_batches").run();
+    return { keys: storeNewVapidKeys(db, hubKey, now), dropped };
+  })();
+}
+
 /**
  * The JWT's `sub` (RFC 8292 §2.1): the contact e-mail as mailto:, or else the
  * origin when it is https. Null when there is neither: then push is off.

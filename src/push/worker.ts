@@ -49,7 +49,8 @@ const EXPAND_CHUNK = 2000;
 export interface PushWorkerDeps {
   readonly db: HubDb;
   readonly subscriptions: PushSubscriptions;
-  readonly keys: VapidKeys;
+  /** The current key pair (it changes only with `hub push rotate-key`). */
+  readonly keys: () => VapidKeys;
   readonly subject: string;
   readonly catalogue: Catalogue;
   readonly origin: string;
@@ -143,6 +144,11 @@ export class PushWorker {
     setTimeout(() => this.pump(), 0);
   }
 
+  /** Forgets the JWTs made with the old key. */
+  forgetJwts(): void {
+    this.jwts.clear();
+  }
+
   /** Resolves once nothing is in flight and nothing due is left (tests). */
   async idle(): Promise<void> {
     while (this.queued || this.inFlight.size > 0 || this.results.length > 0) {
@@ -216,7 +222,8 @@ export class PushWorker {
     const nowSeconds = Math.floor(Date.now() / SECOND);
     const cached = this.jwts.get(audience);
     if (cached && cached.renewAt > nowSeconds) return cached.header;
-    const { keys, subject } = this.deps;
+    const keys = this.deps.keys();
+    const { subject } = this.deps;
     const header = webpush.getVapidHeaders(audience, subject, keys.publicKey, keys.privateKey, "aes128gcm", nowSeconds + JWT_LIFETIME_S).Authorization;
     this.jwts.set(audience, { header, renewAt: nowSeconds + JWT_LIFETIME_S - JWT_RENEW_BEFORE_S });
     return header;

@@ -93,6 +93,21 @@ describe("push key", () => {
     await hub.stop();
   });
 
+  test("rotating the key makes a new pair and drops every subscription; a given VAPID_PRIVATE_KEY is never rotated", async () => {
+    const hub = pushHub();
+    const key = await keyOf(hub);
+    await subscribe(hub, await service.subscribe(key));
+    expect(hub.ctx.push.rotateKey()).toEqual({ dropped: 1 });
+    expect(hub.ctx.push.subscriptions.count).toBe(0);
+    expect(await keyOf(hub)).not.toBe(key);
+    await hub.stop();
+    const given = pushHub({ env: { VAPID_PRIVATE_KEY: Buffer.alloc(32, 7).toString("base64url") } });
+    const fixed = await keyOf(given);
+    expect(() => given.ctx.push.rotateKey()).toThrow("VAPID_PRIVATE_KEY");
+    expect(await keyOf(given)).toBe(fixed);
+    await given.stop();
+  });
+
   test("the key pair is made once, kept sealed, and the same after a restart", async () => {
     const dbPath = join(scratch(), "hub.db");
     const first = pushHub({ dbPath });

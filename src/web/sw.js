@@ -1,0 +1,103 @@
+// The board's service worker (SPEC §23), served at /sw.js with scope /. The hub puts two constants before this text:
+// BUILD (the running build's version) and FILES (its bundled files). Plain JavaScript, since it is served as it is.
+/* global BUILD, FILES, self, caches, clients */
+
+const APP_CACHE = `hub-app-${BUILD}`;
+/** The last payload of each platform (and the site's settings, without which no board renders), kept across builds. */
+const DATA_CACHE = "hub-data";
+const PAYLOAD = /^\/api\/v1\/platforms\/[A-Za-z0-9]+\/incentives$/;
+const META = "/api/v1/meta";
+/** Pages that are never kept: whatever is signed in stays on the network. */
+const PRIVATE_PAGES = /^\/(admin|account|login|setup)(\/|$)/;
+/** A cached copy says so, for the board's "offline, updated …". */
+const FROM_CACHE = "x-hub-offline";
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(APP_CACHE)
+      .then((cache) => cache.addAll(["/", ...FILES]))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name.startsWith("hub-app-") && name !== APP_CACHE).map((name) => caches.delete(name))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+/** The network's answer, kept when it is good; the kept copy, marked, when the network fails. */
+async function networkThenKept(request, cacheName, key) {
+  const cache = await caches.open(cacheName);
+  try {
+    const response = await fetch(request);
+    if (response.ok) await cache.put(key, response.clone());
+    return response;
+  } catch (error) {
+    const kept = await cache.match(key);
+    if (!kept) throw error;
+    const headers = new Headers(kept.headers);
+    headers.set(FROM_CACHE, "1");
+    return new Response(await kept.blob(), { status: kept.status, headers });
+  }
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (PAYLOAD.test(url.pathname) || url.pathname === META) {
+    event.respondWith(networkThenKept(request, DATA_CACHE, url.pathname));
+    return;
+  }
+  if (request.mode === "navigate") {
+    if (PRIVATE_PAGES.test(url.pathname) || url.pathname.startsWith("/api/")) return;
+    // The page comes fresh while online; offline, the app's own page is shown, and it routes by the address.
+    event.respondWith(fetch(request).catch(() => caches.open(APP_CACHE).then((cache) => cache.match("/")).then((kept) => kept || Response.error())));
+    return;
+  }
+  if (FILES.includes(url.pathname)) {
+    event.respondWith(caches.open(APP_CACHE).then((cache) => cache.match(url.pathname)).then((kept) => kept || fetch(request)));
+  }
+});
+
+self.addEventListener("push", (event) => {
+  let message = null;
+  try {
+    message = event.data ? event.data.json() : null;
+  } catch {
+    message = null;
+  }
+  if (!message || typeof message.title !== "string") return;
+  event.waitUntil(
+    self.registration.showNotification(message.title, {
+      body: typeof message.body === "string" ? message.body : "",
+      tag: typeof message.tag === "string" ? message.tag : undefined,
+      icon: "/icons/icon-192.png",
+      data: { url: typeof message.url === "string" ? message.url : "/" },
+    }),
+  );
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const target = new URL((event.notification.data && event.notification.data.url) || "/", self.location.origin);
+  // Only a page of this hub is opened, whatever the message said.
+  const path = target.origin === self.location.origin ? `${target.pathname}${target.search}` : "/";
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((open) => {
+      const board = open.find((client) => new URL(client.url).origin === self.location.origin);
+      if (!board) return self.clients.openWindow(path);
+      // A tab this worker does not control cannot be navigated from here: then a new one is opened.
+      return board
+        .focus()
+        .then((focused) => (focused || board).navigate(path))
+        .catch(() => self.clients.openWindow(path));
+    }),
+  );
+});
