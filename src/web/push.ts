@@ -23,8 +23,16 @@ export type PushSupport = "ok" | "unsupported" | "ios" | "denied";
 const STORAGE_KEY = "hub.push";
 export const MAX_PUSH_RULES = 10;
 
+/** True while the board shows a payload the service worker kept, because the network failed. */
+export const servedOffline = signal(false);
+
 export function registerServiceWorker(): void {
   if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.addEventListener("message", (event: MessageEvent<unknown>) => {
+    const data = event.data;
+    if (typeof data === "object" && data !== null && "hubOffline" in data && typeof data.hubOffline === "boolean") servedOffline.value = data.hubOffline;
+  });
+  navigator.serviceWorker.startMessages();
   // A browser that refuses (a private window, storage blocked) simply has no offline board and no push.
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
 }

@@ -30,16 +30,24 @@ self.addEventListener("activate", (event) => {
   );
 });
 
+/** Tells the page whether its payload came from the network or from what was kept (for "offline, updated …"). */
+function tell(clientId, offline) {
+  if (!clientId) return;
+  self.clients.get(clientId).then((client) => client && client.postMessage({ hubOffline: offline }));
+}
+
 /** The network's answer, kept when it is good; the kept copy, marked, when the network fails. */
-async function networkThenKept(request, cacheName, key) {
+async function networkThenKept(request, cacheName, key, clientId) {
   const cache = await caches.open(cacheName);
   try {
     const response = await fetch(request);
     if (response.ok) await cache.put(key, response.clone());
+    tell(clientId, false);
     return response;
   } catch (error) {
     const kept = await cache.match(key);
     if (!kept) throw error;
+    tell(clientId, true);
     const headers = new Headers(kept.headers);
     headers.set(FROM_CACHE, "1");
     return new Response(await kept.blob(), { status: kept.status, headers });
@@ -52,7 +60,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (PAYLOAD.test(url.pathname) || url.pathname === META) {
-    event.respondWith(networkThenKept(request, DATA_CACHE, url.pathname));
+    event.respondWith(networkThenKept(request, DATA_CACHE, url.pathname, PAYLOAD.test(url.pathname) ? event.clientId : null));
     return;
   }
   if (request.mode === "navigate") {
@@ -84,20 +92,27 @@ self.addEventListener("push", (event) => {
   );
 });
 
+/**
+ * Opens a page of this hub for a tapped notification: an open tab of the hub is taken to it and focused, else a new
+ * window is opened. Only the message's path is taken, so it is always a page of this hub, under whichever name the
+ * viewer reached it.
+ */
+function openHubPage(url) {
+  const target = new URL(url || "/", self.location.origin);
+  const path = `${target.pathname}${target.search}`;
+  return self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((open) => {
+    const board = open.find((client) => new URL(client.url).origin === self.location.origin);
+    if (!board) return self.clients.openWindow(path);
+    // Taken there first, then focused: a focus refused (no click to allow it) still leaves the tab on the region's page.
+    return board.navigate(path).then(
+      (moved) => (moved || board).focus().catch(() => moved || board),
+      // A tab this worker does not control cannot be navigated: a new window is opened instead.
+      () => self.clients.openWindow(path),
+    );
+  });
+}
+
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  const target = new URL((event.notification.data && event.notification.data.url) || "/", self.location.origin);
-  // Only a page of this hub is opened, whatever the message said.
-  const path = target.origin === self.location.origin ? `${target.pathname}${target.search}` : "/";
-  event.waitUntil(
-    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((open) => {
-      const board = open.find((client) => new URL(client.url).origin === self.location.origin);
-      if (!board) return self.clients.openWindow(path);
-      // A tab this worker does not control cannot be navigated from here: then a new one is opened.
-      return board
-        .focus()
-        .then((focused) => (focused || board).navigate(path))
-        .catch(() => self.clients.openWindow(path));
-    }),
-  );
+  event.waitUntil(openHubPage(event.notification.data && event.notification.data.url));
 });

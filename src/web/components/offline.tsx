@@ -3,6 +3,7 @@ import { useSignal, type ReadonlySignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import type { IncentivesPayload } from "../api/client.ts";
 import { formatRelative, t } from "../i18n/index.ts";
+import { servedOffline } from "../push.ts";
 
 export function OfflineNote({ payload }: { payload: ReadonlySignal<IncentivesPayload | null> }) {
   const online = useSignal(navigator.onLine);
@@ -17,7 +18,7 @@ export function OfflineNote({ payload }: { payload: ReadonlySignal<IncentivesPay
     };
   }, []);
   const updated = payload.value?.updatedAt ?? null;
-  if (online.value || updated === null) return null;
+  if ((online.value && !servedOffline.value) || updated === null) return null;
   return (
     <p class="offline-note" role="status">
       {t("push.offline", { time: formatRelative(Date.parse(updated), Date.now()) })}
