@@ -17,6 +17,8 @@ export interface TransportOptions {
   readonly bodyCapBytes: number;
   readonly resolve: Resolve;
   readonly fetch: Fetcher;
+  /** Keep the connection for the next request to the same host (push services take thousands in a row); off unless asked. */
+  readonly keepAlive?: boolean;
 }
 
 export interface Outcome {
@@ -113,7 +115,7 @@ export async function deliver(
         headers: { ...request.headers, host: pinned.host, "user-agent": "incentives-hub-webhooks" },
         body: request.body,
         redirect: "manual",
-        keepalive: false,
+        keepalive: options.keepAlive ?? false,
         signal,
         ...(pinned.serverName === null ? {} : { tls: { serverName: pinned.serverName } }),
       });

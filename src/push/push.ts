@@ -52,6 +52,24 @@ export class PushRefusal extends Error {
   }
 }
 
+/** How long a push service's addresses are reused: a burst sends thousands of messages to one host. */
+const RESOLVE_TTL_MS = 30_000;
+
+/** A resolver that keeps each answer for RESOLVE_TTL_MS; the guard still checks every address it gives. */
+function remembered(resolve: Resolve): Resolve {
+  const answers = new Map<string, { at: number; addresses: Promise<readonly string[]> }>();
+  return (hostname) => {
+    const now = performance.now();
+    const known = answers.get(hostname);
+    if (known && now - known.at < RESOLVE_TTL_MS) return known.addresses;
+    const addresses = resolve(hostname);
+    answers.set(hostname, { at: now, addresses });
+    addresses.catch(() => answers.delete(hostname));
+    if (answers.size > 1000) answers.clear();
+    return addresses;
+  };
+}
+
 const eventId = (event: PublicEvent | null): string | null => (event === null ? null : `${event.key}\u0000${event.startsAt}`);
 
 export class Push {
@@ -73,7 +91,7 @@ export class Push {
     const { db, config, live, log } = deps;
     this.subscriptions = new PushSubscriptions(db);
     this.batches = new PushBatches(db);
-    this.resolve = options.resolve ?? resolveWithBun;
+    this.resolve = remembered(options.resolve ?? resolveWithBun);
     const subject = vapidSubject(config.contactEmail, config.origin);
     let offReason = pushOffReason(config.pushEnabled, subject);
     let keys: VapidKeys | null = null;
