@@ -16,13 +16,14 @@ import { ingestBench } from "./ingest.ts";
 import { shareBench } from "./share.ts";
 import { startupBench } from "./startup.ts";
 import { streamsBench } from "./streams.ts";
+import { pushBench } from "./push.ts";
 import { webhooksBench } from "./webhooks.ts";
 import { webBench } from "./web.ts";
 
 const started = performance.now();
 console.log(`Bun ${Bun.version} on ${availableParallelism()} cores${PINNING ? " (load tests pin server and client to separate cores)" : ""}; each figure against a baseline measured in the same run.`);
 const rows: BenchRow[] = [];
-for (const bench of [incentivesBench, streamsBench, gripBench, ingestBench, webhooksBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), shareBench, webBench]) {
+for (const bench of [incentivesBench, streamsBench, gripBench, ingestBench, webhooksBench, pushBench, startupBench, historyBench, forecastSpeedBench, () => backfillBench(Number(process.env.BENCH_BACKFILL_DAYS ?? 365)), backupBench, () => importFieldBench(), shareBench, webBench]) {
   rows.push(...(await bench()));
 }
 printBenchRows("Budgets (SPEC §15)", rows);

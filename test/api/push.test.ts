@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { EventAdmin } from "../../src/admin/events.ts";
+import { CLI_ACTOR } from "../../src/db/audit.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import type { Fetcher } from "../../src/alerts/transport.ts";
@@ -254,7 +256,7 @@ describe("delivery to a real push service", () => {
   }
 
   test("a rule that becomes true sends one message, decrypted by the service, with TTL, Urgency, Topic and a VAPID JWT", async () => {
-    const hub = pushHub();
+    const hub = pushHub({ env: { METRICS_TOKEN: "metrics-token-0123456789" } });
     const subscription = await service.subscribe(await keyOf(hub));
     await subscribe(hub, subscription, { rules: [
       { platform: "Windows", region, role: "killer", minBonus: 75 },
@@ -290,10 +292,11 @@ describe("delivery to a real push service", () => {
     await Bun.sleep(100);
     await hub.ctx.push.idle();
     expect(await service.messages(subscription.clientHash)).toHaveLength(2);
-    const metrics = await (await call(hub, "GET", "/metrics", { headers: {} })).text();
-    expect(metrics).toBeDefined();
-    expect(hub.ctx.push.metricsText()).toContain('hub_push_sent_total{result="delivered"} 2');
-    expect(hub.ctx.push.metricsText()).toContain("hub_push_subscriptions 1");
+    const metrics = await (await call(hub, "GET", "/metrics", { headers: { authorization: "Bearer metrics-token-0123456789" } })).text();
+    expect(metrics).toContain('hub_push_sent_total{result="delivered"} 2');
+    expect(metrics).toContain("hub_push_subscriptions 1");
+    expect(metrics).toContain("hub_push_send_seconds_count 2");
+    expect(metrics).not.toContain(subscription.clientHash);
     await hub.stop();
   });
 
@@ -306,6 +309,38 @@ describe("delivery to a real push service", () => {
     const message = JSON.parse((await service.messages(subscription.clientHash))[0] ?? "{}") as { title: string; body: string };
     expect(message.title).toBe("EU Central (Frankfurt), Steam: Bonus als Killer +100 %");
     expect(message.body).toContain("Blutpunkte");
+    await hub.stop();
+  });
+
+  test("events: true also sends an event starting on the rules' platforms, once; others hear nothing of it", async () => {
+    const hub = pushHub();
+    const key = await keyOf(hub);
+    const following = await service.subscribe(key);
+    const other = await service.subscribe(key);
+    await subscribe(hub, following, { events: true });
+    await subscribe(hub, other, { events: true, rules: [{ platform: "EGS", region: null, role: "killer", minBonus: 50 }] });
+    const quiet = await service.subscribe(key);
+    await subscribe(hub, quiet);
+    const now = Date.now();
+    new EventAdmin(hub.ctx.db, hub.ctx.events, hub.ctx.live, hub.ctx.now).create(CLI_ACTOR, {
+      key: "double-bp",
+      label: "Double Bloodpoints",
+      multiplier: 2,
+      startsAt: new Date(now - 60_000).toISOString(),
+      endsAt: new Date(now + 3_600_000).toISOString(),
+      platforms: ["Windows"],
+    });
+    await settle(hub, async () => (await service.messages(following.clientHash)).length >= 1);
+    const message = JSON.parse((await service.messages(following.clientHash))[0] ?? "{}") as { title: string; body: string; url: string };
+    expect(message.title).toBe("Double Bloodpoints has started on Steam");
+    expect(message.body).toBe("×2 bloodpoints for everyone.");
+    expect(new URL(message.url).pathname).toBe("/Windows");
+    await post(hub, addAgent(hub, region), reading("Windows", region, Date.now() - 1000, { killer: 10 }));
+    await Bun.sleep(100);
+    await hub.ctx.push.idle();
+    expect(await service.messages(following.clientHash)).toHaveLength(1);
+    expect(await service.messages(other.clientHash)).toHaveLength(0);
+    expect(await service.messages(quiet.clientHash)).toHaveLength(0);
     await hub.stop();
   });
 
