@@ -22,6 +22,7 @@ import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { adminWebhookRoutes } from "./routes/admin/webhooks.ts";
+import { adminPushRoutes } from "./routes/admin/push.ts";
 import { agentRoutes, READINGS_ROUTE } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -69,6 +70,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(adminEventRoutes(access, eventAdmin))
     .use(adminAuditRoutes(ctx, access))
     .use(adminWebhookRoutes(ctx, access))
+    .use(adminPushRoutes(ctx, access))
     .use(metricsRoutes(ctx, access))
     .use(docsRoutes(() => app, access, config.origin));
   return app;

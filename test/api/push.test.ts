@@ -12,6 +12,7 @@ import { CLI_ACTOR } from "../../src/db/audit.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import type { Fetcher } from "../../src/alerts/transport.ts";
+import { adminHub } from "../admin-helpers.ts";
 import { call, expectProblem, json, memoryLog, scratchDirs, testConfig } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 import { PushService, vapidClaims, type TestSubscription } from "../push-service.ts";
@@ -237,6 +238,20 @@ describe("subscriptions", () => {
     const refused = await call(hub, "POST", "/api/v1/push/subscriptions", { body: body({ ...good, endpoint: `${good.endpoint}2` }) });
     expect(refused.status).toBe(503);
     expectProblem(refused);
+  });
+
+  test("the console's summary counts subscriptions and sends, never showing an endpoint; admins only", async () => {
+    const { hub, admin } = await adminHub({ CONTACT_EMAIL: "ops@example.org" });
+    expect((await call(hub, "GET", "/api/v1/admin/push")).status).toBe(401);
+    hub.ctx.push.subscriptions.create({ ...good, lang: "en", events: false, rules: [{ platform: "Windows", region: null, role: "killer", minBonus: 50 }] }, Date.now());
+    hub.ctx.db.sqlite.query("UPDATE push_subscriptions SET failing_since = ?").run(Date.now());
+    const response = await admin.request("GET", "/api/v1/admin/push");
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain("fcm.googleapis.com");
+    expect(JSON.parse(text)).toEqual({ enabled: true, offReason: null, subscriptions: 1, failing: 1, pending: 0, delivered24h: 0, failed24h: 0 });
+    const off = await adminHub();
+    expect((await off.admin.json("GET", "/api/v1/admin/push")).body).toMatchObject({ enabled: false, offReason: expect.stringContaining("CONTACT_EMAIL") });
   });
 
   test("with requireAuth on, subscribing needs a signed-in session", async () => {

@@ -736,6 +736,15 @@ export interface paths {
      */
     get: operations["aWebhookSDeliveryLog"];
   };
+  "/api/v1/admin/push": {
+    /**
+     * Web Push at a glance
+     * @description Counts of push subscriptions and messages; never an endpoint, which is the device's credential.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["webPushAtAGlance"];
+  };
   "/metrics": {
     /**
      * Metrics
@@ -1578,6 +1587,22 @@ export interface components {
       /** @description Newest first */
       deliveries: components["schemas"]["WebhookDelivery"][];
       next: number | null;
+    };
+    /** PushSummary */
+    PushSummary: {
+      /** @description Whether the hub offers push */
+      enabled: boolean;
+      offReason: string | null;
+      /** @description Devices subscribed */
+      subscriptions: number;
+      /** @description Subscriptions whose push service refused a message (400, 401, 403 or 413); they stay until the device subscribes again or is removed */
+      failing: number;
+      /** @description Messages waiting to be sent or retried */
+      pending: number;
+      /** @description Messages push services took in the last 24 hours */
+      delivered24h: number;
+      /** @description Messages refused or given up (past their 15-minute TTL) in the last 24 hours */
+      failed24h: number;
     };
     /**
      * Problem
@@ -7514,6 +7539,49 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Web Push at a glance
+   * @description Counts of push subscriptions and messages; never an endpoint, which is the device's credential.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  webPushAtAGlance: {
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PushSummary"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
