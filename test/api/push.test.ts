@@ -400,6 +400,30 @@ describe("delivery to a real push service", () => {
     await hub.stop();
   });
 
+  test("a message still waiting when the hub restarts past its TTL is never sent", async () => {
+    const dbPath = join(scratch(), "hub.db");
+    let clock = Date.now();
+    const first = pushHub({ dbPath, now: () => clock });
+    const subscription = await service.subscribe(await keyOf(first));
+    await subscribe(first, subscription);
+    service.forced.push({ status: 503, headers: { "retry-after": "60" } });
+    const before = service.recorded.length;
+    await fire(first, 100, clock - 1000);
+    await settle(first, async () => service.recorded.length > before);
+    await first.ctx.push.idle();
+    await first.stop();
+    first.ctx.db.sqlite.close();
+    expect(first.ctx.push.metricsText()).toContain('hub_push_sent_total{result="retry"} 1');
+    clock += 20 * 60_000;
+    const second = pushHub({ dbPath, now: () => clock });
+    await settle(second, async () => second.ctx.push.metricsText().includes('hub_push_sent_total{result="expired"} 1'));
+    await Bun.sleep(200);
+    await second.ctx.push.idle();
+    expect(service.recorded.length).toBe(before + 1);
+    expect(await service.messages(subscription.clientHash)).toHaveLength(0);
+    await second.stop();
+  });
+
   test("400 marks the subscription failing, logged once with the service's answer and never the endpoint", async () => {
     const { log, lines } = memoryLog("debug");
     const hub = pushHub({ log });
