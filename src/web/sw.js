@@ -12,13 +12,23 @@ const PRIVATE_PAGES = /^\/(admin|account|login|setup)(\/|$)/;
 /** A cached copy says so, for the board's "offline, updated …". */
 const FROM_CACHE = "x-hub-offline";
 
-self.addEventListener("install", (event) => {
-  event.waitUntil(
-    caches
-      .open(APP_CACHE)
-      .then((cache) => cache.addAll(["/", ...FILES]))
-      .then(() => self.skipWaiting()),
+/**
+ * The build's files the browser already holds are kept at install, taken from its HTTP cache only (they are
+ * immutable), so installing costs no second download; the rest are kept as the pages fetch them.
+ */
+async function keepWhatIsHeld() {
+  const cache = await caches.open(APP_CACHE);
+  await Promise.all(
+    FILES.map((file) =>
+      fetch(new Request(file, { cache: "only-if-cached", mode: "same-origin" }))
+        .then((response) => (response.ok ? cache.put(file, response) : undefined))
+        .catch(() => undefined),
+    ),
   );
+}
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(keepWhatIsHeld().then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {
@@ -65,12 +75,33 @@ self.addEventListener("fetch", (event) => {
   }
   if (request.mode === "navigate") {
     if (PRIVATE_PAGES.test(url.pathname) || url.pathname.startsWith("/api/")) return;
-    // The page comes fresh while online; offline, the app's own page is shown, and it routes by the address.
-    event.respondWith(fetch(request).catch(() => caches.open(APP_CACHE).then((cache) => cache.match("/")).then((kept) => kept || Response.error())));
+    // The page comes fresh while online, and the latest is kept; offline, it is shown, and the app routes by the address.
+    event.respondWith(
+      caches.open(APP_CACHE).then((cache) =>
+        fetch(request).then(
+          (response) => {
+            if (response.ok) event.waitUntil(cache.put("/", response.clone()));
+            return response;
+          },
+          () => cache.match("/").then((kept) => kept || Response.error()),
+        ),
+      ),
+    );
     return;
   }
   if (FILES.includes(url.pathname)) {
-    event.respondWith(caches.open(APP_CACHE).then((cache) => cache.match(url.pathname)).then((kept) => kept || fetch(request)));
+    event.respondWith(
+      caches.open(APP_CACHE).then((cache) =>
+        cache.match(url.pathname).then(
+          (kept) =>
+            kept ||
+            fetch(request).then((response) => {
+              if (response.ok) event.waitUntil(cache.put(url.pathname, response.clone()));
+              return response;
+            }),
+        ),
+      ),
+    );
   }
 });
 
