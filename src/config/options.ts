@@ -639,7 +639,7 @@ export const OPTIONS: OptionTable = {
   },
   pushEnabled: {
     flag: "--push-enabled", env: "PUSH_ENABLED", help: "Offer Web Push: notifications for a region's bonus while every page of the hub is closed (needs CONTACT_EMAIL or an https ORIGIN)", defaultText: "true",
-    allowed: "true or false", default: true, parse: parseBoolean,
+    allowed: "true or false", default: true, public: { type: "boolean" }, parse: parseBoolean,
   },
   pushServiceHosts: {
     flag: "--push-service-hosts", env: "PUSH_SERVICE_HOSTS", arg: "HOSTS", help: "Push services accepted besides the browsers' own (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com)", defaultText: "none",

@@ -7,6 +7,7 @@
  */
 import { signal } from "@preact/signals";
 import type { components } from "./api/schema";
+import { api } from "./api/client.ts";
 import { language } from "./i18n/index.ts";
 
 export type PushRule = components["schemas"]["PushSubscriptionRequest"]["rules"][number];
@@ -100,9 +101,15 @@ async function call<T>(method: string, path: string, body: unknown, token: strin
   return parsed;
 }
 
-/** The hub's push key, or null when the hub does not offer push (then the board does not either). */
+/**
+ * The hub's push key, or null when the hub does not offer push (then the board does not either). The site's settings
+ * say first whether it can: push on, and a contact for the push services (CONTACT_EMAIL, or an https origin), so a hub
+ * without push is not asked for a key it does not have.
+ */
 export async function pushKey(): Promise<string | null> {
   try {
+    const meta = await api.meta();
+    if (!meta.pushEnabled || (meta.contactEmail === null && window.location.protocol !== "https:")) return null;
     return (await call<{ publicKey: string }>("GET", "/api/v1/push/key", undefined, null))?.publicKey ?? null;
   } catch {
     return null;

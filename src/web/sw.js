@@ -12,23 +12,10 @@ const PRIVATE_PAGES = /^\/(admin|account|login|setup)(\/|$)/;
 /** A cached copy says so, for the board's "offline, updated …". */
 const FROM_CACHE = "x-hub-offline";
 
-/**
- * The build's files the browser already holds are kept at install, taken from its HTTP cache only (they are
- * immutable), so installing costs no second download; the rest are kept as the pages fetch them.
- */
-async function keepWhatIsHeld() {
-  const cache = await caches.open(APP_CACHE);
-  await Promise.all(
-    FILES.map((file) =>
-      fetch(new Request(file, { cache: "only-if-cached", mode: "same-origin" }))
-        .then((response) => (response.ok ? cache.put(file, response) : undefined))
-        .catch(() => undefined),
-    ),
-  );
-}
-
+// Nothing is downloaded at install: the build's files are kept as the pages this worker serves fetch them (from the
+// browser's HTTP cache, where they already are), so a visit costs no second download of the app.
 self.addEventListener("install", (event) => {
-  event.waitUntil(keepWhatIsHeld().then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(APP_CACHE).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {

@@ -126,8 +126,24 @@ describe.skipIf(!available)("push on the board, through Chromium", () => {
     await worker.evaluate("self.registration.getNotifications().then((shown) => openHubPage(shown[0].data.url))");
     await until(() => new URL(page.url()).pathname, (path) => path === "/Windows/eu-west-1", "the region page");
 
+    // A private page visited through the worker is never kept.
+    await page.goto(`${hub.url}/login`);
     await page.goto(`${hub.url}/Windows`);
     await page.locator("article.card").first().waitFor();
+    const workerText = await (await fetch(`${hub.url}/sw.js`)).text();
+    const files = JSON.parse(/const FILES = (\[.*\]);/.exec(workerText)?.[1] ?? "[]") as string[];
+    const kept = await page.evaluate(async () => {
+      const entries: string[] = [];
+      for (const name of await caches.keys()) for (const request of await (await caches.open(name)).keys()) entries.push(`${name.startsWith("hub-app-") ? "app" : name} ${new URL(request.url).pathname}`);
+      return entries;
+    });
+    expect(kept).toContain("app /");
+    expect(kept).toContain("hub-data /api/v1/platforms/Windows/incentives");
+    for (const entry of kept) {
+      const [cache, path = ""] = entry.split(" ");
+      const allowed = cache === "app" ? path === "/" || files.includes(path) : ["/api/v1/meta", "/api/v1/platforms/Windows/incentives", "/api/v1/platforms/EGS/incentives", "/api/v1/platforms/GRDK/incentives"].includes(path);
+      expect({ entry, allowed }).toEqual({ entry, allowed: true });
+    }
     await context.setOffline(true);
     await page.reload();
     await textHas(page.locator(".offline-note"), "Offline, updated");

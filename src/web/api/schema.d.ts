@@ -825,6 +825,8 @@ export interface components {
       contributeEnabled: boolean;
       /** @description Where volunteers learn to run an agent */
       agentSetupUrl: string;
+      /** @description Offer Web Push: notifications for a region's bonus while every page of the hub is closed (needs CONTACT_EMAIL or an https ORIGIN) */
+      pushEnabled: boolean;
       /** @description Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none) */
       latencyHosts: {
           region: string;
