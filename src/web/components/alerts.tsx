@@ -23,11 +23,11 @@ export function AlertsPanel({ platform, payload }: { platform: Platform; payload
     <>
       <OfflineNote payload={payload} />
       <details class="alerts" onToggle={(e) => (open.value = e.currentTarget.open)}>
-      <summary>
-        {t("alerts.title")}
-        {mine.length + pushed.length > 0 ? ` (${mine.length + pushed.length})` : ""}
-      </summary>
-      {open.value && payload.value ? <AlertsForm payload={payload.value} mine={mine} pushed={pushed} /> : null}
+        <summary>
+          {t("alerts.title")}
+          {mine.length + pushed.length > 0 ? ` (${mine.length + pushed.length})` : ""}
+        </summary>
+        {open.value && payload.value ? <AlertsForm payload={payload.value} mine={mine} pushed={pushed} /> : null}
       </details>
     </>
   );

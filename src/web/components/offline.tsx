@@ -17,8 +17,10 @@ export function OfflineNote({ payload }: { payload: ReadonlySignal<IncentivesPay
       window.removeEventListener("offline", off);
     };
   }, []);
+  // Online, the payload is not even read, so the stream's messages do not render this again.
+  if (online.value && !servedOffline.value) return null;
   const updated = payload.value?.updatedAt ?? null;
-  if ((online.value && !servedOffline.value) || updated === null) return null;
+  if (updated === null) return null;
   return (
     <p class="offline-note" role="status">
       {t("push.offline", { time: formatRelative(Date.parse(updated), Date.now()) })}
