@@ -6,6 +6,7 @@
 import type { AlertRole } from "../alerts/model.ts";
 import { PLATFORM_LABELS, isPlatform, type Catalogue } from "../domain/catalogue.ts";
 import type { PublicEvent } from "../domain/events.ts";
+import type { ForecastContent } from "../domain/forecast.ts";
 import { messagesFor } from "../share/languages.ts";
 import type { MessageKey } from "../web/i18n/messages/en.ts";
 import type { PushMessage } from "./model.ts";
@@ -30,18 +31,39 @@ export function topicOf(platform: string, region: string, role: AlertRole | "eve
   return new Bun.CryptoHasher("sha256").update(`${platform}\u0000${region}\u0000${role}`).digest("base64url").slice(0, 32);
 }
 
+/**
+ * When the forecast expects the bonus to have fallen below half of what it is
+ * now: the first forecast hour that does, or null when the forecast is unsure
+ * (low confidence) or expects it to last past its horizon.
+ */
+export function bonusUntil(forecast: Pick<ForecastContent, "confidence" | "points">, role: AlertRole, bonus: number, now: number): number | null {
+  if (forecast.confidence === "low") return null;
+  const ahead = forecast.points.filter((point) => point.t > now);
+  return ahead.find((point) => point[role] < bonus / 2)?.t ?? null;
+}
+
+function clock(lang: string, ms: number, timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat(lang, { hour: "numeric", minute: "2-digit", timeZone }).format(ms);
+  } catch {
+    return new Date(ms).toISOString().slice(11, 16);
+  }
+}
+
 export function bonusMessage(
   lang: string,
   catalogue: Catalogue,
   origin: string,
-  reading: { platform: string; region: string; role: AlertRole; bonus: number },
+  reading: { platform: string; region: string; role: AlertRole; bonus: number; until: number | null },
 ): PushMessage {
-  const { platform, region, role, bonus } = reading;
-  const regionName = catalogue.region(region)?.name ?? region;
+  const { platform, region, role, bonus, until } = reading;
+  const entry = catalogue.region(region);
+  const regionName = entry?.name ?? region;
   const roleName = messagesFor(lang)[`role.${role}`];
+  const body = fill(lang, "alerts.notifyBody", { role: roleName, multiplier: `×${number(lang, 1 + bonus / 100, 2)}` });
   return {
     title: fill(lang, "alerts.notifyTitle", { region: `${regionName}, ${platformLabel(platform)}`, role: roleName, bonus: number(lang, bonus, 0) }),
-    body: fill(lang, "alerts.notifyBody", { role: roleName, multiplier: `×${number(lang, 1 + bonus / 100, 2)}` }),
+    body: until === null ? body : `${body} ${fill(lang, "push.until", { time: clock(lang, until, entry?.tz ?? "UTC") })}`,
     url: `${origin}/${platform}/${encodeURIComponent(region)}`,
     tag: topicOf(platform, region, role),
   };

@@ -13,7 +13,9 @@ import type { PublicEvent } from "../domain/events.ts";
 import type { PreparedEffects } from "../live/ingest.ts";
 import type { LiveStore } from "../live/store.ts";
 import type { Logger } from "../log.ts";
+import type { ForecastContent } from "../domain/forecast.ts";
 import { judgeReading, PushBatches } from "./batches.ts";
+import { bonusUntil } from "./messages.ts";
 import { endpointAddressProblem, endpointProblem } from "./endpoint.ts";
 import { NEW_PER_ADDRESS_PER_HOUR } from "./model.ts";
 import { PushStats } from "./stats.ts";
@@ -38,6 +40,8 @@ export interface PushDeps {
   readonly now: () => number;
   readonly log: Logger;
   readonly storageRefusal: (error: unknown) => unknown;
+  /** The forecast of a region, for "until about …" (SPEC §23); absent, messages say nothing of it. */
+  readonly forecast?: (platform: string, region: string) => Pick<ForecastContent, "confidence" | "points">;
 }
 
 /** Why a subscription was refused: the status and the sentence for the problem detail. */
@@ -124,6 +128,15 @@ export class Push {
             log,
             stats: this.stats,
             storageRefusal: deps.storageRefusal,
+            until: (platform, region, role, bonus) => {
+              if (!deps.forecast) return null;
+              try {
+                return bonusUntil(deps.forecast(platform, region), role, bonus, deps.now());
+              } catch (error) {
+                log.error("the forecast for a push message could not be made; it is sent without an end time", { error });
+                return null;
+              }
+            },
           });
     for (const platform of PLATFORMS) this.events.set(platform, eventId(live.current(platform).content.activeEvent));
     live.onChange((published) => this.noticeEvent(published.platform, published.content.activeEvent));

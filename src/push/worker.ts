@@ -66,6 +66,8 @@ export interface PushWorkerDeps {
   readonly log: Logger;
   readonly stats: PushStats;
   readonly storageRefusal: (error: unknown) => unknown;
+  /** When the forecast expects a bonus to end (see bonusUntil), or null. */
+  readonly until: (platform: string, region: string, role: "survivor" | "killer", bonus: number) => number | null;
 }
 
 interface DueRow {
@@ -210,13 +212,19 @@ export class PushWorker {
     if (batch === null) return false;
     const data = JSON.parse(batch.data) as BatchData;
     const expiresAt = batch.created_at + PUSH_TTL_SECONDS * SECOND;
+    const until = new Map<string, number | null>();
+    const untilOf = (role: "survivor" | "killer", bonus: number): number | null => {
+      if (data.kind !== "bonus") return null;
+      if (!until.has(role)) until.set(role, this.deps.until(batch.platform, data.region, role, bonus));
+      return until.get(role) ?? null;
+    };
     const chunk = data.fired.slice(0, EXPAND_CHUNK);
     const rest = data.fired.slice(EXPAND_CHUNK);
     this.deps.db.sqlite.transaction(() => {
       for (const fired of chunk) {
         const subscription = this.deps.subscriptions.get(fired.subscriptionId);
         if (!subscription) continue;
-        const message = this.messageFor(subscription, batch.platform, data, fired.role);
+        const message = this.messageFor(subscription, batch.platform, data, fired.role, untilOf);
         this.queries.insertDelivery.run(subscription.id, JSON.stringify(message.message), message.topic, batch.created_at, expiresAt, now);
       }
       if (rest.length === 0) this.queries.deleteBatch.run(batch.id);
@@ -225,14 +233,20 @@ export class PushWorker {
     return true;
   }
 
-  private messageFor(subscription: StoredSubscription, platform: string, data: BatchData, role: "survivor" | "killer" | null): { message: PushMessage; topic: string } {
+  private messageFor(
+    subscription: StoredSubscription,
+    platform: string,
+    data: BatchData,
+    role: "survivor" | "killer" | null,
+    untilOf: (role: "survivor" | "killer", bonus: number) => number | null,
+  ): { message: PushMessage; topic: string } {
     if (data.kind === "event") {
       const message = eventMessage(subscription.lang, this.deps.origin, platform, data.event);
       return { message, topic: message.tag };
     }
     const chosen = role ?? "killer";
     const bonus = chosen === "survivor" ? data.survivor : data.killer;
-    const message = bonusMessage(subscription.lang, this.deps.catalogue, this.deps.origin, { platform, region: data.region, role: chosen, bonus });
+    const message = bonusMessage(subscription.lang, this.deps.catalogue, this.deps.origin, { platform, region: data.region, role: chosen, bonus, until: untilOf(chosen, bonus) });
     return { message, topic: topicOf(platform, data.region, chosen) };
   }
 

@@ -2,6 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { becameTrue } from "../../src/alerts/rules.ts";
 import { endpointProblem } from "../../src/push/endpoint.ts";
+import { bonusMessage, bonusUntil } from "../../src/push/messages.ts";
+import { testConfig } from "../helpers.ts";
 import { pushOffReason, vapidSubject } from "../../src/push/vapid.ts";
 
 describe("push endpoints", () => {
@@ -36,6 +38,32 @@ describe("the VAPID subject", () => {
     expect(pushOffReason(true, null)).toContain("set CONTACT_EMAIL");
     expect(pushOffReason(false, "mailto:ops@example.org")).toContain("PUSH_ENABLED=false");
     expect(pushOffReason(true, "mailto:ops@example.org")).toBeNull();
+  });
+});
+
+describe("until about …", () => {
+  const point = (t: number, killer: number) => ({ t, survivor: 0, survivorLo: 0, survivorHi: 0, killer, killerLo: killer, killerHi: killer });
+  const HOUR = 3_600_000;
+  const now = Date.UTC(2026, 10, 28, 16, 10);
+
+  test("the first forecast hour whose bonus is under half of now's; none when unsure or lasting past the horizon", () => {
+    const points = [point(now - HOUR, 100), point(now + HOUR, 90), point(now + 2 * HOUR, 40), point(now + 3 * HOUR, 0)];
+    expect(bonusUntil({ confidence: "medium", points }, "killer", 100, now)).toBe(now + 2 * HOUR);
+    expect(bonusUntil({ confidence: "low", points }, "killer", 100, now)).toBeNull();
+    expect(bonusUntil({ confidence: "high", points: [point(now + HOUR, 100)] }, "killer", 100, now)).toBeNull();
+  });
+
+  test("the message says it in the subscriber's language and the region's time", () => {
+    const catalogue = testConfig().catalogue;
+    const until = Date.UTC(2026, 10, 28, 17, 40);
+    const english = bonusMessage("en", catalogue, "https://hub.example.org", { platform: "Windows", region: "eu-central-1", role: "killer", bonus: 100, until });
+    expect(english.title).toBe("EU Central (Frankfurt), Steam: Killer bonus +100%");
+    expect(english.body).toBe("Queue as Killer now for ×2 bloodpoints. Until about 6:40 PM.");
+    expect(english.url).toBe("https://hub.example.org/Windows/eu-central-1");
+    expect(english.tag).toHaveLength(32);
+    const german = bonusMessage("de", catalogue, "https://hub.example.org", { platform: "Windows", region: "eu-central-1", role: "killer", bonus: 100, until: null });
+    expect(german.body).not.toContain("Bis etwa");
+    expect(german.tag).toBe(english.tag);
   });
 });
 

@@ -140,6 +140,7 @@ export const de: Messages = {
   "push.offline": "Offline, aktualisiert {time}",
   "push.eventTitle": "{label} hat auf {platform} begonnen",
   "push.eventBody": "×{multiplier} Blutpunkte für alle.",
+  "push.until": "Bis etwa {time}.",
   "admin.push.title": "Web-Push",
   "admin.push.off": "Push ist aus.",
   "admin.push.subscriptions": "Abonnierte Geräte",

@@ -61,6 +61,7 @@ export const en = {
   "push.offline": "Offline, updated {time}",
   "push.eventTitle": "{label} has started on {platform}",
   "push.eventBody": "×{multiplier} bloodpoints for everyone.",
+  "push.until": "Until about {time}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push is off.",
   "admin.push.subscriptions": "Devices subscribed",

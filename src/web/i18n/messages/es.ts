@@ -140,6 +140,7 @@ export const es: Messages = {
   "push.offline": "Sin conexión, actualizado {time}",
   "push.eventTitle": "{label} ha empezado en {platform}",
   "push.eventBody": "×{multiplier} puntos de sangre para todos.",
+  "push.until": "Hasta las {time} aproximadamente.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push está desactivado.",
   "admin.push.subscriptions": "Dispositivos suscritos",

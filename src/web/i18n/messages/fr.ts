@@ -140,6 +140,7 @@ export const fr: Messages = {
   "push.offline": "Hors ligne, mis à jour {time}",
   "push.eventTitle": "{label} a commencé sur {platform}",
   "push.eventBody": "×{multiplier} points de sang pour tous.",
+  "push.until": "Jusque vers {time}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Le push est désactivé.",
   "admin.push.subscriptions": "Appareils abonnés",

@@ -140,6 +140,7 @@ export const it: Messages = {
   "push.offline": "Offline, aggiornato {time}",
   "push.eventTitle": "{label} è iniziato su {platform}",
   "push.eventBody": "×{multiplier} punti sangue per tutti.",
+  "push.until": "Fino alle {time} circa.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Il push è disattivato.",
   "admin.push.subscriptions": "Dispositivi iscritti",

@@ -140,6 +140,7 @@ export const ja: Messages = {
   "push.offline": "オフライン、{time}に更新",
   "push.eventTitle": "{platform}で{label}が始まりました",
   "push.eventBody": "全員のブラッドポイントが×{multiplier}。",
+  "push.until": "{time}ごろまで。",
   "admin.push.title": "Web プッシュ",
   "admin.push.off": "プッシュはオフです。",
   "admin.push.subscriptions": "登録済みの端末",

@@ -140,6 +140,7 @@ export const ko: Messages = {
   "push.offline": "오프라인, {time} 업데이트",
   "push.eventTitle": "{platform}에서 {label} 시작",
   "push.eventBody": "모두에게 블러드포인트 ×{multiplier}.",
+  "push.until": "{time}쯤까지.",
   "admin.push.title": "웹 푸시",
   "admin.push.off": "푸시가 꺼져 있습니다.",
   "admin.push.subscriptions": "구독한 기기",

@@ -140,6 +140,7 @@ export const pl: Messages = {
   "push.offline": "Offline, zaktualizowano {time}",
   "push.eventTitle": "{label} rozpoczęło się na {platform}",
   "push.eventBody": "×{multiplier} punktów krwi dla wszystkich.",
+  "push.until": "Mniej więcej do {time}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push jest wyłączony.",
   "admin.push.subscriptions": "Subskrybujące urządzenia",

@@ -140,6 +140,7 @@ export const ptBR: Messages = {
   "push.offline": "Offline, atualizado {time}",
   "push.eventTitle": "{label} começou em {platform}",
   "push.eventBody": "×{multiplier} pontos de sangue para todos.",
+  "push.until": "Até por volta das {time}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "O push está desligado.",
   "admin.push.subscriptions": "Dispositivos inscritos",

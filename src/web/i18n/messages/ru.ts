@@ -140,6 +140,7 @@ export const ru: Messages = {
   "push.offline": "Нет сети, обновлено {time}",
   "push.eventTitle": "{label} начался на {platform}",
   "push.eventBody": "×{multiplier} очков крови для всех.",
+  "push.until": "Примерно до {time}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push выключен.",
   "admin.push.subscriptions": "Подписанные устройства",

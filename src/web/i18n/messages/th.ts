@@ -140,6 +140,7 @@ export const th: Messages = {
   "push.offline": "ออฟไลน์ อัปเดต {time}",
   "push.eventTitle": "{label} เริ่มแล้วบน {platform}",
   "push.eventBody": "บลัดพอยต์ ×{multiplier} สำหรับทุกคน",
+  "push.until": "ถึงประมาณ {time}",
   "admin.push.title": "เว็บพุช",
   "admin.push.off": "ปิดพุชอยู่",
   "admin.push.subscriptions": "อุปกรณ์ที่สมัครรับ",

@@ -140,6 +140,7 @@ export const tr: Messages = {
   "push.offline": "Çevrimdışı, {time} güncellendi",
   "push.eventTitle": "{label} {platform} üzerinde başladı",
   "push.eventBody": "Herkese ×{multiplier} Kan Puanı.",
+  "push.until": "Yaklaşık {time} saatine kadar.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push kapalı.",
   "admin.push.subscriptions": "Abone cihazlar",

@@ -140,6 +140,7 @@ export const zhHans: Messages = {
   "push.offline": "离线，更新于{time}",
   "push.eventTitle": "{label} 已在 {platform} 开始",
   "push.eventBody": "所有人血点 ×{multiplier}。",
+  "push.until": "大约持续到 {time}。",
   "admin.push.title": "网页推送",
   "admin.push.off": "推送已关闭。",
   "admin.push.subscriptions": "已订阅的设备",

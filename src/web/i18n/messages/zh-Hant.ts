@@ -140,6 +140,7 @@ export const zhHant: Messages = {
   "push.offline": "離線，更新於{time}",
   "push.eventTitle": "{label} 已在 {platform} 開始",
   "push.eventBody": "所有人血點 ×{multiplier}。",
+  "push.until": "大約持續到 {time}。",
   "admin.push.title": "網頁推播",
   "admin.push.off": "推播已關閉。",
   "admin.push.subscriptions": "已訂閱的裝置",
