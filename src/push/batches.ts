@@ -1,10 +1,12 @@
 /**
  * Judging for push, with the alerts' judgement (alerts/rules.ts: a rule
- * fires when its bonus comes to meet the minimum). A reading that fires
- * rules writes one batch row in its own transaction, naming each
- * subscription it reaches once (the role with the higher bonus when it fires
- * both), so a crash loses none and the reading's transaction stays one
- * insert however many subscriptions it reaches.
+ * fires when its bonus comes to meet the minimum). A reading that fires any
+ * rule writes one small batch row in its own transaction: the value before
+ * and after, so a crash loses none and the reading's transaction stays one
+ * short insert however many subscriptions it reaches. The worker judges the
+ * same change again when it expands the batch, in subscription order, a
+ * chunk at a time, each subscription reached once (the role with the higher
+ * bonus when both fire).
  */
 import type { AlertRole } from "../alerts/model.ts";
 import { becameTrue } from "../alerts/rules.ts";
@@ -18,16 +20,22 @@ export interface Fired {
   readonly role: AlertRole | null;
 }
 
-export type BatchData =
-  | { readonly kind: "bonus"; readonly region: string; readonly survivor: number; readonly killer: number; readonly measuredAt: number; readonly fired: readonly Fired[] }
-  | { readonly kind: "event"; readonly event: PublicEvent; readonly fired: readonly Fired[] };
-
 export interface Values {
   readonly survivor: number;
   readonly killer: number;
 }
 
-/** The subscriptions a new value of (platform, region) fires, one entry each. */
+/** `doneUpTo`: subscriptions with an id up to it have their delivery already (a batch is expanded a chunk at a time). */
+export type BatchData =
+  | { readonly kind: "bonus"; readonly region: string; readonly survivor: number; readonly killer: number; readonly before: Values; readonly measuredAt: number; readonly doneUpTo: number }
+  | { readonly kind: "event"; readonly event: PublicEvent; readonly doneUpTo: number };
+
+/** Whether a new value of (platform, region) fires any rule: the live path's question, answered at the first that does. */
+export function firesAny(subscriptions: PushSubscriptions, platform: string, region: string, before: Values, after: Values): boolean {
+  return subscriptions.rulesOn(platform).some((rule) => (rule.region === null || rule.region === region) && becameTrue(before[rule.role], after[rule.role], rule.minBonus));
+}
+
+/** The subscriptions a new value of (platform, region) fires, one entry each, by subscription id. */
 export function judgeReading(subscriptions: PushSubscriptions, platform: string, region: string, before: Values, after: Values): Fired[] {
   const best = new Map<number, { role: AlertRole; bonus: number }>();
   for (const rule of subscriptions.rulesOn(platform)) {
@@ -37,7 +45,7 @@ export function judgeReading(subscriptions: PushSubscriptions, platform: string,
     const known = best.get(rule.subscriptionId);
     if (known === undefined || bonus > known.bonus) best.set(rule.subscriptionId, { role: rule.role, bonus });
   }
-  return [...best].map(([subscriptionId, { role }]) => ({ subscriptionId, role }));
+  return [...best].map(([subscriptionId, { role }]) => ({ subscriptionId, role })).sort((a, b) => a.subscriptionId - b.subscriptionId);
 }
 
 export class PushBatches {

@@ -14,7 +14,7 @@ import type { PreparedEffects } from "../live/ingest.ts";
 import type { LiveStore } from "../live/store.ts";
 import type { Logger } from "../log.ts";
 import type { ForecastContent } from "../domain/forecast.ts";
-import { judgeReading, PushBatches } from "./batches.ts";
+import { firesAny, PushBatches } from "./batches.ts";
 import { bonusUntil } from "./messages.ts";
 import { endpointAddressProblem, endpointProblem } from "./endpoint.ts";
 import { NEW_PER_ADDRESS_PER_HOUR } from "./model.ts";
@@ -24,6 +24,7 @@ import { loadVapidKeys, pushOffReason, rotateVapidKeys, UnreadableVapidKey, vapi
 import { DEFAULT_PUSH_POLICY, PushWorker, type PushPolicy } from "./worker.ts";
 
 const HOUR = 3_600_000;
+const MAX_REMEMBERED_ADDRESSES = 100_000;
 
 export interface PushOptions {
   readonly policy?: Partial<PushPolicy>;
@@ -180,11 +181,10 @@ export class Push {
     const shown = this.deps.live.live(platform, region);
     const before = { survivor: shown?.survivor ?? 0, killer: shown?.killer ?? 0 };
     if (before.survivor === reading.survivor && before.killer === reading.killer) return null;
-    const fired = judgeReading(this.subscriptions, platform, region, before, reading);
-    if (fired.length === 0) return null;
+    if (!firesAny(this.subscriptions, platform, region, before, reading)) return null;
     const worker = this.worker;
     return {
-      write: () => this.batches.write(platform, { kind: "bonus", region, survivor: reading.survivor, killer: reading.killer, measuredAt: now, fired }, now),
+      write: () => this.batches.write(platform, { kind: "bonus", region, survivor: reading.survivor, killer: reading.killer, before, measuredAt: now, doneUpTo: 0 }, now),
       committed: () => worker.kick(),
     };
   }
@@ -195,10 +195,9 @@ export class Push {
     if (this.events.get(platform) === id) return;
     this.events.set(platform, id);
     if (event === null || this.worker === null) return;
-    const fired = this.subscriptions.eventSubscribers(platform).map((subscriptionId) => ({ subscriptionId, role: null }));
-    if (fired.length === 0) return;
+    if (this.subscriptions.eventSubscribers(platform).length === 0) return;
     try {
-      this.batches.write(platform, { kind: "event", event, fired }, this.deps.now());
+      this.batches.write(platform, { kind: "event", event, doneUpTo: 0 }, this.deps.now());
       this.worker.kick();
     } catch (error) {
       if (!this.deps.storageRefusal(error)) this.deps.log.error("an event's pushes could not be written", { error });
@@ -237,6 +236,10 @@ export class Push {
     }
     const { subscription, manageToken } = this.subscriptions.create(input, now);
     recent.push(now);
+    // Addresses seen more than an hour ago are forgotten once many are remembered, so a flood cannot grow this without end.
+    if (this.newByAddress.size >= MAX_REMEMBERED_ADDRESSES) {
+      for (const [seen, times] of this.newByAddress) if ((times.at(-1) ?? 0) <= now - HOUR) this.newByAddress.delete(seen);
+    }
     this.newByAddress.set(address, recent);
     return { created: true, id: subscription.publicId, manageToken };
   }

@@ -18,7 +18,7 @@ import type { PushMessage, StoredSubscription } from "./model.ts";
 import { PUSH_TTL_SECONDS } from "./model.ts";
 import type { PushSubscriptions } from "./subscriptions.ts";
 import type { PushStats } from "./stats.ts";
-import type { BatchData } from "./batches.ts";
+import { judgeReading, type BatchData, type Fired } from "./batches.ts";
 import type { VapidKeys } from "./vapid.ts";
 
 const SECOND = 1000;
@@ -36,7 +36,7 @@ export interface PushPolicy {
 export const DEFAULT_PUSH_POLICY: PushPolicy = {
   timeoutMs: 10 * SECOND,
   backoffMs: [5 * SECOND, 30 * SECOND, 2 * 60 * SECOND, 5 * 60 * SECOND],
-  maxParallel: 32,
+  maxParallel: 16,
   keepMs: 25 * HOUR,
 };
 
@@ -103,6 +103,8 @@ export class PushWorker {
   private stopper = new AbortController();
   private readonly jwts = new Map<string, { header: string; renewAt: number }>();
   private lastSweep = Number.NEGATIVE_INFINITY;
+  /** The batch being expanded: who it reaches and the messages made for it so far. */
+  private expanding: { batchId: number; fired: readonly Fired[]; messages: Map<string, { json: string; topic: string }> } | null = null;
   private readonly queries;
 
   constructor(private readonly deps: PushWorkerDeps) {
@@ -218,17 +220,41 @@ export class PushWorker {
       if (!until.has(role)) until.set(role, this.deps.until(batch.platform, data.region, role, bonus));
       return until.get(role) ?? null;
     };
-    const chunk = data.fired.slice(0, EXPAND_CHUNK);
-    const rest = data.fired.slice(EXPAND_CHUNK);
+    const { subscriptions } = this.deps;
+    // Judged once per batch while it is expanded, not once per chunk (a restart judges it again, from where it stopped).
+    if (this.expanding?.batchId !== batch.id) {
+      const fired =
+        data.kind === "bonus"
+          ? judgeReading(subscriptions, batch.platform, data.region, data.before, data)
+          : subscriptions
+              .eventSubscribers(batch.platform)
+              .sort((a, b) => a - b)
+              .map((subscriptionId) => ({ subscriptionId, role: null }));
+      this.expanding = { batchId: batch.id, fired, messages: new Map() };
+    }
+    const { fired, messages } = this.expanding;
+    const pending = fired.filter((f) => f.subscriptionId > data.doneUpTo);
+    const chunk = pending.slice(0, EXPAND_CHUNK);
+    const last = chunk.at(-1)?.subscriptionId ?? data.doneUpTo;
     this.deps.db.sqlite.transaction(() => {
       for (const fired of chunk) {
         const subscription = this.deps.subscriptions.get(fired.subscriptionId);
         if (!subscription) continue;
-        const message = this.messageFor(subscription, batch.platform, data, fired.role, untilOf);
-        this.queries.insertDelivery.run(subscription.id, JSON.stringify(message.message), message.topic, batch.created_at, expiresAt, now);
+        // The same words for every subscription of one language and role: made and serialised once.
+        const key = `${subscription.lang}\u0000${fired.role ?? ""}`;
+        let made = messages.get(key);
+        if (!made) {
+          const message = this.messageFor(subscription, batch.platform, data, fired.role, untilOf);
+          made = { json: JSON.stringify(message.message), topic: message.topic };
+          messages.set(key, made);
+        }
+        this.queries.insertDelivery.run(subscription.id, made.json, made.topic, batch.created_at, expiresAt, now);
       }
-      if (rest.length === 0) this.queries.deleteBatch.run(batch.id);
-      else this.queries.updateBatch.run(JSON.stringify({ ...data, fired: rest }), batch.id);
+      if (pending.length <= EXPAND_CHUNK) {
+        this.queries.deleteBatch.run(batch.id);
+        this.expanding = null;
+      }
+      else this.queries.updateBatch.run(JSON.stringify({ ...data, doneUpTo: last }), batch.id);
     })();
     return true;
   }
