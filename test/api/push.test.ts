@@ -315,6 +315,35 @@ describe("delivery to a real push service", () => {
     await hub.stop();
   });
 
+  test("a reading that reaches more subscriptions than one chunk sends exactly one message to each", async () => {
+    const hits = new Map<string, number>();
+    const hub = createHub(testConfig([], PUSH_ENV), {
+      db: openDatabase(":memory:"),
+      log: memoryLog("error").log,
+      push: {
+        resolve: async () => ["127.0.0.1"],
+        fetch: async (_url, init) => {
+          const path = String(new Headers(init.headers).get("host")) + String(new URL(_url).pathname);
+          hits.set(path, (hits.get(path) ?? 0) + 1);
+          return new Response(null, { status: 201 });
+        },
+      },
+    });
+    hub.start();
+    const key = await service.subscribe(await keyOf(hub));
+    const count = 600;
+    for (let i = 0; i < count; i++) {
+      hub.ctx.push.subscriptions.create({ endpoint: `https://localhost/push/${i}`, keys: key.keys, lang: "en", events: false, rules: [{ platform: "Windows", region, role: "killer", minBonus: 50 }] }, Date.now());
+    }
+    await fire(hub, 100, Date.now() - 1000);
+    await settle(hub, async () => hits.size >= count);
+    await Bun.sleep(100);
+    await hub.ctx.push.idle();
+    expect(hits.size).toBe(count);
+    expect([...hits.values()].every((n) => n === 1)).toBe(true);
+    await hub.stop();
+  });
+
   test("the message is in the subscription's language", async () => {
     const hub = pushHub();
     const subscription = await service.subscribe(await keyOf(hub));
