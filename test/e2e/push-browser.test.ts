@@ -16,7 +16,7 @@ import { scratchDirs } from "../helpers.ts";
 import { PushService } from "../push-service.ts";
 import { axeViolations, chromiumAvailable, guardedPage, launch, screenshot, textHas, type Guarded, until } from "./chromium.ts";
 import { compiledHub } from "./compiled.ts";
-import { postReading, startHub, type RunningHub } from "./harness.ts";
+import { freePort, postReading, startHub, type RunningHub } from "./harness.ts";
 
 const available = chromiumAvailable("the push browser tests");
 const scratch = scratchDirs();
@@ -161,6 +161,42 @@ describe.skipIf(!available)("push on the board, through Chromium", () => {
     expect(gone.status).toBe(404);
     expect(guarded.blocked).toEqual([]);
     expect(guarded.errors.filter((e) => !e.includes("net::ERR_INTERNET_DISCONNECTED") && !e.startsWith("Failed to load resource"))).toEqual([]);
+  }, 120_000);
+
+  test("a new build's worker replaces the old one at the next load, and the old build's cache goes with it", async () => {
+    const dir = scratch();
+    const port = await freePort();
+    const db = join(dir, "hub.db");
+    const buildOf = async (url: string) => /const BUILD = "([^"]+)"/.exec(await (await fetch(`${url}/sw.js`)).text())?.[1] ?? "";
+    const appCaches = (page: Guarded["page"]) => page.evaluate(async () => (await caches.keys()).filter((name) => name.startsWith("hub-app-")));
+    const old = await startHub({ cmd: [await compiledHub()], cwd: dir, args: ["--db", db], port });
+    const guarded = await guardedPage(browser);
+    const { page } = guarded;
+    let oldBuild = "";
+    try {
+      oldBuild = await buildOf(old.url);
+      await page.goto(`${old.url}/Windows`);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      await until(() => appCaches(page), (names) => names.includes(`hub-app-${oldBuild}`), "the first build's cache");
+    } finally {
+      await old.stop();
+    }
+    // The same hub from source is another build: its bundle, and so its version, differ.
+    const next = await startHub({ cwd: dir, args: ["--db", db], port, timeoutMs: 60_000 });
+    try {
+      const newBuild = await buildOf(next.url);
+      expect(newBuild).not.toBe(oldBuild);
+      await page.reload();
+      await until(() => appCaches(page), (names) => names.length === 1 && names[0] === `hub-app-${newBuild}`, "only the new build's cache", 30_000);
+      await page.reload();
+      await page.locator("main").waitFor();
+      expect(guarded.blocked).toEqual([]);
+    } finally {
+      await guarded.context.close();
+      await next.stop();
+    }
   }, 120_000);
 
   test("a browser that cannot take push, and iOS Safari outside a Home Screen app, each get a sentence saying what to do", async () => {
