@@ -22,6 +22,7 @@ import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { adminWebhookRoutes } from "./routes/admin/webhooks.ts";
+import { adminPushRoutes } from "./routes/admin/push.ts";
 import { agentRoutes, READINGS_ROUTE } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -32,6 +33,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { mfaRoutes } from "./routes/mfa.ts";
 import { publicRoutes } from "./routes/public.ts";
+import { pushRoutes } from "./routes/push.ts";
 import { shareRoutes } from "./routes/share.ts";
 import { streamRoutes } from "./routes/stream.ts";
 
@@ -57,6 +59,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(historyRoutes(ctx, access))
     .use(shareRoutes(ctx, access))
     .use(streamRoutes(ctx, access))
+    .use(pushRoutes(ctx, access, ctx.push))
     .use(agentRoutes(ctx, access))
     .use(authRoutes(ctx, access, accounts))
     .use(mfaRoutes(ctx, access, mfa))
@@ -67,6 +70,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(adminEventRoutes(access, eventAdmin))
     .use(adminAuditRoutes(ctx, access))
     .use(adminWebhookRoutes(ctx, access))
+    .use(adminPushRoutes(ctx, access))
     .use(metricsRoutes(ctx, access))
     .use(docsRoutes(() => app, access, config.origin));
   return app;

@@ -19,6 +19,7 @@ import type { LiveStore } from "./live/store.ts";
 import type { StreamHub } from "./live/streams.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
+import type { Push } from "./push/push.ts";
 import type { RuntimeSettings } from "./settings.ts";
 
 export interface HubContext {
@@ -48,5 +49,6 @@ export interface HubContext {
   readonly retention: Retention;
   readonly auditRetention: AuditRetention;
   readonly alerts: Alerts;
+  readonly push: Push;
   readonly clock: ClockCheck;
 }

@@ -29,6 +29,8 @@ import { StreamHub } from "./live/streams.ts";
 import { ExternalChanges } from "./live/watch.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Metrics } from "./metrics.ts";
+import { Push, type PushOptions } from "./push/push.ts";
+import { bothEffects } from "./alerts/effects.ts";
 import { RuntimeSettings } from "./settings.ts";
 
 export interface Hub {
@@ -56,6 +58,8 @@ export interface HubOptions {
   readonly now?: () => number;
   /** Delivery policy and network for webhooks; tests shorten the one and replace the other. */
   readonly alerts?: AlertsOptions;
+  /** Delivery policy and network for Web Push; tests shorten the one and replace the other. */
+  readonly push?: PushOptions;
   /** The settings table whose public settings /meta shows; tests pass a copy with one more marked public. */
   readonly settingsTable?: OptionTable;
 }
@@ -100,8 +104,11 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   });
   const streams = new StreamHub(live, config.maxStreams, config.streamStallMs, now);
   // The key is read again rather than handed out by startSecrets: webhook secrets take their own derivation of it.
-  const alerts = new Alerts({ db, config, live, hubKey: loadOrCreateKey(db.path, config.secretKey).bytes, now, log, storageRefusal: refusal }, options.alerts);
-  const ingest = new Ingest(db, storage, agents, live, now, log, alerts, config.maxRequestsPerClient);
+  const hubKey = loadOrCreateKey(db.path, config.secretKey).bytes;
+  const alerts = new Alerts({ db, config, live, hubKey, now, log, storageRefusal: refusal }, options.alerts);
+  // The forecasts are made below; a push message asks for one only when it is sent, long after.
+  const push = new Push({ db, config, live, hubKey, now, log, storageRefusal: refusal, forecast: (platform, region) => forecasts.get(platform, region) }, options.push);
+  const ingest = new Ingest(db, storage, agents, live, now, log, bothEffects(alerts, push), config.maxRequestsPerClient);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   const eventReports = new AgentEventReports(db, events, live, now, log);
   ingest.onAccepted((platform, region, reading, agentId) => {
@@ -112,7 +119,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const grip = gripAuth(config);
   const fanout = grip ? new GripFanout(config.gripUrl, grip, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
   const gripNodes = fanout && config.gripStatsUrl.length > 0 ? new GripNodeStats(config.gripUrl, config.gripStatsUrl, now, log) : null;
-  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, gripNodes, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, clock: new ClockCheck(db, now, log) };
+  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, gripNodes, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, push, clock: new ClockCheck(db, now, log) };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -146,6 +153,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       retention.start();
       auditRetention.start();
       alerts.start();
+      push.start();
       housekeeping ??= setInterval(() => {
         try {
           storage.writeNow(() => accounts.sessions.pruneExpired());
@@ -162,6 +170,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       retention.stop();
       auditRetention.stop();
       await alerts.stop();
+      await push.stop();
       watcher.stop();
       live.stop();
       streams.closeAll();

@@ -7,6 +7,7 @@ import { CommandError, type Command } from "./cli/command.ts";
 import { importFieldCommand } from "./cli/import-field.ts";
 import { migrate } from "./cli/migrate.ts";
 import { openapi } from "./cli/openapi.ts";
+import { pushCommand } from "./cli/push.ts";
 import { serve } from "./cli/serve.ts";
 import { simulate } from "./cli/simulate.ts";
 import { user } from "./cli/user.ts";
@@ -16,7 +17,7 @@ import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, simulate, importFieldCommand, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, simulate, importFieldCommand, pushCommand, version];
 
 /** Written synchronously, so nothing is lost when the process exits right after. */
 function print(line: string): void {

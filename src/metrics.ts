@@ -3,7 +3,7 @@ import type { NodeViewers } from "./fanout/node-stats.ts";
 
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-class Histogram {
+export class Histogram {
   readonly counts = new Array<number>(LATENCY_BUCKETS.length).fill(0);
   sum = 0;
   count = 0;

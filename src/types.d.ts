@@ -37,3 +37,8 @@ declare module "*.svg" {
   const path: string;
   export default path;
 }
+
+declare module "*/sw.js" {
+  const text: string;
+  export default text;
+}

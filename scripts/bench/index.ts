@@ -23,6 +23,7 @@ import { commit, loadAverage, machine, versions, writeReport } from "./report.ts
 import { shareBench } from "./share.ts";
 import { startupBench } from "./startup.ts";
 import { streamsBench } from "./streams.ts";
+import { pushBench } from "./push.ts";
 import { webhooksBench } from "./webhooks.ts";
 import { webBench } from "./web.ts";
 
@@ -32,6 +33,7 @@ const BENCHES: Readonly<Record<string, () => Promise<BenchRow[]>>> = {
   grip: gripBench,
   ingest: ingestBench,
   webhooks: webhooksBench,
+  push: pushBench,
   startup: startupBench,
   history: historyBench,
   forecast: forecastSpeedBench,

@@ -42,6 +42,15 @@ export function bonusHolds(bonus: number, minBonus: number): boolean {
   return bonus > 0 && bonus >= minBonus;
 }
 
+/**
+ * The one judgement every way out shares (webhooks, push): a rule fires when
+ * a bonus that did not meet the minimum comes to meet it, not on each reading
+ * while it keeps meeting it.
+ */
+export function becameTrue(before: number, after: number, minBonus: number): boolean {
+  return bonusHolds(after, minBonus) && !bonusHolds(before, minBonus);
+}
+
 export function follows(rule: Pick<Rule, "platforms">, platform: string): boolean {
   return rule.platforms === null || rule.platforms.has(platform);
 }

@@ -17,6 +17,8 @@ export interface TransportOptions {
   readonly bodyCapBytes: number;
   readonly resolve: Resolve;
   readonly fetch: Fetcher;
+  /** Keep the connection for the next request to the same host (push services take thousands in a row); off unless asked. */
+  readonly keepAlive?: boolean;
 }
 
 export interface Outcome {
@@ -93,8 +95,13 @@ export function pinnedRequest(url: URL, address: string): { url: string; host: s
   return { url: target.href, host: url.host, serverName: named && url.protocol === "https:" ? url.hostname : null };
 }
 
-/** Sends the request, to each redirect with the same method; never throws. `stop` aborts it when the hub shuts down. */
-export async function deliver(target: string, request: OutgoingRequest, options: TransportOptions, stop: AbortSignal): Promise<Outcome> {
+/** Sends the request (a push's body is encrypted bytes), to each redirect with the same method; never throws. `stop` aborts it when the hub shuts down. */
+export async function deliver(
+  target: string,
+  request: Omit<OutgoingRequest, "body"> & { readonly body: string | Blob },
+  options: TransportOptions,
+  stop: AbortSignal,
+): Promise<Outcome> {
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), stop]);
   let url = new URL(target);
   let statusCode: number | null = null;
@@ -108,7 +115,7 @@ export async function deliver(target: string, request: OutgoingRequest, options:
         headers: { ...request.headers, host: pinned.host, "user-agent": "incentives-hub-webhooks" },
         body: request.body,
         redirect: "manual",
-        keepalive: false,
+        keepalive: options.keepAlive ?? false,
         signal,
         ...(pinned.serverName === null ? {} : { tls: { serverName: pinned.serverName } }),
       });

@@ -84,6 +84,10 @@ export interface Settings {
   logLevel: LogLevel;
   metricsToken: string | null;
   webhookAllowPrivate: boolean;
+  pushEnabled: boolean;
+  pushServiceHosts: readonly string[];
+  maxPushSubscriptions: number;
+  vapidPrivateKey: string | null;
   gripUrl: readonly string[];
   gripKey: string | null;
   gripVerifyKey: string | null;
@@ -632,6 +636,28 @@ export const OPTIONS: OptionTable = {
   webhookAllowPrivate: {
     flag: "--webhook-allow-private", env: "WEBHOOK_ALLOW_PRIVATE", help: "Allow webhooks to loopback, private and link-local addresses", defaultText: "false",
     allowed: "true or false", default: false, parse: parseBoolean,
+  },
+  pushEnabled: {
+    flag: "--push-enabled", env: "PUSH_ENABLED", help: "Offer Web Push: notifications for a region's bonus while every page of the hub is closed (needs CONTACT_EMAIL or an https ORIGIN)", defaultText: "true",
+    allowed: "true or false", default: true, public: { type: "boolean" }, parse: parseBoolean,
+  },
+  pushServiceHosts: {
+    flag: "--push-service-hosts", env: "PUSH_SERVICE_HOSTS", arg: "HOSTS", help: "Push services accepted besides the browsers' own (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com)", defaultText: "none",
+    allowed: "a comma list of host names or addresses without a port, such as push.example.org", default: [], parse: parseHostNames,
+  },
+  maxPushSubscriptions: {
+    flag: "--max-push-subscriptions", env: "MAX_PUSH_SUBSCRIPTIONS", arg: "N", help: "Most push subscriptions the hub keeps; past it new ones get 503", defaultText: "100000",
+    allowed: "an integer from 1 to 10000000", default: 100_000, parse: integer(1, 10_000_000),
+  },
+  vapidPrivateKey: {
+    flag: "--vapid-private-key", env: "VAPID_PRIVATE_KEY", arg: "KEY", help: "The push (VAPID) private key, when it is not to be made and kept in the database", defaultText: "made on first start and kept sealed in the database",
+    allowed: "a P-256 private key as 43 base64url characters (32 bytes)", secret: true, default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!/^[A-Za-z0-9_-]{43}$/.test(raw) || Buffer.from(raw, "base64url").length !== 32) throw new InvalidValue();
+      return raw;
+    },
   },
   gripUrl: {
     flag: "--grip-url", env: "GRIP_URL", arg: "URLS", help: "Publish endpoints of GRIP proxies (Pushpin, Fastly Fanout) that hold the streams; needs GRIP_KEY, or GRIP_VERIFY_KEY and GRIP_PUBLISH_TOKEN", defaultText: "none (the hub serves every stream itself)",

@@ -19,6 +19,7 @@ export const CONTROL_ROUTES = {
   resetPassword: "/v1/users/reset-password",
   simulatorAgents: "/v1/simulator-agents",
   importField: "/v1/import-field",
+  rotatePushKey: "/v1/push/rotate-key",
 } as const;
 
 export interface ListedAgent {
@@ -66,6 +67,10 @@ export interface ResetPasswordRequest {
 
 export interface ChangedUser {
   readonly user: { readonly id: number; readonly username: string; readonly role: string };
+}
+
+export interface RotatedPushKey {
+  readonly dropped: number;
 }
 
 export interface SimulatorAgentsRequest {

@@ -13,15 +13,16 @@ import type { Server } from "bun";
 import { AgentAdmin } from "../admin/agents.ts";
 import { UserAdmin } from "../auth/admin-users.ts";
 import type { HubContext } from "../context.ts";
-import { CLI_ACTOR } from "../db/audit.ts";
+import { audit, CLI_ACTOR } from "../db/audit.ts";
 import { findUserByName } from "../db/users.ts";
 import { loadOrCreateKey } from "../auth/keys.ts";
 import { BUILT_IN_REGIONS } from "../domain/catalogue.ts";
 import { FieldImportError, runFieldImportOnWorker } from "../field/run.ts";
 import { HttpProblem } from "../http/problem.ts";
 import { storageProblem } from "../http/storage-gate.ts";
+import { PushRefusal } from "../push/push.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";
-import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type ImportedField, type SchemaState, type SimulatorAgents } from "./protocol.ts";
+import { CONTROL_ROUTES, controlSocketPath, type AgentList, type ChangedUser, type CreatedAgent, type ImportedField, type RotatedPushKey, type SchemaState, type SimulatorAgents } from "./protocol.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_SIMULATOR_AGENTS = 10_000;
@@ -57,7 +58,7 @@ async function readBody(request: Request): Promise<Body> {
   return value as Body;
 }
 
-function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents | ImportedField): Response {
+function json(status: number, value: CreatedAgent | ChangedUser | AgentList | SchemaState | SimulatorAgents | ImportedField | RotatedPushKey): Response {
   return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
 }
 
@@ -126,6 +127,16 @@ export function startControlSocket(ctx: HubContext, options: { readonly reload: 
       }
       const made = provisionSimAgentsThrough(agents, CLI_ACTOR, ctx.config.catalogue.regions, count);
       return json(201, { agents: made.map((a) => ({ id: a.id, token: a.token, platform: a.platform, region: a.region.id })) });
+    },
+    [CONTROL_ROUTES.rotatePushKey]: async () => {
+      try {
+        const rotated = ctx.push.rotateKey();
+        audit(ctx.db.orm, CLI_ACTOR, "push.rotateKey", "push:vapid", { dropped: rotated.dropped }, ctx.now());
+        return json(200, rotated);
+      } catch (error) {
+        if (error instanceof PushRefusal) throw new HttpProblem(error.status, error.message);
+        throw error;
+      }
     },
     [CONTROL_ROUTES.importField]: async (body) => {
       const from = field(body, "from");

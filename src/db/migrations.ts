@@ -13,6 +13,7 @@ import fieldImport from "../../migrations/0008_field_import.sql" with { type: "t
 import noValueChecks from "../../migrations/0009_no_value_checks.sql" with { type: "text" };
 import passkeyFlags from "../../migrations/0010_passkey_flags.sql" with { type: "text" };
 import agentEventReports from "../../migrations/0011_agent_event_reports.sql" with { type: "text" };
+import push from "../../migrations/0012_push.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: "0009_no_value_checks", sql: noValueChecks },
   { version: 10, name: "0010_passkey_flags", sql: passkeyFlags },
   { version: 11, name: "0011_agent_event_reports", sql: agentEventReports },
+  { version: 12, name: "0012_push", sql: push },
 ];

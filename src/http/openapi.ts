@@ -66,6 +66,12 @@ export const TAGS = [
   },
   { name: "admin-audit", description: "Admin: the audit log of every change, newest first." },
   {
+    name: "push",
+    description:
+      "Web Push (RFC 8030, 8291, 8292) without an account: a browser subscribes with the hub's key and rules, and is told when a rule becomes true, " +
+      "even with every page closed. Subscriptions are managed with the manage token handed out at creation.",
+  },
+  {
     name: "admin-alerts",
     description:
       "Admin: webhooks that tell other services when a bonus worth queuing for appears, a platform's status changes, or an event starts or ends. " +

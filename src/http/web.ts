@@ -20,6 +20,7 @@ import type { FirstPaint, FirstPaintDeps } from "../share/first-paint.tsx";
 import { withModulePreloads } from "./module-preloads.ts";
 import { HttpProblem } from "./problem.ts";
 import { etagMatches } from "./schemas.ts";
+import { serviceWorkerRoute } from "./service-worker.ts";
 import { SECURITY_HEADERS } from "./security.ts";
 
 const brotli = promisify(brotliCompress);
@@ -299,7 +300,7 @@ export function webRoutes(https: boolean, csp: string, head?: PageHead, firstPai
     for (const [name, value] of Object.entries({ ...security, "cache-control": "no-store" })) problem.headers.set(name, value);
     return problem;
   };
-  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, unknownAddress) };
+  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, unknownAddress), "/sw.js": serviceWorkerRoute(security) };
   for (const route of CLIENT_ROUTES) routes[route] = { GET: page };
   if (embedded) {
     for (const file of embedded) if (file.loader !== "html") routes[`/${basename(file.path)}`] = { GET: asset };

@@ -27,7 +27,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         grip: ctx.fanout?.counters() ?? null,
         gripHolds: ctx.fanout?.holds ?? 0,
         gripNodes: ctx.gripNodes?.snapshot() ?? null,
-      });
+      }) + ctx.push.metricsText();
       return new Response(text, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
     },
     {

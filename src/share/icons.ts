@@ -8,6 +8,7 @@
 import { basename } from "node:path";
 import iconPath from "../../assets/icons/icon.svg" with { type: "file" };
 import { rasterise } from "./og.ts";
+import { PLATFORM_LABELS, PLATFORMS } from "../domain/catalogue.ts";
 import { SITE_NAME } from "./words.ts";
 
 /** Pixel sizes of the PNG icons: tab, Android home screen and splash, and Apple's touch icon (180). */
@@ -43,6 +44,7 @@ export function iconPng(size: IconSize): Promise<Uint8Array<ArrayBuffer>> {
 
 export function manifest(): string {
   return JSON.stringify({
+    id: "/",
     name: SITE_NAME,
     short_name: SITE_NAME,
     start_url: "/",
@@ -54,5 +56,9 @@ export function manifest(): string {
       { src: "/icons/icon.svg", sizes: "any", type: "image/svg+xml" },
       ...([192, 512] as const).map((size) => ({ src: `/icons/${iconFileName(size)}`, sizes: `${size}x${size}`, type: "image/png" })),
     ],
+    // Installed, the app offers each platform's board from its icon (SPEC §23).
+    shortcuts: PLATFORMS.map((platform) => ({ name: PLATFORM_LABELS[platform], url: `/${platform}`, icons: [{ src: "/icons/icon-192.png", sizes: "192x192", type: "image/png" }] })),
+    // The preview images the hub renders of each board's current bonuses (SPEC §19), as the install dialog's pictures.
+    screenshots: PLATFORMS.map((platform) => ({ src: `/og/${platform}.png`, sizes: "1200x630", type: "image/png", form_factor: "wide", label: PLATFORM_LABELS[platform] })),
   });
 }

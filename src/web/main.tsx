@@ -8,6 +8,7 @@ import { earlySettled, startEarly } from "./early.ts";
 import { formatNumber, initialLanguage, prepareFormatters, storedLanguage, switchLanguage, t } from "./i18n/index.ts";
 import { onPayload } from "./live.ts";
 import { notify } from "./notify.ts";
+import { registerServiceWorker } from "./push.ts";
 import { browserZone } from "./regions.ts";
 import { interceptLinks, navigate } from "./router.ts";
 
@@ -21,6 +22,7 @@ if (root) {
   const platform = boardPlatformOf(window.location.pathname);
   if (platform) startEarly(`incentives:${platform}`, () => api.incentives(platform));
   interceptLinks(document.body);
+  registerServiceWorker();
   onPayload((payload) =>
     notify(
       payload,

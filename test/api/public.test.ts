@@ -34,6 +34,7 @@ describe("GET /api/v1/meta", () => {
       agentSetupUrl: "http://localhost:3000/contribute/agents",
       contributeEnabled: true,
       pageSize: 12,
+      pushEnabled: true,
       latencyHosts: hub.ctx.config.catalogue.regions.map((r) => ({ region: r.id, host: `gamelift.${r.id}.amazonaws.com` })),
     });
   });

@@ -222,6 +222,47 @@ export interface paths {
      */
     get: operations["liveIncentivesStream"];
   };
+  "/api/v1/push/key": {
+    /**
+     * The hub's push key
+     * @description The VAPID public key browsers subscribe with. 404 when push is off: PUSH_ENABLED=false, or neither CONTACT_EMAIL nor an https ORIGIN is set (RFC 8292 asks the hub to name a contact, as mailto: or https); the problem's detail says what to set.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["theHubSPushKey"];
+  };
+  "/api/v1/push/subscriptions": {
+    /**
+     * Subscribe a device
+     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    post: operations["subscribeADevice"];
+  };
+  "/api/v1/push/subscriptions/{id}": {
+    /**
+     * A device's subscription
+     * @description Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    get: operations["aDeviceSSubscription"];
+    /**
+     * Change a device's subscription
+     * @description Replaces the rules, language and endpoint. Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    put: operations["changeADeviceSSubscription"];
+    /**
+     * Unsubscribe a device
+     * @description Deletes the subscription and its pending messages. Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.
+     *
+     * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+     */
+    delete: operations["unsubscribeADevice"];
+  };
   "/api/v1/agent/assignment": {
     /**
      * What to watch and how often
@@ -695,6 +736,15 @@ export interface paths {
      */
     get: operations["aWebhookSDeliveryLog"];
   };
+  "/api/v1/admin/push": {
+    /**
+     * Web Push at a glance
+     * @description Counts of push subscriptions and messages; never an endpoint, which is the device's credential.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["webPushAtAGlance"];
+  };
   "/metrics": {
     /**
      * Metrics
@@ -775,6 +825,8 @@ export interface components {
       contributeEnabled: boolean;
       /** @description Where volunteers learn to run an agent */
       agentSetupUrl: string;
+      /** @description Offer Web Push: notifications for a region's bonus while every page of the hub is closed (needs CONTACT_EMAIL or an https ORIGIN) */
+      pushEnabled: boolean;
       /** @description Every catalogue region's host that the game's matchmaking times, for a client to find the viewer's closest region; empty when LATENCY_PROBES is off (the web app's CSP then allows none) */
       latencyHosts: {
           region: string;
@@ -992,6 +1044,63 @@ export interface components {
           /** @description Killer bonus in percent */
           killer: number;
         }[];
+    };
+    /** PushKey */
+    PushKey: {
+      /** @description The VAPID application server key, base64url (PushManager.subscribe's applicationServerKey) */
+      publicKey: string;
+    };
+    /**
+     * AlertRole
+     * @enum {string}
+     */
+    AlertRole: "survivor" | "killer";
+    /** PushSubscriptionRequest */
+    PushSubscriptionRequest: {
+      /** @description PushSubscription.toJSON() as the browser gives it (expirationTime is ignored) */
+      subscription: {
+        /** @description The push service URL the browser gave (PushSubscription.endpoint); https, on a known push service */
+        endpoint: string;
+        keys: {
+          /** @description The device's P-256 public key, base64url */
+          p256dh: string;
+          /** @description The device's 16-byte auth secret, base64url */
+          auth: string;
+        };
+      };
+      /** @description The language of the notifications: one of the app's languages */
+      lang: "en" | "de" | "es" | "es-MX" | "fr" | "it" | "ja" | "ko" | "pl" | "pt-BR" | "ru" | "th" | "tr" | "zh-Hans" | "zh-Hant";
+      rules: ({
+          platform: components["schemas"]["Platform"];
+          region: ("eu-west-1" | "eu-west-2" | "eu-central-1" | "us-east-1" | "us-east-2" | "us-west-1" | "us-west-2" | "ca-central-1" | "sa-east-1" | "ap-southeast-1" | "ap-southeast-2" | "ap-northeast-1" | "ap-northeast-2" | "ap-east-1" | "ap-south-1") | null;
+          role: components["schemas"]["AlertRole"];
+          /** @description Notify when the role's bonus becomes at least this many percent (and above 0) */
+          minBonus: number;
+        })[];
+      /** @description Also notify when a bloodpoint event starts on the rules' platforms (default false) */
+      events?: boolean;
+    };
+    /** PushSubscriptionCreated */
+    PushSubscriptionCreated: {
+      /** @description The subscription's id */
+      id: string;
+      /** @description Send as Authorization: Bearer <manageToken> to read, change or delete it; shown only here, stored as a hash */
+      manageToken: string;
+    };
+    /**
+     * PushSubscriptionView
+     * @description A subscription as its device sees it; the endpoint and keys are never shown
+     */
+    PushSubscriptionView: {
+      id: string;
+      lang: string;
+      rules: ({
+          platform: string;
+          region: string | null;
+          role: string;
+          minBonus: number;
+        })[];
+      events: boolean;
     };
     /** Assignment */
     Assignment: {
@@ -1434,11 +1543,6 @@ export interface components {
      * @enum {string}
      */
     WebhookFormat: "json" | "discord" | "slack" | "ntfy";
-    /**
-     * AlertRole
-     * @enum {string}
-     */
-    AlertRole: "survivor" | "killer";
     /** Webhook */
     Webhook: {
       id: number;
@@ -1495,6 +1599,22 @@ export interface components {
       /** @description Newest first */
       deliveries: components["schemas"]["WebhookDelivery"][];
       next: number | null;
+    };
+    /** PushSummary */
+    PushSummary: {
+      /** @description Whether the hub offers push */
+      enabled: boolean;
+      offReason: string | null;
+      /** @description Devices subscribed */
+      subscriptions: number;
+      /** @description Subscriptions whose push service refused a message (400, 401, 403 or 413); they stay until the device subscribes again or is removed */
+      failing: number;
+      /** @description Messages waiting to be sent or retried */
+      pending: number;
+      /** @description Messages push services took in the last 24 hours */
+      delivered24h: number;
+      /** @description Messages refused or given up (past their 15-minute TTL) in the last 24 hours */
+      failed24h: number;
     };
     /**
      * Problem
@@ -2862,6 +2982,367 @@ export interface operations {
         headers: {
           "Retry-After": components["headers"]["Retry-After"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * The hub's push key
+   * @description The VAPID public key browsers subscribe with. 404 when push is off: PUSH_ENABLED=false, or neither CONTACT_EMAIL nor an https ORIGIN is set (RFC 8292 asks the hub to name a contact, as mailto: or https); the problem's detail says what to set.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  theHubSPushKey: {
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/json": components["schemas"]["PushKey"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Subscribe a device
+   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  subscribeADevice: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PushSubscriptionRequest"];
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PushSubscriptionCreated"];
+        };
+      };
+      /** @description Success. */
+      201: {
+        content: {
+          "application/json": components["schemas"]["PushSubscriptionCreated"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * A device's subscription
+   * @description Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  aDeviceSSubscription: {
+    parameters: {
+      path: {
+        /** @description The subscription's id (16 base64url characters) */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description A subscription as its device sees it; the endpoint and keys are never shown */
+      200: {
+        headers: {
+          "Cache-Control": components["headers"]["Cache-Control"];
+        };
+        content: {
+          "application/json": components["schemas"]["PushSubscriptionView"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a device's subscription
+   * @description Replaces the rules, language and endpoint. Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  changeADeviceSSubscription: {
+    parameters: {
+      path: {
+        /** @description The subscription's id (16 base64url characters) */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PushSubscriptionRequest"];
+      };
+    };
+    responses: {
+      /** @description A subscription as its device sees it; the endpoint and keys are never shown */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PushSubscriptionView"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Unsubscribe a device
+   * @description Deletes the subscription and its pending messages. Send the manageToken from the subscription's creation as `Authorization: Bearer <manageToken>`; a wrong or missing token answers 404, like an unknown id.
+   *
+   * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
+   */
+  unsubscribeADevice: {
+    parameters: {
+      path: {
+        /** @description The subscription's id (16 base64url characters) */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Deleted, with its pending messages */
+      204: {
+        content: never;
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
@@ -7223,6 +7704,49 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Web Push at a glance
+   * @description Counts of push subscriptions and messages; never an endpoint, which is the device's credential.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  webPushAtAGlance: {
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PushSummary"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };

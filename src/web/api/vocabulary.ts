@@ -12,6 +12,9 @@ export type PlatformStatus = (typeof PlatformStatus)[number];
 export const EventSource = ["admin", "agent"] as const;
 export type EventSource = (typeof EventSource)[number];
 
+export const AlertRole = ["survivor", "killer"] as const;
+export type AlertRole = (typeof AlertRole)[number];
+
 export const FactorMethod = ["totp", "webauthn"] as const;
 export type FactorMethod = (typeof FactorMethod)[number];
 
@@ -35,9 +38,6 @@ export type AuditVia = (typeof AuditVia)[number];
 
 export const WebhookFormat = ["json", "discord", "slack", "ntfy"] as const;
 export type WebhookFormat = (typeof WebhookFormat)[number];
-
-export const AlertRole = ["survivor", "killer"] as const;
-export type AlertRole = (typeof AlertRole)[number];
 
 export const DeliveryType = ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] as const;
 export type DeliveryType = (typeof DeliveryType)[number];
