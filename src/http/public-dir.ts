@@ -17,10 +17,11 @@ import { ConfigError } from "../config/load.ts";
 import type { CspAdditions } from "../config/options.ts";
 import { HTML_CSP, SECURITY_HEADERS } from "./security.ts";
 import { serveFile, WebFile } from "./web.ts";
+import { retiringWorkerRoute } from "./service-worker.ts";
 
 /** Paths the hub itself answers, whatever the folder holds: by prefix, and exactly. */
 const HUB_PATHS = ["/api/", "/docs", "/openapi.", "/healthz", "/metrics", "/og/", "/badge/", "/embed/", "/feeds/"];
-const HUB_FILES = new Set(["/og.png", "/robots.txt", "/sitemap.xml", "/manifest.webmanifest", "/sw.js"]);
+const HUB_FILES = new Set(["/og.png", "/robots.txt", "/sitemap.xml", "/manifest.webmanifest"]);
 /** The one hidden folder a site publishes (RFC 8615). */
 const WELL_KNOWN = ".well-known";
 /** What the field's pages hold where the hub's origin belongs. */
@@ -130,6 +131,7 @@ export function publicDirRoutes(options: { root: string; origin: string; https: 
   };
 
   return {
+    "/sw.js": retiringWorkerRoute(security),
     "/*": {
       GET: async (request) => {
         const { pathname } = new URL(request.url, "http://hub.invalid");

@@ -28,3 +28,27 @@ export function serviceWorkerRoute(security: Readonly<Record<string, string>>): 
     },
   };
 }
+
+/**
+ * GET /sw.js while PUBLIC_DIR serves another dashboard: a worker that removes
+ * itself. A browser that once ran the embedded board keeps its worker until
+ * the script at /sw.js changes; this one drops the board's caches and
+ * unregisters, so the folder's pages are never answered from the old app.
+ */
+const RETIRING_WORKER = `// No service worker while this hub serves another dashboard: the embedded board's is removed.
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name.startsWith("hub-")).map((name) => caches.delete(name))))
+      .then(() => self.registration.unregister()),
+  );
+});
+`;
+
+export function retiringWorkerRoute(security: Readonly<Record<string, string>>): { GET: (request: Request) => Promise<Response> } {
+  const body = new TextEncoder().encode(RETIRING_WORKER);
+  const file = new WebFile("/sw.js", "text/javascript; charset=utf-8", body, `"${new Bun.CryptoHasher("sha256").update(body).digest("base64url").slice(0, 22)}"`);
+  return { GET: async (request) => await serveFile(file, request, { ...security, "cache-control": "no-cache" }) };
+}

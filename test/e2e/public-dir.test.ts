@@ -46,6 +46,7 @@ describe("PUBLIC_DIR", () => {
     writeFileSync(join(dir, ".well-known", "security.txt"), "Contact: mailto:ops@example.org\n");
     writeFileSync(join(dir, ".well-known", ".env"), DOTFILE);
     writeFileSync(join(dir, "robots.txt"), "the folder's robots.txt\n");
+    writeFileSync(join(dir, "sw.js"), "// the folder's worker\n");
     mkdirSync(join(base, "outside"));
     writeFileSync(join(base, "outside", "secret.txt"), SECRET);
     writeFileSync(join(base, "secret.txt"), SECRET);
@@ -169,6 +170,18 @@ describe("PUBLIC_DIR", () => {
       expect(`${path} ${body.includes("Customised dashboard") ? "the folder's page" : response.headers.get("content-type")}`).toMatch(new RegExp(`^${path.replace(/[.+]/g, "\\$&")} ${type.source.replace(/^\^/, "")}`));
       expect(body).not.toBe("the folder's robots.txt\n");
     }
+  });
+
+  test("/sw.js is the hub's worker that removes itself, so a browser that ran the embedded board drops its worker and caches", async () => {
+    const response = await fetch(`${hub.url}/sw.js`);
+    const body = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(body).not.toContain("the folder's worker");
+    expect(body).not.toContain("Customised dashboard");
+    expect(body).toContain("self.registration.unregister()");
+    expect(body).toContain("caches.delete");
   });
 
   test("the field's __OG_ORIGIN__ placeholders are filled with the hub's origin", async () => {
