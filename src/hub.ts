@@ -107,7 +107,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const hubKey = loadOrCreateKey(db.path, config.secretKey).bytes;
   const alerts = new Alerts({ db, config, live, hubKey, now, log, storageRefusal: refusal }, options.alerts);
   // The forecasts are made below; a push message asks for one only when it is sent, long after.
-  const push = new Push({ db, config, live, hubKey, now, log, storageRefusal: refusal, forecast: (platform, region) => forecasts.get(platform, region) }, options.push);
+  const push = new Push({ db, config, live, hubKey, now, log, storageRefusal: refusal, eventRate: alerts.eventRate, forecast: (platform, region) => forecasts.get(platform, region) }, options.push);
   const ingest = new Ingest(db, storage, agents, live, now, log, bothEffects(alerts, push), config.maxRequestsPerClient);
   const forecasts = new Forecasts(readings, config.catalogue, config.forecastWindowDays, now);
   const eventReports = new AgentEventReports(db, events, live, now, log);

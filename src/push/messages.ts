@@ -3,6 +3,7 @@
  * catalogues (never a second copy of the words): the region and platform,
  * the role and its bonus, and the page to open.
  */
+import { EVENT_ALERT_LIMIT } from "../alerts/event-rate.ts";
 import type { AlertRole } from "../alerts/model.ts";
 import { PLATFORM_LABELS, isPlatform, type Catalogue } from "../domain/catalogue.ts";
 import type { PublicEvent } from "../domain/events.ts";
@@ -69,10 +70,12 @@ export function bonusMessage(
   };
 }
 
-export function eventMessage(lang: string, origin: string, platform: string, event: PublicEvent): PushMessage {
+/** An event's push; `heldBack`: how many event pushes to this subscription were held back before it (SPEC §16.3), said after the body. */
+export function eventMessage(lang: string, origin: string, platform: string, event: PublicEvent, heldBack: number | null = null): PushMessage {
+  const body = fill(lang, "push.eventBody", { multiplier: number(lang, event.multiplier, 2) });
   return {
     title: fill(lang, "push.eventTitle", { label: event.label, platform: platformLabel(platform) }),
-    body: fill(lang, "push.eventBody", { multiplier: number(lang, event.multiplier, 2) }),
+    body: heldBack === null ? body : `${body} ${fill(lang, "push.heldBack", { count: number(lang, heldBack, 0), limit: number(lang, EVENT_ALERT_LIMIT.count, 0) })}`,
     url: `${origin}/${platform}`,
     tag: topicOf(platform, "", "event"),
   };

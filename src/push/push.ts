@@ -4,6 +4,7 @@
  * Alerts decide that a rule became true (alerts/rules.ts); this only formats
  * and delivers.
  */
+import { EVENT_ALERT_LIMIT, eventAlertDestination, type EventAlertRate } from "../alerts/event-rate.ts";
 import { resolveWithBun, type Resolve } from "../alerts/guard.ts";
 import type { Fetcher } from "../alerts/transport.ts";
 import type { Config } from "../config/load.ts";
@@ -15,7 +16,7 @@ import type { LiveStore } from "../live/store.ts";
 import type { Logger } from "../log.ts";
 import type { ForecastContent } from "../domain/forecast.ts";
 import { firesAny, PushBatches } from "./batches.ts";
-import { bonusUntil } from "./messages.ts";
+import { bonusUntil, topicOf } from "./messages.ts";
 import { endpointAddressProblem, endpointProblem } from "./endpoint.ts";
 import { NEW_PER_ADDRESS_PER_HOUR } from "./model.ts";
 import { PushStats } from "./stats.ts";
@@ -41,6 +42,8 @@ export interface PushDeps {
   readonly now: () => number;
   readonly log: Logger;
   readonly storageRefusal: (error: unknown) => unknown;
+  /** Event alerts per destination (SPEC §16.3): the alerts' own, so webhooks and push subscriptions are limited by one judge, each destination on its own budget. */
+  readonly eventRate: EventAlertRate;
   /** The forecast of a region, for "until about …" (SPEC §23); absent, messages say nothing of it. */
   readonly forecast?: (platform: string, region: string) => Pick<ForecastContent, "confidence" | "points">;
 }
@@ -94,7 +97,7 @@ export class Push {
     options: PushOptions = {},
   ) {
     const { db, config, live, log } = deps;
-    this.subscriptions = new PushSubscriptions(db);
+    this.subscriptions = new PushSubscriptions(db, (id) => deps.eventRate.forget(eventAlertDestination.push(id)));
     this.batches = new PushBatches(db);
     this.resolve = remembered(options.resolve ?? resolveWithBun);
     const subject = vapidSubject(config.contactEmail, config.origin);
@@ -129,6 +132,7 @@ export class Push {
             log,
             stats: this.stats,
             storageRefusal: deps.storageRefusal,
+            eventRate: deps.eventRate,
             until: (platform, region, role, bonus) => {
               if (!deps.forecast) return null;
               try {
@@ -139,8 +143,20 @@ export class Push {
               }
             },
           });
+    this.seedEventRate();
     for (const platform of PLATFORMS) this.events.set(platform, eventId(live.current(platform).content.activeEvent));
     live.onChange((published) => this.noticeEvent(published.platform, published.content.activeEvent));
+  }
+
+  /** The event pushes of the last hour, as the outbox holds them, still count after a restart (an event push's topic is its platform's event topic). */
+  private seedEventRate(): void {
+    const topics = PLATFORMS.map((platform) => topicOf(platform, "", "event"));
+    const recent = this.deps.db.sqlite
+      .query<{ subscription_id: number; created_at: number }, [number, ...string[]]>(
+        `SELECT subscription_id, created_at FROM push_deliveries WHERE created_at > ? AND topic IN (${topics.map(() => "?").join(", ")}) ORDER BY created_at`,
+      )
+      .all(this.deps.now() - EVENT_ALERT_LIMIT.windowMs, ...topics);
+    for (const row of recent) this.deps.eventRate.seed(eventAlertDestination.push(row.subscription_id), [row.created_at]);
   }
 
   get enabled(): boolean {

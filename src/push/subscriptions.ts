@@ -56,7 +56,11 @@ export class PushSubscriptions {
   private readonly byPublicId;
   private readonly markFailing;
 
-  constructor(private readonly db: HubDb) {
+  /** `deleted`: told of each subscription deleted, so what is kept about it elsewhere (its event-alert budget) goes too. */
+  constructor(
+    private readonly db: HubDb,
+    private readonly deleted: (id: number) => void = () => undefined,
+  ) {
     const columns = "id, public_id, endpoint, p256dh, auth, token_hash, lang, events, rules";
     this.all = db.sqlite.query<Row, []>(`SELECT ${columns} FROM push_subscriptions ORDER BY id`);
     this.insert = db.sqlite.query<{ id: number }, [string, string, string, string, string, string, string, number, string, number, number]>(
@@ -164,6 +168,7 @@ export class PushSubscriptions {
   delete(id: number): void {
     this.remove.run(id);
     if (this.byId.delete(id)) this.reindex();
+    this.deleted(id);
   }
 
   /** Marks a subscription failing; true the first time (so its failure is logged once). */
@@ -174,6 +179,7 @@ export class PushSubscriptions {
   /** Drops every subscription (a new key pair makes them all useless). */
   deleteAll(): number {
     const removed = this.db.sqlite.query("DELETE FROM push_subscriptions").run().changes;
+    for (const id of this.byId.keys()) this.deleted(id);
     this.byId.clear();
     this.reindex();
     return removed;

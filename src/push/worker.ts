@@ -8,6 +8,7 @@
  * subscription failing and are logged once.
  */
 import webpush from "web-push";
+import { eventAlertDestination, type EventAlertRate } from "../alerts/event-rate.ts";
 import type { Resolve } from "../alerts/guard.ts";
 import { deliver, type Fetcher, type Outcome } from "../alerts/transport.ts";
 import type { Catalogue } from "../domain/catalogue.ts";
@@ -66,6 +67,8 @@ export interface PushWorkerDeps {
   readonly log: Logger;
   readonly stats: PushStats;
   readonly storageRefusal: (error: unknown) => unknown;
+  /** Event alerts per destination (SPEC §16.3), shared with the webhooks: at most six event pushes an hour to one subscription. */
+  readonly eventRate: EventAlertRate;
   /** When the forecast expects a bonus to end (see bonusUntil), or null. */
   readonly until: (platform: string, region: string, role: "survivor" | "killer", bonus: number) => number | null;
 }
@@ -236,10 +239,21 @@ export class PushWorker {
     const pending = fired.filter((f) => f.subscriptionId > data.doneUpTo);
     const chunk = pending.slice(0, EXPAND_CHUNK);
     const last = chunk.at(-1)?.subscriptionId ?? data.doneUpTo;
+    // An event push over its subscription's hourly limit is held back; the next one sent says how many were. Kept only once written.
+    const rate = data.kind === "event" ? this.deps.eventRate.begin(now) : null;
     this.deps.db.sqlite.transaction(() => {
       for (const fired of chunk) {
         const subscription = this.deps.subscriptions.get(fired.subscriptionId);
         if (!subscription) continue;
+        if (rate !== null) {
+          const verdict = rate.admit(eventAlertDestination.push(subscription.id));
+          if (!verdict.send) continue;
+          if (verdict.heldBack !== null) {
+            const message = this.messageFor(subscription, batch.platform, data, fired.role, untilOf, verdict.heldBack.count);
+            this.queries.insertDelivery.run(subscription.id, JSON.stringify(message.message), message.topic, batch.created_at, expiresAt, now);
+            continue;
+          }
+        }
         // The same words for every subscription of one language and role: made and serialised once.
         const key = `${subscription.lang}\u0000${fired.role ?? ""}`;
         let made = messages.get(key);
@@ -256,6 +270,7 @@ export class PushWorker {
       }
       else this.queries.updateBatch.run(JSON.stringify({ ...data, doneUpTo: last }), batch.id);
     })();
+    rate?.commit();
     return true;
   }
 
@@ -265,9 +280,10 @@ export class PushWorker {
     data: BatchData,
     role: "survivor" | "killer" | null,
     untilOf: (role: "survivor" | "killer", bonus: number) => number | null,
+    heldBack: number | null = null,
   ): { message: PushMessage; topic: string } {
     if (data.kind === "event") {
-      const message = eventMessage(subscription.lang, this.deps.origin, platform, data.event);
+      const message = eventMessage(subscription.lang, this.deps.origin, platform, data.event, heldBack);
       return { message, topic: message.tag };
     }
     const chosen = role ?? "killer";

@@ -56,7 +56,7 @@ function bodySchema(ctx: HubContext) {
         }),
         { minItems: 1, maxItems: MAX_RULES },
       ),
-      events: t.Optional(t.Boolean({ description: "Also notify when a bloodpoint event starts on the rules' platforms (default false)" })),
+      events: t.Optional(t.Boolean({ description: "Also notify when a bloodpoint event starts on the rules' platforms (default false). At most 6 event pushes an hour reach one subscription; the next one allowed says how many were held back." })),
     },
     { title: "PushSubscriptionRequest", examples: [EXAMPLE_BODY] },
   );

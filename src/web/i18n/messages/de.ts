@@ -141,6 +141,7 @@ export const de: Messages = {
   "push.eventTitle": "{label} hat auf {platform} begonnen",
   "push.eventBody": "×{multiplier} Blutpunkte für alle.",
   "push.until": "Bis etwa {time}.",
+  "push.heldBack": "Zurückgehaltene Event-Benachrichtigungen (höchstens {limit} pro Stunde): {count}.",
   "admin.push.title": "Web-Push",
   "admin.push.off": "Push ist aus.",
   "admin.push.subscriptions": "Abonnierte Geräte",

@@ -62,6 +62,7 @@ export const en = {
   "push.eventTitle": "{label} has started on {platform}",
   "push.eventBody": "×{multiplier} bloodpoints for everyone.",
   "push.until": "Until about {time}.",
+  "push.heldBack": "Event alerts held back (at most {limit} an hour): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push is off.",
   "admin.push.subscriptions": "Devices subscribed",

@@ -141,6 +141,7 @@ export const esMX: Messages = {
   "push.eventTitle": "{label} empezó en {platform}",
   "push.eventBody": "×{multiplier} puntos de sangre para todos.",
   "push.until": "Hasta las {time} aproximadamente.",
+  "push.heldBack": "Avisos de eventos retenidos (máximo {limit} por hora): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push está desactivado.",
   "admin.push.subscriptions": "Dispositivos suscritos",

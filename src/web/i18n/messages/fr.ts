@@ -141,6 +141,7 @@ export const fr: Messages = {
   "push.eventTitle": "{label} a commencé sur {platform}",
   "push.eventBody": "×{multiplier} points de sang pour tous.",
   "push.until": "Jusque vers {time}.",
+  "push.heldBack": "Alertes d’événement retenues (au plus {limit} par heure) : {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Le push est désactivé.",
   "admin.push.subscriptions": "Appareils abonnés",

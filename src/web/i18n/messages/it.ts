@@ -141,6 +141,7 @@ export const it: Messages = {
   "push.eventTitle": "{label} è iniziato su {platform}",
   "push.eventBody": "×{multiplier} punti sangue per tutti.",
   "push.until": "Fino alle {time} circa.",
+  "push.heldBack": "Avvisi di eventi trattenuti (al massimo {limit} all’ora): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Il push è disattivato.",
   "admin.push.subscriptions": "Dispositivi iscritti",

@@ -141,6 +141,7 @@ export const ja: Messages = {
   "push.eventTitle": "{platform}で{label}が始まりました",
   "push.eventBody": "全員のブラッドポイントが×{multiplier}。",
   "push.until": "{time}ごろまで。",
+  "push.heldBack": "保留されたイベント通知（1時間に最大{limit}件）：{count}件。",
   "admin.push.title": "Web プッシュ",
   "admin.push.off": "プッシュはオフです。",
   "admin.push.subscriptions": "登録済みの端末",

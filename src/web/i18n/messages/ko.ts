@@ -141,6 +141,7 @@ export const ko: Messages = {
   "push.eventTitle": "{platform}에서 {label} 시작",
   "push.eventBody": "모두에게 블러드포인트 ×{multiplier}.",
   "push.until": "{time}쯤까지.",
+  "push.heldBack": "보류된 이벤트 알림(시간당 최대 {limit}개): {count}개.",
   "admin.push.title": "웹 푸시",
   "admin.push.off": "푸시가 꺼져 있습니다.",
   "admin.push.subscriptions": "구독한 기기",

@@ -141,6 +141,7 @@ export const pl: Messages = {
   "push.eventTitle": "{label} rozpoczęło się na {platform}",
   "push.eventBody": "×{multiplier} punktów krwi dla wszystkich.",
   "push.until": "Mniej więcej do {time}.",
+  "push.heldBack": "Wstrzymane powiadomienia o wydarzeniach (najwyżej {limit} na godzinę): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push jest wyłączony.",
   "admin.push.subscriptions": "Subskrybujące urządzenia",

@@ -141,6 +141,7 @@ export const ptBR: Messages = {
   "push.eventTitle": "{label} começou em {platform}",
   "push.eventBody": "×{multiplier} pontos de sangue para todos.",
   "push.until": "Até por volta das {time}.",
+  "push.heldBack": "Alertas de eventos retidos (no máximo {limit} por hora): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "O push está desligado.",
   "admin.push.subscriptions": "Dispositivos inscritos",

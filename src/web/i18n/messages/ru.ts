@@ -141,6 +141,7 @@ export const ru: Messages = {
   "push.eventTitle": "{label} начался на {platform}",
   "push.eventBody": "×{multiplier} очков крови для всех.",
   "push.until": "Примерно до {time}.",
+  "push.heldBack": "Задержано уведомлений о событиях (не больше {limit} в час): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push выключен.",
   "admin.push.subscriptions": "Подписанные устройства",

@@ -141,6 +141,7 @@ export const th: Messages = {
   "push.eventTitle": "{label} เริ่มแล้วบน {platform}",
   "push.eventBody": "บลัดพอยต์ ×{multiplier} สำหรับทุกคน",
   "push.until": "ถึงประมาณ {time}",
+  "push.heldBack": "การแจ้งเตือนกิจกรรมที่ถูกระงับไว้ (สูงสุด {limit} ครั้งต่อชั่วโมง): {count}",
   "admin.push.title": "เว็บพุช",
   "admin.push.off": "ปิดพุชอยู่",
   "admin.push.subscriptions": "อุปกรณ์ที่สมัครรับ",

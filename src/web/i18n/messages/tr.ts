@@ -141,6 +141,7 @@ export const tr: Messages = {
   "push.eventTitle": "{label} {platform} üzerinde başladı",
   "push.eventBody": "Herkese ×{multiplier} Kan Puanı.",
   "push.until": "Yaklaşık {time} saatine kadar.",
+  "push.heldBack": "Bekletilen etkinlik bildirimleri (saatte en fazla {limit}): {count}.",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push kapalı.",
   "admin.push.subscriptions": "Abone cihazlar",

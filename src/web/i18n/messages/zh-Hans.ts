@@ -141,6 +141,7 @@ export const zhHans: Messages = {
   "push.eventTitle": "{label} 已在 {platform} 开始",
   "push.eventBody": "所有人血点 ×{multiplier}。",
   "push.until": "大约持续到 {time}。",
+  "push.heldBack": "被暂缓的活动提醒（每小时最多 {limit} 条）：{count} 条。",
   "admin.push.title": "网页推送",
   "admin.push.off": "推送已关闭。",
   "admin.push.subscriptions": "已订阅的设备",

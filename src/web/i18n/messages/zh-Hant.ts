@@ -141,6 +141,7 @@ export const zhHant: Messages = {
   "push.eventTitle": "{label} 已在 {platform} 開始",
   "push.eventBody": "所有人血點 ×{multiplier}。",
   "push.until": "大約持續到 {time}。",
+  "push.heldBack": "被暫緩的活動提醒（每小時最多 {limit} 則）：{count} 則。",
   "admin.push.title": "網頁推播",
   "admin.push.off": "推播已關閉。",
   "admin.push.subscriptions": "已訂閱的裝置",
