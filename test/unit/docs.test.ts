@@ -105,6 +105,8 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   HUB_REQUIRE_BROWSER: ".ci/run",
   CI: ".ci/run",
   NODE_ENV: "src/runtime-mode.ts",
+  // Bun honours it; the push tests trust their TLS front through it.
+  NODE_EXTRA_CA_CERTS: "test/e2e/push-browser.test.ts",
   // The benchmarks' knobs.
   BENCH_BACKFILL_DAYS: "scripts/bench/index.ts",
   BENCH_STREAMS: "scripts/bench/streams.ts",
