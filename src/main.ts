@@ -3,10 +3,12 @@ import "./runtime-mode.ts";
 import { writeSync } from "node:fs";
 import { agent } from "./cli/agent.ts";
 import { backup } from "./cli/backup.ts";
+import { backups } from "./cli/backups.ts";
 import { CommandError, type Command } from "./cli/command.ts";
 import { importFieldCommand } from "./cli/import-field.ts";
 import { migrate } from "./cli/migrate.ts";
 import { openapi } from "./cli/openapi.ts";
+import { restore } from "./cli/restore.ts";
 import { serve } from "./cli/serve.ts";
 import { simulate } from "./cli/simulate.ts";
 import { user } from "./cli/user.ts";
@@ -16,7 +18,7 @@ import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, simulate, importFieldCommand, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, backups, restore, user, agent, simulate, importFieldCommand, version];
 
 /** Written synchronously, so nothing is lost when the process exits right after. */
 function print(line: string): void {
