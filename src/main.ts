@@ -47,7 +47,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   try {
     const { config, args } = configFrom(named ? argv.slice(1) : argv, process.env, command.flags);
-    return await command.run({ config, args, stdin: readStdin, out: print, workers: { checkpointer: new URL("./db/checkpointer.ts", import.meta.url), fieldImporter: new URL("./field/import-worker.ts", import.meta.url) } });
+    return await command.run({ config, args, stdin: readStdin, out: print, workers: { checkpointer: new URL("./db/checkpointer.ts", import.meta.url), fieldImporter: new URL("./field/import-worker.ts", import.meta.url), backup: new URL("./backup/worker.ts", import.meta.url) } });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`hub: ${error.message}\n`);

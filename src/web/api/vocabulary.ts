@@ -36,7 +36,7 @@ export type WebhookFormat = (typeof WebhookFormat)[number];
 export const AlertRole = ["survivor", "killer"] as const;
 export type AlertRole = (typeof AlertRole)[number];
 
-export const DeliveryType = ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] as const;
+export const DeliveryType = ["bonus.reached", "status.changed", "event.started", "event.ended", "backup.failed", "test"] as const;
 export type DeliveryType = (typeof DeliveryType)[number];
 
 export const DeliveryStatus = ["pending", "delivered", "failed"] as const;
