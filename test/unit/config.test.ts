@@ -494,7 +494,7 @@ describe("argument parsing", () => {
     for (const key of OPTION_KEYS) {
       const option = OPTIONS[key];
       expect(option.flag).toMatch(/^--[a-z][a-z0-9-]*$/);
-      expect(option.env).toMatch(/^[A-Z_]+$/);
+      expect(option.env).toMatch(/^[A-Z][A-Z0-9_]*$/);
       expect(option.help.length).toBeGreaterThan(5);
       expect(option.defaultText.length).toBeGreaterThan(0);
       flags.add(option.flag);
