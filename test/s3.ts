@@ -149,8 +149,12 @@ export function startFront(upstream: string, credentials: { accessKeyId: string;
       const headers = new Headers(request.headers);
       headers.delete("host");
       const body = request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer();
-      const answer = await fetch(`${upstream}${url.pathname}${url.search}`, { method: request.method, headers, body, redirect: "manual" });
-      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+      try {
+        const answer = await fetch(`${upstream}${url.pathname}${url.search}`, { method: request.method, headers, body, redirect: "manual" });
+        return new Response(answer.body, { status: answer.status, headers: answer.headers });
+      } catch {
+        return s3Error(502, "BadGateway", "The store behind the front did not answer.");
+      }
     },
   });
   Object.assign(front, { endpoint: `http://127.0.0.1:${server.port}` });

@@ -99,8 +99,9 @@ export async function runBackup(options: BackupRunOptions): Promise<BackupRunRes
 async function prune(target: BackupTarget, keep: number, newest: string): Promise<{ deleted: string[]; retentionError: string | null }> {
   const deleted: string[] = [];
   try {
-    const all = await target.list();
-    const excess = all.filter((b) => b.name !== newest).slice(0, Math.max(0, all.length - keep));
+    // The new backup counts as one of those kept whether or not the listing shows it yet.
+    const older = (await target.list()).filter((b) => b.name !== newest);
+    const excess = older.slice(0, Math.max(0, older.length - (keep - 1)));
     for (const old of excess) {
       await target.remove(old.name);
       deleted.push(old.name);
