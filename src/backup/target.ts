@@ -71,6 +71,15 @@ async function hashStream(stream: ReadableStream<Uint8Array>): Promise<ReadBack>
   return { size, sha256: hasher.digest("hex") };
 }
 
+/** Removes a temporary file without letting a failure to remove it hide the error that made it a leftover. */
+function removeLeftover(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // The write's own error is the one to report; a leftover has a dot name and is never listed as a backup.
+  }
+}
+
 function cause(error: unknown): string {
   if (error instanceof Error) {
     const code = "code" in error && typeof error.code === "string" ? error.code : "";
@@ -109,7 +118,7 @@ class FolderTarget implements BackupTarget {
         closeSync(dirFd);
       }
     } catch (error) {
-      rmSync(temporary, { force: true });
+      removeLeftover(temporary);
       throw new BackupTargetError(`writing ${name} to ${this.dir} failed (${cause(error)})`);
     }
   }

@@ -85,7 +85,7 @@ export function adminBackupRoutes(ctx: HubContext, access: Access) {
           if (error instanceof BackupUnavailable) throw new HttpProblem(409, error.message);
           throw error;
         }
-        audit(ctx.db.orm, actorOf(access.userOf(request)), "backup.start", backups.status().target, null, ctx.now());
+        audit(ctx.db.orm, actorOf(access.userOf(request)), "backup.start", null, { target: backups.status().target }, ctx.now());
         set.status = 202;
         return await overview();
       },
