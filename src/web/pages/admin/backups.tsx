@@ -93,7 +93,7 @@ export function BackupsSection() {
           <FormError error={action.error} />
           {started && running ? <Notice>{t("admin.backups.started")}</Notice> : null}
           {load.data.listError === null ? null : <p class="form-error">{t("admin.backups.listError", { error: load.data.listError })}</p>}
-          {load.data.backups.length === 0 ? (
+          {load.data.listError !== null ? null : load.data.backups.length === 0 ? (
             <p>{t("admin.backups.empty")}</p>
           ) : (
             <AdminTable caption={t("admin.backups.caption")} columns={[t("admin.backups.time"), t("admin.backups.size"), t("admin.backups.schemaVersion"), t("admin.backups.encrypted"), t("admin.backups.download")]}>
