@@ -5,11 +5,11 @@
  * that database. The database it replaces is kept as `<db>.before-restore`.
  */
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { acquireServerLock, ServerLockHeld } from "../db/open.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
-import { BackupFormatError, decodeBackup, readBackupHeader } from "./format.ts";
+import { BackupFormatError, decodeBackupFile, readBackupFileHeader } from "./format.ts";
 import { parseTargetSpec } from "./spec.ts";
 import { openTarget, type S3Credentials } from "./target.ts";
 
@@ -40,28 +40,19 @@ export interface RestoreResult {
 /** The tables counted in the restore's report. */
 const COUNTED_TABLES = ["readings", "users", "agents", "webhooks", "events"] as const;
 
-async function download(source: string, s3: S3Credentials): Promise<Uint8Array> {
+/** The backup file to read: the source itself, or an S3 object downloaded to `path`. */
+async function fetchBackup(source: string, s3: S3Credentials, path: string): Promise<string> {
   if (/^s3:\/\//i.test(source)) {
     const spec = parseTargetSpec(source);
     if (!spec || spec.kind !== "s3" || spec.prefix === "") throw new RestoreError(`"${source}" is not an S3 object address: use s3://bucket/prefix/hub-….db.zst`);
     const slash = spec.prefix.lastIndexOf("/");
     const name = spec.prefix.slice(slash + 1);
     const target = openTarget({ kind: "s3", bucket: spec.bucket, prefix: slash === -1 ? "" : spec.prefix.slice(0, slash) }, s3);
-    return await target.get(name);
+    await target.download(name, path);
+    return path;
   }
   if (!existsSync(source)) throw new RestoreError(`there is no file at ${source}`);
-  return await Bun.file(source).bytes();
-}
-
-function writeSynced(path: string, bytes: Uint8Array): void {
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    let written = 0;
-    while (written < bytes.byteLength) written += writeSync(fd, bytes, written, Math.min(1 << 20, bytes.byteLength - written));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  return source;
 }
 
 function syncDir(path: string): void {
@@ -109,6 +100,7 @@ function settle(dbPath: string): void {
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const { dbPath } = options;
   const keptAs = `${dbPath}.before-restore`;
+  let createdAt = 0;
   let lock: { release(): void };
   try {
     lock = acquireServerLock(dbPath);
@@ -117,28 +109,25 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     throw error;
   }
   const temporary = join(dirname(dbPath), `.${basename(dbPath)}.restore-${process.pid}.tmp`);
+  const downloaded = `${temporary}.backup`;
   try {
     if (existsSync(dbPath) && existsSync(keptAs)) throw new RestoreError(`${keptAs} is there from an earlier restore: move it away (or delete it) first, so that it is not lost`);
-    const file = await download(options.source, options.s3);
-    const header = (() => {
-      try {
-        return readBackupHeader(file);
-      } catch (error) {
-        throw error instanceof BackupFormatError ? new RestoreError(error.message) : error;
-      }
-    })();
+    rmSync(downloaded, { force: true });
+    rmSync(temporary, { force: true });
+    const file = await fetchBackup(options.source, options.s3, downloaded);
     const known = MIGRATIONS.at(-1)?.version ?? 0;
-    if (header.schemaVersion > known) {
-      throw new RestoreError(`this backup has schema version ${header.schemaVersion}, newer than this hub knows (${known}): restore it with the hub version that made it, or a newer one`);
-    }
-    let database: Uint8Array;
     try {
-      database = (await decodeBackup(file, options.passphrase)).database;
+      const header = readBackupFileHeader(file);
+      if (header.schemaVersion > known) {
+        throw new RestoreError(`this backup has schema version ${header.schemaVersion}, newer than this hub knows (${known}): restore it with the hub version that made it, or a newer one`);
+      }
+      createdAt = (await decodeBackupFile(file, temporary, options.passphrase)).createdAt;
     } catch (error) {
       throw error instanceof BackupFormatError ? new RestoreError(`${error.message}; nothing was changed`) : error;
+    } finally {
+      rmSync(downloaded, { force: true });
     }
-    rmSync(temporary, { force: true });
-    writeSynced(temporary, database);
+    const databaseBytes = statSync(temporary).size;
     const { schemaVersion, rows } = inspect(temporary);
     if (schemaVersion > known) throw new RestoreError(`the database in this backup has schema version ${schemaVersion}, newer than this hub knows (${known}); nothing was changed`);
     let moved: string | null = null;
@@ -149,8 +138,9 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     }
     renameSync(temporary, dbPath);
     syncDir(dirname(dbPath));
-    return { source: options.source, createdAt: header.createdAt, schemaVersion, databaseBytes: database.byteLength, rows, keptAs: moved };
+    return { source: options.source, createdAt, schemaVersion, databaseBytes, rows, keptAs: moved };
   } finally {
+    rmSync(downloaded, { force: true });
     rmSync(temporary, { force: true });
     lock.release();
   }

@@ -6,11 +6,11 @@
  * failed one.
  */
 import { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { backupDatabase, removeAbandoned } from "../db/backup.ts";
-import { backupName, encodeBackup, PBKDF2_ITERATIONS, sha256Hex } from "./format.ts";
+import { backupName, encodeBackupFile, PBKDF2_ITERATIONS } from "./format.ts";
 import { BackupTargetError, type BackupTarget } from "./target.ts";
-import { dirname } from "node:path";
 
 export interface BackupRunOptions {
   readonly dbPath: string;
@@ -48,51 +48,71 @@ function schemaVersionOf(path: string): number {
   }
 }
 
-/** The snapshot goes beside the database: the one place certain to take a database's size. */
-function snapshotPath(dbPath: string, at: number): string {
-  return `${dbPath}.backup-snapshot-${process.pid}-${at}`;
+/** The snapshot and the backup file go beside the database: the one place certain to take a database's size. */
+function workPath(dbPath: string, at: number, what: string): string {
+  return `${dbPath}.backup-${what}-${process.pid}-${at}`;
+}
+
+/** Removes what runs killed before they finished left beside the database (their process is gone). */
+function removeAbandonedWork(dbPath: string): void {
+  const dir = dirname(dbPath);
+  const prefix = `${basename(dbPath)}.backup-`;
+  for (const name of readdirSync(dir)) {
+    const match = /^(?:snapshot|file)-(\d+)-\d+$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : "");
+    const pid = Number(match?.[1] ?? Number.NaN);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "EPERM";
+  }
 }
 
 export async function runBackup(options: BackupRunOptions): Promise<BackupRunResult> {
   const now = options.now ?? Date.now;
   const started = now();
-  const snapshot = snapshotPath(options.dbPath, started);
-  let file: Uint8Array;
-  let databaseBytes: number;
-  let schemaVersion: number;
+  const snapshot = workPath(options.dbPath, started, "snapshot");
+  const file = workPath(options.dbPath, started, "file");
   try {
     removeAbandoned(dirname(snapshot));
+    removeAbandonedWork(options.dbPath);
     await backupDatabase(options.dbPath, snapshot);
-    schemaVersion = schemaVersionOf(snapshot);
-    const database = await Bun.file(snapshot).bytes();
-    databaseBytes = database.byteLength;
-    file = await encodeBackup(database, { schemaVersion, createdAt: started }, options.passphrase, options.iterations ?? PBKDF2_ITERATIONS);
+    const schemaVersion = schemaVersionOf(snapshot);
+    const databaseBytes = statSync(snapshot).size;
+    const made = await encodeBackupFile(snapshot, file, { schemaVersion, createdAt: started }, options.passphrase, options.iterations ?? PBKDF2_ITERATIONS);
+    rmSync(snapshot, { force: true });
+    const name = backupName(started, schemaVersion, options.passphrase !== null);
+    await options.target.put(name, file);
+    const back = await options.target.readBack(name);
+    if (back.size !== made.size || back.sha256 !== made.sha256) {
+      throw new BackupTargetError(
+        `${name} at ${options.target.description} is not what was sent (${back.size} bytes with SHA-256 ${back.sha256.slice(0, 12)}…, sent ${made.size} bytes with ${made.sha256.slice(0, 12)}…); older backups were kept`,
+      );
+    }
+    const { deleted, retentionError } = await prune(options.target, options.keep, name);
+    return {
+      name,
+      target: options.target.description,
+      createdAt: started,
+      schemaVersion,
+      bytes: made.size,
+      databaseBytes,
+      sha256: made.sha256,
+      encrypted: options.passphrase !== null,
+      durationMs: now() - started,
+      deleted,
+      retentionError,
+    };
   } finally {
     rmSync(snapshot, { force: true });
+    rmSync(file, { force: true });
   }
-  const name = backupName(started, schemaVersion, options.passphrase !== null);
-  const sha256 = sha256Hex(file);
-  await options.target.put(name, file);
-  const back = await options.target.readBack(name);
-  if (back.size !== file.byteLength || back.sha256 !== sha256) {
-    throw new BackupTargetError(
-      `${name} at ${options.target.description} is not what was sent (${back.size} bytes with SHA-256 ${back.sha256.slice(0, 12)}…, sent ${file.byteLength} bytes with ${sha256.slice(0, 12)}…); older backups were kept`,
-    );
-  }
-  const { deleted, retentionError } = await prune(options.target, options.keep, name);
-  return {
-    name,
-    target: options.target.description,
-    createdAt: started,
-    schemaVersion,
-    bytes: file.byteLength,
-    databaseBytes,
-    sha256,
-    encrypted: options.passphrase !== null,
-    durationMs: now() - started,
-    deleted,
-    retentionError,
-  };
 }
 
 /** Deletes the oldest backups beyond `keep`, never the one just checked. */

@@ -4,7 +4,8 @@
  * Bun's own S3 client. Names given to a target are backup names only
  * (`hub-….db.zst[.enc]`); listing shows nothing else that lives there.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, constants as fsConstants, createWriteStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import { join, resolve } from "node:path";
 import { parseBackupName } from "./format.ts";
 import { describeTargetSpec, type TargetSpec } from "./spec.ts";
@@ -27,9 +28,11 @@ export interface ReadBack {
 export interface BackupTarget {
   /** Where, for messages and the console: a path or an s3:// address, never a credential. */
   readonly description: string;
-  put(name: string, bytes: Uint8Array): Promise<void>;
+  /** Stores the file at `path` under `name`. */
+  put(name: string, path: string): Promise<void>;
   readBack(name: string): Promise<ReadBack>;
-  get(name: string): Promise<Uint8Array>;
+  /** Writes what is stored under `name` to a new file at `path`. */
+  download(name: string, path: string): Promise<void>;
   stream(name: string): ReadableStream<Uint8Array>;
   /** Every backup there, oldest first. */
   list(): Promise<StoredBackup[]>;
@@ -80,6 +83,20 @@ function removeLeftover(path: string): void {
   }
 }
 
+function syncFile(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function streamToFile(stream: ReadableStream<Uint8Array>, path: string): Promise<void> {
+  await pipeline(stream, createWriteStream(path, { flags: "wx", mode: 0o600 }));
+  syncFile(path);
+}
+
 function cause(error: unknown): string {
   if (error instanceof Error) {
     const code = "code" in error && typeof error.code === "string" ? error.code : "";
@@ -97,26 +114,15 @@ class FolderTarget implements BackupTarget {
     this.description = this.dir;
   }
 
-  async put(name: string, bytes: Uint8Array): Promise<void> {
+  async put(name: string, path: string): Promise<void> {
     assertBackupName(name);
     const temporary = join(this.dir, `.${name}.${process.pid}.tmp`);
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const fd = openSync(temporary, "wx", 0o600);
-      try {
-        let written = 0;
-        while (written < bytes.byteLength) written += writeSync(fd, bytes, written, Math.min(1 << 20, bytes.byteLength - written));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      copyFileSync(path, temporary, fsConstants.COPYFILE_EXCL);
+      syncFile(temporary);
       renameSync(temporary, join(this.dir, name));
-      const dirFd = openSync(this.dir, "r");
-      try {
-        fsyncSync(dirFd);
-      } finally {
-        closeSync(dirFd);
-      }
+      syncFile(this.dir);
     } catch (error) {
       removeLeftover(temporary);
       throw new BackupTargetError(`writing ${name} to ${this.dir} failed (${cause(error)})`);
@@ -132,10 +138,10 @@ class FolderTarget implements BackupTarget {
     }
   }
 
-  async get(name: string): Promise<Uint8Array> {
+  async download(name: string, path: string): Promise<void> {
     assertBackupName(name);
     try {
-      return await Bun.file(join(this.dir, name)).bytes();
+      await streamToFile(Bun.file(join(this.dir, name)).stream(), path);
     } catch (error) {
       throw new BackupTargetError(`reading ${name} from ${this.dir} failed (${cause(error)})`);
     }
@@ -200,9 +206,9 @@ class S3Target implements BackupTarget {
     return new BackupTargetError(`${what} at ${this.description} failed (${cause(error)})`);
   }
 
-  async put(name: string, bytes: Uint8Array): Promise<void> {
+  async put(name: string, path: string): Promise<void> {
     try {
-      await this.client.write(this.key(name), bytes, { type: "application/octet-stream" });
+      await this.client.write(this.key(name), Bun.file(path), { type: "application/octet-stream" });
     } catch (error) {
       throw this.failure(`uploading ${name}`, error);
     }
@@ -216,9 +222,9 @@ class S3Target implements BackupTarget {
     }
   }
 
-  async get(name: string): Promise<Uint8Array> {
+  async download(name: string, path: string): Promise<void> {
     try {
-      return await this.client.file(this.key(name)).bytes();
+      await streamToFile(this.client.file(this.key(name)).stream(), path);
     } catch (error) {
       throw this.failure(`downloading ${name}`, error);
     }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { encodeBackup } from "../../src/backup/format.ts";
+import { encodeBackupFile } from "../../src/backup/format.ts";
 import { restoreBackup, RestoreError } from "../../src/backup/restore.ts";
 import { runBackup } from "../../src/backup/run.ts";
 import { openTarget, type BackupTarget, type S3Credentials } from "../../src/backup/target.ts";
@@ -166,7 +166,7 @@ describe("faults leave the target and the database as they were", () => {
       description: target.description,
       list: () => target.list(),
       readBack: (name) => target.readBack(name),
-      get: (name) => target.get(name),
+      download: (name, to) => target.download(name, to),
       stream: (name) => target.stream(name),
       remove: (name) => target.remove(name),
       put: async () => {
@@ -208,9 +208,13 @@ describe("faults leave the target and the database as they were", () => {
     const { path } = filledDatabase();
     const target = s3Target("corrupt");
     const { name } = await runBackup({ dbPath: path, target, keep: 14, passphrase: null, iterations: FAST });
-    const bytes = await target.get(name);
+    const copy = join(scratch(), "copy");
+    await target.download(name, copy);
+    const bytes = readFileSync(copy);
     bytes[Math.floor(bytes.byteLength / 2)] = (bytes[Math.floor(bytes.byteLength / 2)] ?? 0) ^ 0xff;
-    await target.put(name, bytes);
+    const corrupt = join(scratch(), "corrupt");
+    writeFileSync(corrupt, bytes);
+    await target.put(name, corrupt);
     const dest = filledDatabase().path;
     const before = readFileSync(dest);
     await expect(restoreBackup({ source: `s3://${BUCKET}/corrupt/${name}`, dbPath: dest, passphrase: null, s3: credentials() })).rejects.toThrow(/damaged.*nothing was changed/);
@@ -232,10 +236,8 @@ describe("faults leave the target and the database as they were", () => {
 
   test("a restore while a hub serves the database is refused", async () => {
     const { path } = filledDatabase();
-    const file = join(scratch(), "backup.db.zst");
     const target = openTarget({ kind: "folder", path: scratch() }, credentials());
     const { name } = await runBackup({ dbPath: path, target, keep: 14, passphrase: null, iterations: FAST });
-    writeFileSync(file, await target.get(name));
     const lock = acquireServerLock(path);
     try {
       await expect(restoreBackup({ source: join(target.description, name), dbPath: path, passphrase: null, s3: credentials() })).rejects.toThrow(/a hub is serving/);
@@ -245,9 +247,10 @@ describe("faults leave the target and the database as they were", () => {
   });
 
   test("a backup of a newer schema than this hub knows is refused before anything changes", async () => {
-    const database = new TextEncoder().encode("not looked at");
+    const database = join(scratch(), "future.db");
+    writeFileSync(database, "not looked at");
     const file = join(scratch(), "hub-20991231T000000000Z-999.db.zst");
-    writeFileSync(file, await encodeBackup(database, { schemaVersion: 999, createdAt: Date.UTC(2099, 11, 31) }, null, FAST));
+    await encodeBackupFile(database, file, { schemaVersion: 999, createdAt: Date.UTC(2099, 11, 31) }, null, FAST);
     const dest = filledDatabase().path;
     const error = await restoreBackup({ source: file, dbPath: dest, passphrase: null, s3: credentials() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RestoreError);

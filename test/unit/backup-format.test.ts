@@ -1,48 +1,88 @@
 import { describe, expect, test } from "bun:test";
-import { backupName, BackupFormatError, decodeBackup, encodeBackup, parseBackupName, readBackupHeader, sha256Hex } from "../../src/backup/format.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { backupName, BackupFormatError, decodeBackupFile, encodeBackupFile, hashFile, parseBackupName, readBackupFileHeader, sha256Hex } from "../../src/backup/format.ts";
 import { nextBackupAt, parseBackupSchedule } from "../../src/backup/schedule.ts";
 import { parseTargetSpec } from "../../src/backup/spec.ts";
+import { scratchDirs } from "../helpers.ts";
 
-const DB = new TextEncoder().encode("SQLite format 3\u0000".padEnd(8192, "x"));
+/** Three segments and a bit once compressed: random bytes do not shrink. */
+const DB = new Uint8Array(3 * 1024 * 1024 + 5000);
+crypto.getRandomValues(DB.subarray(0, 65536));
+for (let i = 65536; i < DB.byteLength; i += 65536) crypto.getRandomValues(DB.subarray(i, Math.min(i + 65536, DB.byteLength)));
+DB.set(new TextEncoder().encode("SQLite format 3\u0000"), 0);
 const META = { schemaVersion: 10, createdAt: Date.UTC(2026, 10, 29, 4, 5, 6, 789) };
 const FAST = 1000;
+const PASSPHRASE = "a passphrase of some length";
+const scratch = scratchDirs();
+
+function database(): string {
+  const path = join(scratch(), "hub.db");
+  writeFileSync(path, DB);
+  return path;
+}
+
+async function encoded(passphrase: string | null): Promise<string> {
+  const out = join(scratch(), "backup");
+  const made = await encodeBackupFile(database(), out, META, passphrase, FAST);
+  expect(made).toEqual(await hashFile(out));
+  return out;
+}
+
+async function decoded(file: string, passphrase: string | null): Promise<Uint8Array> {
+  const out = join(scratch(), "restored.db");
+  await decodeBackupFile(file, out, passphrase);
+  return new Uint8Array(readFileSync(out));
+}
+
+function damaged(file: string, at: (size: number) => number): string {
+  const bytes = new Uint8Array(readFileSync(file));
+  const i = at(bytes.byteLength);
+  bytes[i] = (bytes[i] ?? 0) ^ 0x55;
+  const out = join(scratch(), "damaged");
+  writeFileSync(out, bytes);
+  return out;
+}
 
 describe("the backup file", () => {
   test("plain: header then zstd, read back byte for byte with its SHA-256", async () => {
-    const file = await encodeBackup(DB, META, null, FAST);
-    expect(file.byteLength).toBeLessThan(DB.byteLength);
-    const header = readBackupHeader(file);
-    expect(header).toEqual({ encrypted: false, schemaVersion: 10, createdAt: META.createdAt, sha256: sha256Hex(DB), databaseBytes: DB.byteLength });
-    expect((await decodeBackup(file, null)).database).toEqual(DB);
+    const file = await encoded(null);
+    expect(readBackupFileHeader(file)).toEqual({ encrypted: false, schemaVersion: 10, createdAt: META.createdAt, sha256: sha256Hex(DB), databaseBytes: DB.byteLength });
+    expect(await decoded(file, null)).toEqual(DB);
   });
 
-  test("encrypted: the database is not readable without the passphrase; the right one opens it", async () => {
-    const file = await encodeBackup(DB, META, "a passphrase of some length", FAST);
-    expect(readBackupHeader(file).encrypted).toBe(true);
-    expect(Buffer.from(file).includes(Buffer.from("SQLite format 3"))).toBe(false);
-    expect((await decodeBackup(file, "a passphrase of some length")).database).toEqual(DB);
+  test("encrypted in segments: not readable without the passphrase; the right one opens it", async () => {
+    const file = await encoded(PASSPHRASE);
+    expect(readBackupFileHeader(file).encrypted).toBe(true);
+    expect(readFileSync(file).includes(Buffer.from("SQLite format 3"))).toBe(false);
+    expect(await decoded(file, PASSPHRASE)).toEqual(DB);
   });
 
   test("a missing key, a wrong key and a damaged file each get their own message", async () => {
-    const file = await encodeBackup(DB, META, "a passphrase of some length", FAST);
-    await expect(decodeBackup(file, null)).rejects.toThrow(/encrypted: set BACKUP_ENCRYPTION_KEY/);
-    await expect(decodeBackup(file, "another passphrase entirely")).rejects.toThrow(/not the passphrase this backup was made with/);
-    const damaged = file.slice();
-    damaged[damaged.byteLength - 40] = (damaged[damaged.byteLength - 40] ?? 0) ^ 0xff;
-    await expect(decodeBackup(damaged, "a passphrase of some length")).rejects.toThrow(/damaged/);
-    const header = file.slice();
-    header[12] = (header[12] ?? 0) ^ 1;
-    await expect(decodeBackup(header, "a passphrase of some length")).rejects.toThrow(/damaged/);
+    const file = await encoded(PASSPHRASE);
+    await expect(decoded(file, null)).rejects.toThrow(/encrypted: set BACKUP_ENCRYPTION_KEY/);
+    await expect(decoded(file, "another passphrase entirely")).rejects.toThrow(/not the passphrase this backup was made with/);
+    await expect(decoded(damaged(file, (size) => size - 40), PASSPHRASE)).rejects.toThrow(/damaged/);
+    await expect(decoded(damaged(file, () => 12), PASSPHRASE)).rejects.toThrow(/damaged/);
+  });
+
+  test("an encrypted backup cut off after a whole segment is caught: the last segment is marked", async () => {
+    const file = await encoded(PASSPHRASE);
+    const bytes = readFileSync(file);
+    const first = 110 + 4 + bytes.readUInt32BE(110);
+    const cut = join(scratch(), "cut");
+    writeFileSync(cut, bytes.subarray(0, first));
+    await expect(decoded(cut, PASSPHRASE)).rejects.toThrow(/damaged/);
   });
 
   test("a damaged plain backup is caught by its SHA-256 or its compression, never restored", async () => {
-    const file = await encodeBackup(DB, META, null, FAST);
-    for (const at of [30, file.byteLength - 5, Math.floor(file.byteLength / 2)]) {
-      const damaged = file.slice();
-      damaged[at] = (damaged[at] ?? 0) ^ 0x55;
-      await expect(decodeBackup(damaged, null)).rejects.toThrow(BackupFormatError);
+    const file = await encoded(null);
+    for (const at of [(_: number) => 30, (size: number) => size - 5, (size: number) => Math.floor(size / 2)]) {
+      await expect(decoded(damaged(file, at), null)).rejects.toThrow(BackupFormatError);
     }
-    expect(() => readBackupHeader(new TextEncoder().encode("SQLite format 3\u0000 not a backup at all........................................"))).toThrow(/not a hub backup/);
+    const other = join(scratch(), "other");
+    writeFileSync(other, "SQLite format 3\u0000 not a backup at all........................................");
+    expect(() => readBackupFileHeader(other)).toThrow(/not a hub backup/);
   });
 
   test("names carry the UTC time and schema version, sort by time, and parse back", () => {
@@ -66,8 +106,7 @@ describe("settings", () => {
 
   test("daily runs at HH:MM on the zone's clock, the next day once it has passed", () => {
     const schedule = { kind: "daily", hour: 3, minute: 30 } as const;
-    const berlinWinter = Date.UTC(2026, 0, 10, 1, 0);
-    expect(new Date(nextBackupAt(schedule, berlinWinter, null, "Europe/Berlin") ?? 0).toISOString()).toBe("2026-01-10T02:30:00.000Z");
+    expect(new Date(nextBackupAt(schedule, Date.UTC(2026, 0, 10, 1, 0), null, "Europe/Berlin") ?? 0).toISOString()).toBe("2026-01-10T02:30:00.000Z");
     expect(new Date(nextBackupAt(schedule, Date.UTC(2026, 0, 10, 3, 0), null, "Europe/Berlin") ?? 0).toISOString()).toBe("2026-01-11T02:30:00.000Z");
     expect(new Date(nextBackupAt(schedule, Date.UTC(2026, 6, 10, 0, 0), null, "Europe/Berlin") ?? 0).toISOString()).toBe("2026-07-10T01:30:00.000Z");
     expect(new Date(nextBackupAt(schedule, Date.UTC(2026, 6, 10, 0, 0), null, "UTC") ?? 0).toISOString()).toBe("2026-07-10T03:30:00.000Z");
