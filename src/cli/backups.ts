@@ -1,5 +1,6 @@
 import { BACKUP_TARGET_ALLOWED } from "../backup/spec.ts";
 import { targetFrom } from "../backup/settings.ts";
+import type { StoredBackup } from "../backup/target.ts";
 import { CommandError, type Command } from "./command.ts";
 
 export const backups: Command = {
@@ -12,7 +13,7 @@ export const backups: Command = {
     const given = args.command.get("target");
     const chosen = targetFrom(config, given);
     if (!chosen) throw new CommandError(given === undefined ? "set BACKUP_TARGET or give --target" : `"${given}" is not a backup target: expected ${BACKUP_TARGET_ALLOWED}`);
-    let list;
+    let list: StoredBackup[];
     try {
       list = await chosen.target.list();
     } catch (error) {

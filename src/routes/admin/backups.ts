@@ -115,7 +115,7 @@ export function adminBackupRoutes(ctx: HubContext, access: Access) {
       {
         access: "admin",
         params: t.Object({ name: t.String({ maxLength: 200, description: "A backup's name, as GET /backups lists it" }) }),
-        response: { 200: t.Any({ description: "The backup file (application/octet-stream), as stored at the target" }), ...problems(401, 403, 404, 409, 502) },
+        response: { 200: t.String({ format: "binary", description: "The backup file (application/octet-stream), as stored at the target" }), ...problems(401, 403, 404, 409, 502) },
         detail: {
           tags: ["admin-backups"],
           summary: "Download a backup",

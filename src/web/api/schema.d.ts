@@ -7268,7 +7268,7 @@ export interface operations {
       /** @description The backup file (application/octet-stream), as stored at the target */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": string;
         };
       };
       /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
