@@ -26,7 +26,7 @@ describe("generated documentation of settings", () => {
     const help = renderHelp("Hub", []).split("\n");
     const table = renderSettingsTable().split("\n");
     const secrets = OPTION_KEYS.filter((key) => OPTIONS[key].secret);
-    expect(secrets.length).toBe(8);
+    expect(secrets.length).toBe(10);
     for (const key of secrets) {
       const option = OPTIONS[key];
       const variant = fileVariant(key);
