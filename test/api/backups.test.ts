@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { encodeBackupFile } from "../../src/backup/format.ts";
 import { restoreBackup, RestoreError } from "../../src/backup/restore.ts";
@@ -156,25 +156,32 @@ describe("faults leave the target and the database as they were", () => {
     expect((await target.list()).map((b) => b.name)).toEqual([first.name]);
   });
 
-  test("a full folder target: the partial file is removed and the older backup stays", async () => {
+  test("a full folder target (a small tmpfs filled up): the run fails with ENOSPC, the partial file is removed, the older backup stays", async () => {
+    if (process.getuid?.() !== 0) throw new Error("this test mounts a tmpfs and needs root, as the storage fault tests do");
     const { path } = filledDatabase();
-    const dir = scratch();
-    const target = openTarget({ kind: "folder", path: dir }, credentials());
-    const first = await runBackup({ dbPath: path, target, keep: 1, passphrase: null, iterations: FAST });
-    const full: BackupTarget = {
-      ...target,
-      description: target.description,
-      list: () => target.list(),
-      readBack: (name) => target.readBack(name),
-      download: (name, to) => target.download(name, to),
-      stream: (name) => target.stream(name),
-      remove: (name) => target.remove(name),
-      put: async () => {
-        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-      },
-    };
-    await expect(runBackup({ dbPath: path, target: full, keep: 1, passphrase: null, iterations: FAST })).rejects.toThrow(/ENOSPC/);
-    expect((await target.list()).map((b) => b.name)).toEqual([first.name]);
+    const mountPoint = join(scratch(), "small");
+    mkdirSync(mountPoint);
+    const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]);
+    expect(mount.exitCode).toBe(0);
+    try {
+      const target = openTarget({ kind: "folder", path: mountPoint }, credentials());
+      const first = await runBackup({ dbPath: path, target, keep: 1, passphrase: null, iterations: FAST });
+      // Whatever room is left is taken, as another program on that disk would take it.
+      const fd = openSync(join(mountPoint, "filler"), "w");
+      try {
+        const block = new Uint8Array(64 * 1024);
+        for (;;) writeSync(fd, block);
+      } catch (error) {
+        expect(String(error)).toContain("ENOSPC");
+      } finally {
+        closeSync(fd);
+      }
+      await expect(runBackup({ dbPath: path, target, keep: 1, passphrase: null, iterations: FAST })).rejects.toThrow(/ENOSPC/);
+      expect(readdirSync(mountPoint).sort()).toEqual(["filler", first.name]);
+      expect((await target.list()).map((b) => b.name)).toEqual([first.name]);
+    } finally {
+      Bun.spawnSync(["umount", mountPoint]);
+    }
   });
 
   test("the store stopped in the middle of an upload: the run fails, the older backup is there when the store is back", async () => {
