@@ -127,3 +127,25 @@ describe("settings", () => {
     for (const bad of ["s3://", "s3://UPPER/x", "s3://b/../x", "https://example.org/x", ""]) expect(parseTargetSpec(bad)).toBeNull();
   });
 });
+
+describe("the backup settings together", () => {
+  test("a schedule without a target stops start-up with one line naming both; secrets are never echoed", async () => {
+    const { ConfigError, configFrom } = await import("../../src/config/load.ts");
+    expect(() => configFrom([], { BACKUP_SCHEDULE: "daily 03:00" })).toThrow(ConfigError);
+    expect(() => configFrom([], { BACKUP_SCHEDULE: "daily 03:00" })).toThrow(/BACKUP_SCHEDULE is set but BACKUP_TARGET is not/);
+    expect(() => configFrom([], { BACKUP_SCHEDULE: "hourly" })).toThrow(/BACKUP_SCHEDULE/);
+    const secret = "short";
+    let message = "";
+    try {
+      configFrom([], { BACKUP_ENCRYPTION_KEY: secret });
+    } catch (error) {
+      message = error instanceof Error ? error.message : String(error);
+    }
+    expect(message).toMatch(/BACKUP_ENCRYPTION_KEY/);
+    expect(message).not.toContain(secret);
+    const { config } = configFrom([], { BACKUP_SCHEDULE: "every 6h", BACKUP_TARGET: "s3://hub-backups/vps1", BACKUP_KEEP: "3" });
+    expect(config.backupSchedule).toEqual({ kind: "every", hours: 6 });
+    expect(config.backupTarget).toEqual({ kind: "s3", bucket: "hub-backups", prefix: "vps1" });
+    expect(config.backupKeep).toBe(3);
+  });
+});
