@@ -6,7 +6,8 @@
  */
 import type { Logger } from "../log.ts";
 import type { BackupRunResult } from "./run.ts";
-import { nextBackupAt } from "./schedule.ts";
+import type { BackupFailedData } from "../alerts/model.ts";
+import { describeBackupSchedule, nextBackupAt } from "./schedule.ts";
 import { s3Credentials, type BackupConfig } from "./settings.ts";
 import { describeTargetSpec } from "./spec.ts";
 import { openTarget, type BackupTarget, type StoredBackup } from "./target.ts";
@@ -25,14 +26,6 @@ export interface BackupStatus {
   readonly running: boolean;
   readonly target: string | null;
   readonly schedule: string;
-}
-
-export interface BackupFailedData {
-  readonly target: string;
-  readonly error: string;
-  readonly failures: number;
-  /** ISO time of the last backup that succeeded, or null. */
-  readonly lastSuccessAt: string | null;
 }
 
 /** Refusals the admin API turns into 409 problems. */
@@ -65,6 +58,8 @@ export class BackupService {
   private next: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<BackupRunResult> | null = null;
+  /** The worker of the run under way, and how to end its promise when the hub stops first. */
+  private worker: { readonly thread: Worker; readonly abandon: (error: Error) => void } | null = null;
   private started = false;
 
   constructor(private readonly deps: BackupServiceDeps) {
@@ -82,7 +77,7 @@ export class BackupService {
       next: this.next,
       running: this.running !== null,
       target: config.backupTarget ? describeTargetSpec(config.backupTarget) : null,
-      schedule: config.backupSchedule.kind === "off" ? "off" : config.backupSchedule.kind === "every" ? `every ${config.backupSchedule.hours}h` : `daily ${String(config.backupSchedule.hour).padStart(2, "0")}:${String(config.backupSchedule.minute).padStart(2, "0")}`,
+      schedule: describeBackupSchedule(config.backupSchedule),
     };
   }
 
@@ -102,11 +97,17 @@ export class BackupService {
       });
   }
 
+  /** Stops the schedule and ends a run under way: what it left beside the database is removed by the next process's first run. */
   stop(): void {
     this.started = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.next = null;
+    if (this.worker) {
+      this.worker.thread.terminate();
+      this.worker.abandon(new Error("the hub stopped during the backup"));
+      this.worker = null;
+    }
   }
 
   async list(): Promise<StoredBackup[]> {
@@ -126,7 +127,10 @@ export class BackupService {
     this.running = run;
     run.then(
       (result) => this.succeeded(result),
-      (error: unknown) => this.failed(error instanceof Error ? error.message : String(error)),
+      (error: unknown) => {
+        // A run the hub's stop ended is no failure of the target's.
+        if (this.started) this.failed(error instanceof Error ? error.message : String(error));
+      },
     );
     return run;
   }
@@ -137,13 +141,18 @@ export class BackupService {
     if (!spec) return Promise.reject(new BackupUnavailable("no backup target is set (BACKUP_TARGET)"));
     return new Promise((resolve, reject) => {
       const worker = new Worker(this.deps.worker);
-      worker.onmessage = (event: MessageEvent<BackupWorkerReply>) => {
+      this.worker = { thread: worker, abandon: reject };
+      const done = (): void => {
         worker.terminate();
+        if (this.worker?.thread === worker) this.worker = null;
+      };
+      worker.onmessage = (event: MessageEvent<BackupWorkerReply>) => {
+        done();
         if (event.data.ok) resolve(event.data.result);
         else reject(new Error(event.data.message));
       };
       worker.onerror = (event) => {
-        worker.terminate();
+        done();
         reject(new Error(`the backup worker failed: ${event.message}`));
       };
       const request: BackupWorkerRequest = {

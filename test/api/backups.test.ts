@@ -390,4 +390,20 @@ describe("scheduled runs", () => {
       hub.ctx.db.sqlite.close();
     }
   });
+
+  test("stopping the hub ends a run under way: its worker is ended, no failure is counted", async () => {
+    const { path } = filledDatabase();
+    const config = testConfig(["--db", path], { BACKUP_TARGET: join(scratch(), "stopped"), BACKUP_SCHEDULE: "every 1h" });
+    const hub = createHub(config, { log: createLogger("error", () => {}), backups: { iterations: FAST } });
+    try {
+      hub.start();
+      const run = hub.ctx.backups.runNow();
+      expect(hub.ctx.backups.status().running).toBe(true);
+      await hub.stop();
+      await expect(run).rejects.toThrow(/the hub stopped during the backup/);
+      expect(hub.ctx.backups.status()).toMatchObject({ running: false, lastError: null, next: null });
+    } finally {
+      hub.ctx.db.sqlite.close();
+    }
+  });
 });
