@@ -70,6 +70,13 @@ describe.skipIf(!available)("the Backups page in Chromium, from dist/hub", () =>
 
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, "admin-backups");
+    // On a phone the table stacks and nothing scrolls sideways.
+    await page.setViewportSize({ width: 360, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await page.locator("tr[data-backup] td[data-label]").count()).toBeGreaterThan(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, "admin-backups-phone");
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // The target refuses writes (a file stands where its folder was, which even root cannot write into): the run fails, the page says why.
     renameSync(target, `${target}.aside`);
