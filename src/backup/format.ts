@@ -31,8 +31,9 @@
  * passphrase from a damaged file; the GCM tags and the database's SHA-256
  * catch every other change.
  */
-import { closeSync, createReadStream, createWriteStream, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readSync, writeSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
+import { syncedFile } from "./synced.ts";
 import { constants as zlibConstants, createZstdCompress, createZstdDecompress } from "node:zlib";
 
 export const BACKUP_MAGIC = new Uint8Array([0x48, 0x55, 0x42, 0x42, 0x41, 0x4b, 0x00, 0x02]);
@@ -207,14 +208,8 @@ export async function encodeBackupFile(
       if (sealing === null) for await (const chunk of source) yield asBytes(chunk);
       else yield* sealSegments(source, header, sealing, nonce);
     },
-    createWriteStream(outPath, { flags: "a" }),
+    syncedFile(outPath, "a"),
   );
-  const synced = openSync(outPath, "r");
-  try {
-    fsyncSync(synced);
-  } finally {
-    closeSync(synced);
-  }
   return await hashFile(outPath);
 }
 
@@ -323,7 +318,7 @@ export async function decodeBackupFile(path: string, outPath: string, passphrase
           yield bytes;
         }
       },
-      createWriteStream(outPath, { flags: "wx", mode: 0o600 }),
+      syncedFile(outPath, "wx"),
     );
   } catch (error) {
     if (error instanceof BackupFormatError) throw error;
@@ -335,12 +330,6 @@ export async function decodeBackupFile(path: string, outPath: string, passphrase
   }
   if (size !== header.databaseBytes || hasher.digest("hex") !== header.sha256) {
     throw new BackupFormatError("this backup is damaged: the database in it does not match the SHA-256 recorded when it was made");
-  }
-  const fd = openSync(outPath, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
   return header;
 }

@@ -4,8 +4,9 @@
  * Bun's own S3 client. Names given to a target are backup names only
  * (`hub-….db.zst[.enc]`); listing shows nothing else that lives there.
  */
-import { closeSync, copyFileSync, constants as fsConstants, createWriteStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
+import { syncedFile } from "./synced.ts";
 import { join, resolve } from "node:path";
 import { parseBackupName } from "./format.ts";
 import { describeTargetSpec, type TargetSpec } from "./spec.ts";
@@ -93,8 +94,7 @@ function syncFile(path: string): void {
 }
 
 async function streamToFile(stream: ReadableStream<Uint8Array>, path: string): Promise<void> {
-  await pipeline(stream, createWriteStream(path, { flags: "wx", mode: 0o600 }));
-  syncFile(path);
+  await pipeline(stream, syncedFile(path, "wx"));
 }
 
 function cause(error: unknown): string {
@@ -119,8 +119,7 @@ class FolderTarget implements BackupTarget {
     const temporary = join(this.dir, `.${name}.${process.pid}.tmp`);
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      copyFileSync(path, temporary, fsConstants.COPYFILE_EXCL);
-      syncFile(temporary);
+      await pipeline(createReadStream(path, { highWaterMark: 1 << 20 }), syncedFile(temporary, "wx"));
       renameSync(temporary, join(this.dir, name));
       syncFile(this.dir);
     } catch (error) {
