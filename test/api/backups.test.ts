@@ -124,6 +124,37 @@ describe("a backup to S3 and back", () => {
   });
 });
 
+describe("listing S3 in pages", () => {
+  test("a listing split into pages is followed through its continuation tokens (s3rver cannot page, so a small store plays one)", async () => {
+    const names = Array.from({ length: 5 }, (_, i) => `hub-2026010${i + 1}T000000000Z-10.db.zst`);
+    const seen: (string | null)[] = [];
+    const store = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(request) {
+        const url = new URL(request.url);
+        const token = url.searchParams.get("continuation-token");
+        seen.push(token);
+        const page = token === null ? 0 : Number(token.slice("page-".length));
+        const keys = names.slice(page * 2, page * 2 + 2);
+        const more = page * 2 + 2 < names.length;
+        const contents = keys.map((name, i) => `<Contents><Key>vps1/${name}</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified><ETag>"e"</ETag><Size>${100 + i}</Size><StorageClass>STANDARD</StorageClass></Contents>`).join("");
+        return new Response(
+          `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${BUCKET}</Name><Prefix>vps1/</Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>2</MaxKeys><IsTruncated>${more}</IsTruncated>${more ? `<NextContinuationToken>page-${page + 1}</NextContinuationToken>` : ""}${contents}</ListBucketResult>`,
+          { headers: { "content-type": "application/xml" } },
+        );
+      },
+    });
+    try {
+      const target = openTarget({ kind: "s3", bucket: BUCKET, prefix: "vps1" }, { ...credentials(), endpoint: `http://127.0.0.1:${store.port}` });
+      expect((await target.list()).map((b) => b.name)).toEqual(names);
+      expect(seen).toEqual([null, "page-1", "page-2"]);
+    } finally {
+      store.stop(true);
+    }
+  });
+});
+
 describe("faults leave the target and the database as they were", () => {
   test("a wrong secret: the store refuses the signature, nothing is written, no older backup is touched, the secret is never told", async () => {
     const { path } = filledDatabase();
