@@ -16,14 +16,14 @@ const { values } = parseArgs({
 });
 const outfile = values.outfile ?? join(root, "dist", "hub");
 mkdirSync(dirname(outfile), { recursive: true });
-// The checkpoint and field-import workers are entry points too, so the executable carries them. Splitting lets the web app
+// The checkpoint, field-import and backup workers are entry points too, so the executable carries them. Splitting lets the web app
 // load its region page, chart library and each language as separate chunks.
 // The PNG icons are drawn now from the one source drawing and embedded as files (Bun.embeddedFiles). They are
 // written inside src/ so the entry points keep src/ as their common root, where the checkpoint worker is looked up.
 const iconDir = join(root, "src", ".build", "icons");
 process.once("exit", () => rmSync(join(root, "src", ".build"), { recursive: true, force: true }));
 const icons = await writeIcons(iconDir);
-const args = [process.execPath, "build", "--compile", "--minify", "--splitting", "--sourcemap", join(root, "src", "main.ts"), join(root, "src", "db", "checkpointer.ts"), ...icons, join(root, "src", "field", "import-worker.ts"), "--outfile", outfile];
+const args = [process.execPath, "build", "--compile", "--minify", "--splitting", "--sourcemap", join(root, "src", "main.ts"), join(root, "src", "db", "checkpointer.ts"), ...icons, join(root, "src", "field", "import-worker.ts"), join(root, "src", "backup", "worker.ts"), "--outfile", outfile];
 if (values.target) args.push(`--target=${values.target}`);
 const started = performance.now();
 const result = Bun.spawnSync(args, { cwd: root, stdout: "inherit", stderr: "inherit" });

@@ -18,6 +18,7 @@ import { storageGate } from "./http/storage-gate.ts";
 import { responseFinisher } from "./http/security.ts";
 import { adminAgentRoutes } from "./routes/admin/agents.ts";
 import { adminAuditRoutes } from "./routes/admin/audit.ts";
+import { adminBackupRoutes } from "./routes/admin/backups.ts";
 import { adminEventRoutes } from "./routes/admin/events.ts";
 import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
@@ -71,6 +72,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(adminAuditRoutes(ctx, access))
     .use(adminWebhookRoutes(ctx, access))
     .use(adminPushRoutes(ctx, access))
+    .use(adminBackupRoutes(ctx, access))
     .use(metricsRoutes(ctx, access))
     .use(docsRoutes(() => app, access, config.origin));
   return app;

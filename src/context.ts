@@ -1,6 +1,7 @@
 /** What every part of a running hub shares: configuration, database, log, clock and the live services. */
 import type { Alerts } from "./alerts/alerts.ts";
 import type { Accounts } from "./auth/accounts.ts";
+import type { BackupService } from "./backup/service.ts";
 import type { Config } from "./config/load.ts";
 import type { AgentEventReports } from "./events/reports.ts";
 import type { HubDb } from "./db/open.ts";
@@ -51,4 +52,6 @@ export interface HubContext {
   readonly alerts: Alerts;
   readonly push: Push;
   readonly clock: ClockCheck;
+  /** Scheduled and on-demand backups off the machine (SPEC §25). */
+  readonly backups: BackupService;
 }

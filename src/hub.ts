@@ -5,6 +5,7 @@ import { IncentivesReplies, INCENTIVES_ROUTE, incentivesFastRoute } from "./http
 import type { NativeRoutes } from "./server.ts";
 import { Accounts } from "./auth/accounts.ts";
 import { loadOrCreateKey, startSecrets } from "./auth/keys.ts";
+import { BackupService, type BackupServiceDeps } from "./backup/service.ts";
 import type { Config } from "./config/load.ts";
 import { ConfigError } from "./config/load.ts";
 import type { OptionTable } from "./config/options.ts";
@@ -54,6 +55,10 @@ export interface HubOptions {
   readonly db?: HubDb;
   /** Where the checkpoint worker script is (the default suits running from source). */
   readonly checkpointer?: URL;
+  /** Where the backup worker script is (the default suits running from source). */
+  readonly backupWorker?: URL;
+  /** Backup retry delays and PBKDF2 rounds; tests shorten them. */
+  readonly backups?: Pick<BackupServiceDeps, "retryDelaysMs" | "iterations">;
   readonly log?: Logger;
   readonly now?: () => number;
   /** Delivery policy and network for webhooks; tests shorten the one and replace the other. */
@@ -119,7 +124,15 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
   const grip = gripAuth(config);
   const fanout = grip ? new GripFanout(config.gripUrl, grip, live, log, (seconds) => metrics.observeGripLag(seconds)) : null;
   const gripNodes = fanout && config.gripStatsUrl.length > 0 ? new GripNodeStats(config.gripUrl, config.gripStatsUrl, now, log) : null;
-  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, gripNodes, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, push, clock: new ClockCheck(db, now, log) };
+  const backups = new BackupService({
+    config,
+    log,
+    now,
+    worker: options.backupWorker ?? new URL("./backup/worker.ts", import.meta.url),
+    onFailedTwice: (data) => alerts.backupFailed(data),
+    ...options.backups,
+  });
+  const ctx: HubContext = { config, db, storage, log, now, startedAt, settings, agents, events, eventReports, live, streams, fanout, gripNodes, ingest, accounts, metrics, readings, forecasts, retention, auditRetention, alerts, push, clock: new ClockCheck(db, now, log), backups };
 
   const reloadExternal = (): void => {
     settings.reload();
@@ -154,6 +167,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       auditRetention.start();
       alerts.start();
       push.start();
+      backups.start();
       housekeeping ??= setInterval(() => {
         try {
           storage.writeNow(() => accounts.sessions.pruneExpired());
@@ -169,6 +183,7 @@ export function createHub(config: Config, options: HubOptions = {}): Hub {
       housekeeping = null;
       retention.stop();
       auditRetention.stop();
+      backups.stop();
       await alerts.stop();
       await push.stop();
       watcher.stop();

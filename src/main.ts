@@ -3,11 +3,13 @@ import "./runtime-mode.ts";
 import { writeSync } from "node:fs";
 import { agent } from "./cli/agent.ts";
 import { backup } from "./cli/backup.ts";
+import { backups } from "./cli/backups.ts";
 import { CommandError, type Command } from "./cli/command.ts";
 import { importFieldCommand } from "./cli/import-field.ts";
 import { migrate } from "./cli/migrate.ts";
 import { openapi } from "./cli/openapi.ts";
 import { pushCommand } from "./cli/push.ts";
+import { restore } from "./cli/restore.ts";
 import { serve } from "./cli/serve.ts";
 import { simulate } from "./cli/simulate.ts";
 import { user } from "./cli/user.ts";
@@ -17,7 +19,7 @@ import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, user, agent, simulate, importFieldCommand, pushCommand, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, backups, restore, user, agent, simulate, importFieldCommand, pushCommand, version];
 
 /** Written synchronously, so nothing is lost when the process exits right after. */
 function print(line: string): void {
@@ -46,7 +48,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   try {
     const { config, args } = configFrom(named ? argv.slice(1) : argv, process.env, command.flags);
-    return await command.run({ config, args, stdin: readStdin, out: print, workers: { checkpointer: new URL("./db/checkpointer.ts", import.meta.url), fieldImporter: new URL("./field/import-worker.ts", import.meta.url) } });
+    return await command.run({ config, args, stdin: readStdin, out: print, workers: { checkpointer: new URL("./db/checkpointer.ts", import.meta.url), fieldImporter: new URL("./field/import-worker.ts", import.meta.url), backup: new URL("./backup/worker.ts", import.meta.url) } });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`hub: ${error.message}\n`);

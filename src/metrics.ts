@@ -50,6 +50,8 @@ export interface Gauges {
   readonly storage: string;
   /** How far the clock is behind the newest stored reading; 0 when it is not. */
   readonly clockBehindSeconds: number;
+  /** The last backup that succeeded: when it was taken, epoch ms, and its size; null when none is known (SPEC §25). */
+  readonly backupLast?: { readonly at: number; readonly bytes: number } | null;
   /** Per GRIP proxy, when streams go through proxies (SPEC §20). */
   readonly grip: readonly GripProxyCounters[] | null;
   readonly gripHolds: number;
@@ -126,6 +128,8 @@ export class Metrics {
     lines.push("# HELP hub_storage_ok 1 when a write can succeed, else 0; the reason says why not.", "# TYPE hub_storage_ok gauge");
     lines.push(`hub_storage_ok{reason="${label(gauges.storage)}"} ${gauges.storage === "ok" ? 1 : 0}`);
     gauge("hub_clock_behind_seconds", "gauge", "Seconds the clock is behind the newest stored reading (0 when it is not).", gauges.clockBehindSeconds);
+    gauge("hub_backup_last_success_timestamp_seconds", "gauge", "When the last backup that was uploaded and checked was taken, Unix seconds (0 when none is known).", gauges.backupLast ? Math.floor(gauges.backupLast.at / 1000) : 0);
+    gauge("hub_backup_bytes", "gauge", "Size of the last backup that was uploaded and checked (0 when none is known).", gauges.backupLast?.bytes ?? 0);
     const grip = gauges.grip;
     if (grip) {
       gauge("hub_grip_holds_total", "counter", "Stream requests from a GRIP proxy answered with hold instructions.", gauges.gripHolds);

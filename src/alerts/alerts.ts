@@ -24,7 +24,7 @@ import type { FormatSpec } from "./formats/format.ts";
 import { FORMATS, type WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
 import { resolveWithBun, type Resolve } from "./guard.ts";
-import type { AlertMessage, EventChangedData } from "./model.ts";
+import type { AlertMessage, BackupFailedData, EventChangedData } from "./model.ts";
 import { Outbox } from "./outbox.ts";
 import { AlertRules, follows } from "./rules.ts";
 import { sealStoredWebhookUrls, WebhookSecrets } from "./secrets.ts";
@@ -199,6 +199,21 @@ export class Alerts {
         if (turns.some((turn) => turn.holds)) this.worker.kick();
       },
     };
+  }
+
+  /** Tells every webhook that listens for status that backups keep failing (SPEC §25). */
+  backupFailed(data: BackupFailedData): void {
+    const now = this.deps.now();
+    const rules = this.rules.all().filter((rule) => rule.onStatus);
+    if (rules.length === 0) return;
+    try {
+      this.deps.db.sqlite.transaction(() => {
+        for (const rule of rules) this.outbox.enqueue(rule.id, { type: "backup.failed", timestamp: iso(now), data }, now);
+      })();
+      this.worker.kick();
+    } catch (error) {
+      if (!this.deps.storageRefusal(error)) this.deps.log.error("the backup.failed alert could not be written", { error });
+    }
   }
 
   /** The conditions remembered for readings whose transaction was rolled back are read back from the database. */

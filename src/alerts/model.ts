@@ -7,7 +7,7 @@ export const ALERT_ROLES = ["survivor", "killer"] as const;
 export type AlertRole = (typeof ALERT_ROLES)[number];
 
 /** The kinds of message a webhook is sent (SPEC §18). */
-export const ALERT_TYPES = ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] as const;
+export const ALERT_TYPES = ["bonus.reached", "status.changed", "event.started", "event.ended", "backup.failed", "test"] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** pending (waiting or retrying), delivered (a 2xx came back) or failed (given up). */
@@ -52,6 +52,17 @@ export interface EventChangedData extends PublicEvent {
   readonly heldBack?: { readonly count: number; readonly since: string };
 }
 
+/** Two backup runs failed in a row (SPEC §25); sent to the webhooks that listen for status. */
+export interface BackupFailedData {
+  /** Where backups go: a path or an s3:// address, never a credential. */
+  readonly target: string;
+  readonly error: string;
+  /** Failed runs in a row. */
+  readonly failures: number;
+  /** ISO time of the last backup that succeeded, or null. */
+  readonly lastSuccessAt: string | null;
+}
+
 export interface TestData {
   readonly webhookId: number;
   readonly message: string;
@@ -62,6 +73,7 @@ export type AlertMessage =
   | { readonly type: "bonus.reached"; readonly timestamp: string; readonly data: BonusReachedData }
   | { readonly type: "status.changed"; readonly timestamp: string; readonly data: StatusChangedData }
   | { readonly type: "event.started" | "event.ended"; readonly timestamp: string; readonly data: EventChangedData }
+  | { readonly type: "backup.failed"; readonly timestamp: string; readonly data: BackupFailedData }
   | { readonly type: "test"; readonly timestamp: string; readonly data: TestData };
 
 export interface Webhook {

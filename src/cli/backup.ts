@@ -1,8 +1,12 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { keyFilePath } from "../auth/keys.ts";
+import { BACKUP_TARGET_ALLOWED } from "../backup/spec.ts";
+import { runBackup } from "../backup/run.ts";
+import { targetFrom } from "../backup/settings.ts";
+import { BackupTargetError } from "../backup/target.ts";
 import { backupDatabase, removeAbandoned } from "../db/backup.ts";
-import { CommandError, type Command } from "./command.ts";
+import { CommandError, type Command, type CommandInput } from "./command.ts";
 
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -12,17 +16,43 @@ function errorCode(error: unknown): string {
   return error instanceof Error && "code" in error ? String(error.code) : "";
 }
 
+function keyReminder({ config, out }: CommandInput): void {
+  if (config.secretKey === null) {
+    out(`TOTP secrets in it can only be read with the hub's key, ${keyFilePath(config.db)}: keep a copy of that file too, apart from the backups`);
+  }
+}
+
+/** `hub backup --to TARGET`: one backup like the scheduled ones, to a folder or an S3 bucket. */
+async function backupToTarget(input: CommandInput, given: string | undefined): Promise<number> {
+  const { config, out } = input;
+  const chosen = targetFrom(config, given);
+  if (!chosen) throw new CommandError(given === undefined ? "backup --to needs a target, or set BACKUP_TARGET" : `"${given}" is not a backup target: expected ${BACKUP_TARGET_ALLOWED}`);
+  try {
+    const result = await runBackup({ dbPath: config.db, target: chosen.target, keep: config.backupKeep, passphrase: config.backupEncryptionKey });
+    out(`backup ${result.name} written to ${result.target} and checked (${result.bytes} bytes, SHA-256 ${result.sha256}, ${result.encrypted ? "encrypted" : "not encrypted"}, ${result.durationMs} ms)`);
+    for (const name of result.deleted) out(`deleted ${name}: more than ${config.backupKeep} backups were kept`);
+    if (result.retentionError) out(`older backups could not be deleted: ${result.retentionError}`);
+  } catch (error) {
+    if (error instanceof BackupTargetError) throw new CommandError(`${error.message}; older backups were kept`);
+    throw new CommandError(`backup to ${chosen.target.description} failed: ${reason(error)}; older backups were kept`);
+  }
+  keyReminder(input);
+  return 0;
+}
+
 export const backup: Command = {
   name: "backup",
-  usage: "hub backup FILE [--db FILE]",
-  summary: "Write a consistent copy of the database to FILE, safe beside a running server",
-  flags: [],
-  async run({ config, args, out }) {
-    const target = args.positionals[0];
-    if (!target) throw new CommandError("backup needs a target file: hub backup FILE");
-    const path = resolve(target);
+  usage: "hub backup FILE [--db FILE] | hub backup --to TARGET",
+  summary: "Write a consistent copy of the database to FILE, or a checked, compressed (and encrypted) backup to a folder or s3://bucket/prefix",
+  flags: [{ name: "to", takesValue: true }],
+  async run(input) {
+    const { config, args, out } = input;
     if (config.db === ":memory:") throw new CommandError("an in-memory database has nothing to back up; give --db FILE");
     if (!existsSync(config.db)) throw new CommandError(`there is no database at ${config.db}`);
+    const target = args.positionals[0];
+    if (args.command.has("to") || (target === undefined && config.backupTarget !== null)) return await backupToTarget(input, args.command.get("to"));
+    if (!target) throw new CommandError("backup needs a target: hub backup FILE, or hub backup --to TARGET");
+    const path = resolve(target);
     if (existsSync(path)) throw new CommandError(`${path} already exists; choose a new file name`);
     try {
       for (const name of removeAbandoned(dirname(path))) out(`removed ${name}, left by a backup that did not finish`);
@@ -32,9 +62,7 @@ export const backup: Command = {
       throw new CommandError(`backup to ${path} failed: ${reason(error)}`);
     }
     out(`backup of ${config.db} written to ${path} (${statSync(path).size} bytes)`);
-    if (config.secretKey === null) {
-      out(`TOTP secrets in it can only be read with the hub's key, ${keyFilePath(config.db)}: keep a copy of that file too, apart from the backups`);
-    }
+    keyReminder(input);
     return 0;
   },
 };

@@ -11,7 +11,7 @@ export interface CommandInput {
    * Worker scripts, located from the program's entry point: inside the
    * compiled executable, embedded files are found relative to it only.
    */
-  readonly workers: { readonly checkpointer: URL; readonly fieldImporter: URL };
+  readonly workers: { readonly checkpointer: URL; readonly fieldImporter: URL; readonly backup: URL };
 }
 
 export interface Command {

@@ -73,7 +73,7 @@ export const serve: Command = {
     }
     const https = config.origin.startsWith("https:");
     const csp = htmlCsp(config.latencyProbes ? config.catalogue.regions.map((r) => r.latencyHost) : []);
-    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, notFoundPage: webNotFoundPage(https, csp) });
+    const hub = createHub(config, { db, log, checkpointer: workers.checkpointer, backupWorker: workers.backup, notFoundPage: webNotFoundPage(https, csp) });
     const { ctx, app, applied } = hub;
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();

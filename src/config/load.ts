@@ -463,6 +463,9 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
       `GRIP_STATS_URL names ${settings.gripStatsUrl.length} ${settings.gripStatsUrl.length === 1 ? "endpoint" : "endpoints"} but GRIP_URL ${settings.gripUrl.length === 1 ? "names 1 node" : `names ${settings.gripUrl.length} nodes`}: give one stats endpoint per GRIP_URL entry, in the same order`,
     );
   }
+  if (settings.backupSchedule.kind !== "off" && settings.backupTarget === null) {
+    throw new ConfigError("BACKUP_SCHEDULE is set but BACKUP_TARGET is not: name where the backups go (a folder, or s3://bucket/prefix)");
+  }
   const origin = settings.origin ?? `http://localhost:${settings.port}`;
   // Only a proxy can reach a hub on a Unix socket (the socket's mode decides which), and its peer has no address:
   // the client is who the proxy says, one hop, unless TRUSTED_PROXIES says otherwise.

@@ -8,6 +8,8 @@ import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { parseProvider, PROVIDERS, type Provider } from "../domain/catalogue.ts";
 import { listOr } from "../domain/lists.ts";
 import { parseTrustedProxies, type TrustedProxies } from "../domain/net.ts";
+import { BACKUP_SCHEDULE_ALLOWED, parseBackupSchedule, type BackupSchedule } from "../backup/schedule.ts";
+import { BACKUP_TARGET_ALLOWED, parseTargetSpec, type TargetSpec } from "../backup/spec.ts";
 
 export const ROLES = ["admin", "user"] as const;
 export type Role = (typeof ROLES)[number];
@@ -94,6 +96,14 @@ export interface Settings {
   gripVerifyIss: string | null;
   gripPublishToken: string | null;
   gripStatsUrl: readonly string[];
+  backupSchedule: BackupSchedule;
+  backupTarget: TargetSpec | null;
+  backupKeep: number;
+  backupS3Endpoint: string | null;
+  backupS3Region: string | null;
+  backupS3AccessKeyId: string | null;
+  backupS3SecretAccessKey: string | null;
+  backupEncryptionKey: string | null;
 }
 
 /** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
@@ -704,6 +714,74 @@ export const OPTIONS: OptionTable = {
   gripStatsUrl: {
     flag: "--grip-stats-url", env: "GRIP_STATS_URL", arg: "URLS", help: "Prometheus endpoint of each GRIP_URL node, in the same order (Pushpin's prometheus_port), read every 5 s so that presence counts the viewers the nodes hold", defaultText: "none (presence counts only the hub's own viewers)",
     allowed: "a comma list of http(s) URLs, one per GRIP_URL entry, such as http://127.0.0.1:9100/metrics", default: [], parse: (value) => list(value).map((raw) => httpUrl(raw).toString()),
+  },
+  backupSchedule: {
+    flag: "--backup-schedule", env: "BACKUP_SCHEDULE", arg: "WHEN", help: "When the serving hub backs up to BACKUP_TARGET: daily HH:MM (in TZ) or every Nh", defaultText: "off",
+    allowed: BACKUP_SCHEDULE_ALLOWED, default: { kind: "off" },
+    parse: (value) => {
+      const schedule = parseBackupSchedule(text(value));
+      if (!schedule) throw new InvalidValue();
+      return schedule;
+    },
+  },
+  backupTarget: {
+    flag: "--backup-target", env: "BACKUP_TARGET", arg: "TARGET", help: "Where backups go: a folder, or s3://bucket/prefix on S3-compatible storage", defaultText: "none",
+    allowed: BACKUP_TARGET_ALLOWED, default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      const spec = parseTargetSpec(raw);
+      if (!spec) throw new InvalidValue();
+      return spec;
+    },
+  },
+  backupKeep: {
+    flag: "--backup-keep", env: "BACKUP_KEEP", arg: "N", help: "Backups kept at the target; older ones are deleted only after a new one is checked", defaultText: "14",
+    allowed: "an integer from 1 to 10000", default: 14, parse: integer(1, 10_000),
+  },
+  backupS3Endpoint: {
+    flag: "--backup-s3-endpoint", env: "BACKUP_S3_ENDPOINT", arg: "URL", help: "Endpoint of the S3-compatible storage (R2, B2, MinIO, …)", defaultText: "AWS S3",
+    allowed: "an http or https URL", default: null, parse: optionalUrl,
+  },
+  backupS3Region: {
+    flag: "--backup-s3-region", env: "BACKUP_S3_REGION", arg: "REGION", help: "Region of the S3 bucket", defaultText: "us-east-1 (auto for most S3-compatible stores)",
+    allowed: "1 to 64 letters, digits and hyphens", default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!/^[A-Za-z0-9-]{1,64}$/.test(raw)) throw new InvalidValue();
+      return raw;
+    },
+  },
+  backupS3AccessKeyId: {
+    flag: "--backup-s3-access-key-id", env: "BACKUP_S3_ACCESS_KEY_ID", arg: "ID", help: "Access key id for the S3 bucket", defaultText: "none",
+    allowed: "1 to 256 visible ASCII characters", default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!/^[\x21-\x7e]{1,256}$/.test(raw)) throw new InvalidValue();
+      return raw;
+    },
+  },
+  backupS3SecretAccessKey: {
+    flag: "--backup-s3-secret-access-key", env: "BACKUP_S3_SECRET_ACCESS_KEY", arg: "SECRET", help: "Secret access key for the S3 bucket", defaultText: "none",
+    allowed: "1 to 512 visible ASCII characters", secret: true, default: null,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return null;
+      if (!/^[\x21-\x7e]{1,512}$/.test(raw)) throw new InvalidValue();
+      return raw;
+    },
+  },
+  backupEncryptionKey: {
+    flag: "--backup-encryption-key", env: "BACKUP_ENCRYPTION_KEY", arg: "PASSPHRASE", help: "Encrypt backups (AES-256-GCM, key derived with PBKDF2-SHA256); the same passphrase restores them", defaultText: "none (backups are not encrypted)",
+    allowed: "16 to 1024 characters", secret: true, default: null,
+    parse: (value) => {
+      const raw = typeof value === "string" ? value.replace(/[\r\n]+$/, "") : text(value);
+      if (raw === "") return null;
+      if (raw.length < 16 || raw.length > 1024) throw new InvalidValue();
+      return raw;
+    },
   },
 };
 

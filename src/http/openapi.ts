@@ -72,6 +72,12 @@ export const TAGS = [
       "even with every page closed. Subscriptions are managed with the manage token handed out at creation.",
   },
   {
+    name: "admin-backups",
+    description:
+      "Admin: backups off the machine (BACKUP_SCHEDULE, BACKUP_TARGET): the target's backups, a run on demand, the last error, and each backup's file. " +
+      "Restoring is a command (hub restore), never an API call: it needs the hub stopped.",
+  },
+  {
     name: "admin-alerts",
     description:
       "Admin: webhooks that tell other services when a bonus worth queuing for appears, a platform's status changes, or an event starts or ends. " +

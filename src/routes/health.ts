@@ -18,10 +18,18 @@ export const HealthSchema = t.Object(
     storage: storageStateSchema(
       "ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full)",
     ),
+    backup: t.Object(
+      {
+        last: t.Nullable(t.Integer({ description: "When the last backup that was uploaded and checked was taken, epoch ms; null when none is known" })),
+        lastError: t.Nullable(t.String({ description: "Why the last run failed, when it failed after the last success; null otherwise" })),
+        next: t.Nullable(t.Integer({ description: "When the next scheduled run or retry starts, epoch ms; null when none is planned" })),
+      },
+      { description: "Backups off the machine (BACKUP_SCHEDULE, BACKUP_TARGET); all null when none are set up" },
+    ),
   },
   {
     title: "Health",
-    examples: [{ status: "ok", version: HUB_VERSION, uptimeSeconds: 3600, agentsConfigured: 12, regionsReporting: 9, db: "ok", storage: "ok" }],
+    examples: [{ status: "ok", version: HUB_VERSION, uptimeSeconds: 3600, agentsConfigured: 12, regionsReporting: 9, db: "ok", storage: "ok", backup: { last: 1795300000000, lastError: null, next: 1795386400000 } }],
   },
 );
 
@@ -34,16 +42,18 @@ export function healthRoutes(ctx: HubContext, access: Access) {
       const now = ctx.now();
       const uptimeSeconds = Math.max(0, Math.floor((now - ctx.startedAt) / 1000));
       const storage = ctx.storage.state;
+      const { last, lastError, next } = ctx.backups.status();
+      const backup = { last, lastError, next };
       try {
         ping.get();
         const agentsConfigured = ctx.agents.enabledCount();
         const regionsReporting = ctx.live.freshSlotCount();
         if (storage !== "ok") set.status = 503;
-        return { status: storage === "ok" ? ("ok" as const) : ("degraded" as const), version: HUB_VERSION, uptimeSeconds, agentsConfigured, regionsReporting, db: "ok" as const, storage };
+        return { status: storage === "ok" ? ("ok" as const) : ("degraded" as const), version: HUB_VERSION, uptimeSeconds, agentsConfigured, regionsReporting, db: "ok" as const, storage, backup };
       } catch (error) {
         ctx.log.error("health check: the database does not answer", { cause: error instanceof Error ? error.message : String(error) });
         set.status = 503;
-        return { status: "unhealthy" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured: null, regionsReporting: null, db: "error" as const, storage };
+        return { status: "unhealthy" as const, version: HUB_VERSION, uptimeSeconds, agentsConfigured: null, regionsReporting: null, db: "error" as const, storage, backup };
       }
     },
     {

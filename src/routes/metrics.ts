@@ -24,6 +24,10 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         uptimeSeconds: Math.floor((ctx.now() - ctx.startedAt) / 1000),
         storage: ctx.storage.state,
         clockBehindSeconds: ctx.clock.check(),
+        backupLast: (() => {
+          const { last, lastBytes } = ctx.backups.status();
+          return last === null || lastBytes === null ? null : { at: last, bytes: lastBytes };
+        })(),
         grip: ctx.fanout?.counters() ?? null,
         gripHolds: ctx.fanout?.holds ?? 0,
         gripNodes: ctx.gripNodes?.snapshot() ?? null,

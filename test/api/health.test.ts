@@ -18,6 +18,7 @@ describe("GET /healthz", () => {
       regionsReporting: 0,
       db: "ok",
       storage: "ok",
+      backup: { last: null, lastError: null, next: null },
     });
   });
 

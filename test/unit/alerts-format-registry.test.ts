@@ -28,6 +28,7 @@ const MESSAGES: Record<AlertMessage["type"], AlertMessage> = {
   "status.changed": { type: "status.changed", timestamp: AT, data: { platform: "Windows", status: "error", previousStatus: "ok", statusReason: null, url: `${ORIGIN}/Windows` } },
   "event.started": { type: "event.started", timestamp: AT, data: { key: "bp", label: "Bloodhunt", multiplier: 2, startsAt: AT, endsAt: AT, platforms: ["EGS"], url: `${ORIGIN}/EGS` } },
   "event.ended": { type: "event.ended", timestamp: AT, data: { key: "bp", label: "Bloodhunt", multiplier: 2, startsAt: AT, endsAt: AT, platforms: ["EGS"], url: `${ORIGIN}/EGS` } },
+  "backup.failed": { type: "backup.failed", timestamp: AT, data: { target: "s3://hub-backups/vps1", error: "uploading hub-20261121T180405123Z-10.db.zst failed (AccessDenied)", failures: 2, lastSuccessAt: AT } },
   test: { type: "test", timestamp: AT, data: { webhookId: 4, message: "A test message." } },
 };
 

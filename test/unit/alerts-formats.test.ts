@@ -69,6 +69,7 @@ const MESSAGES: Record<AlertMessage["type"], AlertMessage> = {
     timestamp: AT,
     data: { key: "double-bp", label: "Double Bloodpoints", multiplier: 2, startsAt: AT, endsAt: "2026-11-28T18:00:00.000Z", platforms: ["EGS"], url: `${ORIGIN}/EGS` },
   },
+  "backup.failed": { type: "backup.failed", timestamp: AT, data: { target: "s3://hub-backups/vps1", error: "uploading hub-20261121T180405123Z-10.db.zst failed (AccessDenied)", failures: 2, lastSuccessAt: AT } },
   test: { type: "test", timestamp: AT, data: { webhookId: 7, message: "A test message." } },
 };
 

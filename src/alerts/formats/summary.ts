@@ -92,6 +92,23 @@ export function summarize(message: AlertMessage): Summary {
         tags: [started ? "tada" : "hourglass", "event"],
       };
     }
+    case "backup.failed": {
+      const d = message.data;
+      return {
+        title: `Backups are failing (${d.failures} runs in a row)`,
+        text: `Backups to ${d.target} failed: ${d.error}. Older backups were kept.`,
+        url: null,
+        color: COLORS.warn,
+        fields: [
+          { name: "Target", value: d.target },
+          { name: "Failed runs", value: String(d.failures) },
+          { name: "Last success", value: d.lastSuccessAt ?? "never" },
+        ],
+        timestamp: message.timestamp,
+        priority: 4,
+        tags: ["floppy_disk", "backup"],
+      };
+    }
     case "test":
       return {
         title: "Test delivery",

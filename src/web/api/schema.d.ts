@@ -745,6 +745,31 @@ export interface paths {
      */
     get: operations["webPushAtAGlance"];
   };
+  "/api/v1/admin/backups": {
+    /**
+     * Backups
+     * @description The target's backups with time and size (newest first), the schedule, the last success and error, and the next run. `listError` says why the target could not be listed.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["backups"];
+    /**
+     * Back up now
+     * @description Starts one backup now (snapshot, compressed, encrypted when BACKUP_ENCRYPTION_KEY is set, uploaded and read back) and answers at once with `running: true`; poll GET /backups for the outcome. 409 when no target is set or a run is under way.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    post: operations["backUpNow"];
+  };
+  "/api/v1/admin/backups/{name}": {
+    /**
+     * Download a backup
+     * @description The backup file as stored: restore it with `hub restore FILE` (encrypted ones need the same BACKUP_ENCRYPTION_KEY).
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["downloadABackup"];
+  };
   "/metrics": {
     /**
      * Metrics
@@ -803,6 +828,12 @@ export interface components {
       db: "ok" | "error";
       /** @description ok only when a write can succeed; else why not, from the last write and a check every second (free space below MIN_FREE_MB counts as full) */
       storage: components["schemas"]["StorageState"];
+      /** @description Backups off the machine (BACKUP_SCHEDULE, BACKUP_TARGET); all null when none are set up */
+      backup: {
+        last: number | null;
+        lastError: string | null;
+        next: number | null;
+      };
     };
     /**
      * Platform
@@ -1077,7 +1108,7 @@ export interface components {
           /** @description Notify when the role's bonus becomes at least this many percent (and above 0) */
           minBonus: number;
         })[];
-      /** @description Also notify when a bloodpoint event starts on the rules' platforms (default false) */
+      /** @description Also notify when a bloodpoint event starts on the rules' platforms (default false). At most 6 event pushes an hour reach one subscription; the next one allowed says how many were held back. */
       events?: boolean;
     };
     /** PushSubscriptionCreated */
@@ -1572,7 +1603,7 @@ export interface components {
      * DeliveryType
      * @enum {string}
      */
-    DeliveryType: "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "test";
+    DeliveryType: "bonus.reached" | "status.changed" | "event.started" | "event.ended" | "backup.failed" | "test";
     /**
      * DeliveryStatus
      * @enum {string}
@@ -1615,6 +1646,36 @@ export interface components {
       delivered24h: number;
       /** @description Messages refused or given up (past their 15-minute TTL) in the last 24 hours */
       failed24h: number;
+    };
+    /** Backup */
+    Backup: {
+      /** @description hub-<UTC time>-<schema version>.db.zst, .enc added when encrypted */
+      name: string;
+      /** @description When its snapshot was taken, epoch ms */
+      createdAt: number;
+      /** @description Bytes at the target */
+      size: number;
+      schemaVersion: number;
+      encrypted: boolean;
+    };
+    /** Backups */
+    Backups: {
+      target: string | null;
+      /** @description BACKUP_SCHEDULE: off, daily HH:MM or every Nh */
+      schedule: string;
+      /** @description BACKUP_KEEP */
+      keep: number;
+      /** @description Whether new backups are encrypted (BACKUP_ENCRYPTION_KEY is set) */
+      encrypted: boolean;
+      /** @description A run is under way */
+      running: boolean;
+      last: number | null;
+      lastError: string | null;
+      lastErrorAt: number | null;
+      next: number | null;
+      listError: string | null;
+      /** @description Newest first */
+      backups: components["schemas"]["Backup"][];
     };
     /**
      * Problem
@@ -7762,6 +7823,194 @@ export interface operations {
       };
       /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
       500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Backups
+   * @description The target's backups with time and size (newest first), the schedule, the last success and error, and the next run. `listError` says why the target could not be listed.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  backups: {
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Backups"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Back up now
+   * @description Starts one backup now (snapshot, compressed, encrypted when BACKUP_ENCRYPTION_KEY is set, uploaded and read back) and answers at once with `running: true`; poll GET /backups for the outcome. 409 when no target is set or a run is under way.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  backUpNow: {
+    parameters: {
+      header?: {
+        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+      };
+    };
+    responses: {
+      /** @description Success. */
+      202: {
+        content: {
+          "application/json": components["schemas"]["Backups"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Download a backup
+   * @description The backup file as stored: restore it with `hub restore FILE` (encrypted ones need the same BACKUP_ENCRYPTION_KEY).
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  downloadABackup: {
+    parameters: {
+      path: {
+        /** @description A backup's name, as GET /backups lists it */
+        name: string;
+      };
+    };
+    responses: {
+      /** @description The backup file (application/octet-stream), as stored at the target */
+      200: {
+        content: {
+          "application/json": string;
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Error */
+      502: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };

@@ -39,7 +39,7 @@ export type AuditVia = (typeof AuditVia)[number];
 export const WebhookFormat = ["json", "discord", "slack", "ntfy"] as const;
 export type WebhookFormat = (typeof WebhookFormat)[number];
 
-export const DeliveryType = ["bonus.reached", "status.changed", "event.started", "event.ended", "test"] as const;
+export const DeliveryType = ["bonus.reached", "status.changed", "event.started", "event.ended", "backup.failed", "test"] as const;
 export type DeliveryType = (typeof DeliveryType)[number];
 
 export const DeliveryStatus = ["pending", "delivered", "failed"] as const;

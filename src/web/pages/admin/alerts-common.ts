@@ -26,6 +26,7 @@ export const TYPE_LABELS: Readonly<Record<DeliveryType, MessageKey>> = {
   "status.changed": "admin.alerts.type.statusChanged",
   "event.started": "admin.alerts.type.eventStarted",
   "event.ended": "admin.alerts.type.eventEnded",
+  "backup.failed": "admin.alerts.type.backupFailed",
   test: "admin.alerts.type.test",
 };
 

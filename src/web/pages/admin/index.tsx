@@ -12,6 +12,7 @@ import { useLoad } from "../../use-load.ts";
 import { AgentsSection } from "./agents.tsx";
 import { AlertsSection } from "./alerts.tsx";
 import { AuditSection } from "./audit.tsx";
+import { BackupsSection } from "./backups.tsx";
 import { DataSection } from "./data.tsx";
 import { EventsSection } from "./events.tsx";
 import { PresenceSection } from "./presence.tsx";
@@ -19,7 +20,7 @@ import { SettingsSection } from "./settings.tsx";
 import { SharingSection } from "./sharing.tsx";
 import { UsersSection } from "./users.tsx";
 
-const SECTIONS = ["agents", "users", "settings", "events", "data", "presence", "audit", "alerts", "sharing"] as const;
+const SECTIONS = ["agents", "users", "settings", "events", "data", "presence", "audit", "alerts", "backups", "sharing"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const SECTION_LABELS: Readonly<Record<Section, MessageKey>> = {
@@ -31,6 +32,7 @@ const SECTION_LABELS: Readonly<Record<Section, MessageKey>> = {
   presence: "admin.nav.presence",
   audit: "admin.nav.audit",
   alerts: "admin.alerts.nav",
+  backups: "admin.nav.backups",
   sharing: "admin.nav.sharing",
 };
 
@@ -56,6 +58,8 @@ function SectionBody({ section }: { section: Section }) {
       return <AuditSection />;
     case "alerts":
       return <AlertsSection />;
+    case "backups":
+      return <BackupsSection />;
     case "sharing":
       return <SharingSection />;
   }
