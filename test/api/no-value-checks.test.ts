@@ -21,7 +21,7 @@ const UP_TO_9 = MIGRATIONS.filter((m) => m.version <= 9);
 const REBUILT = ["agents", "users", "sessions", "audit_log", "webhooks", "webhook_deliveries", "webhook_conditions"];
 const AUTOINCREMENT = ["agents", "users", "webhooks", "webhook_deliveries"];
 
-/** The CHECKs that stay: the stored form of booleans and SHA-256 hashes, and what an event is. */
+/** The CHECKs that stay: the stored form of booleans and SHA-256 hashes, what an event is, and the one row of a singleton table. */
 const KEPT = [
   "agents: enabled IN (0, 1)",
   "agents: length(token_hash) = 64",
@@ -30,6 +30,7 @@ const KEPT = [
   "events: ends_at > starts_at",
   "events: multiplier > 0",
   "events: seen IN (0, 1)",
+  "push_keys: id = 1",
   "readings: probe IN (0, 1)",
   "sessions: from_setup IN (0, 1)",
   "trusted_devices: length(token_hash) = 64",
@@ -183,7 +184,7 @@ function populatedAt8(): HubDb {
 }
 
 describe("no CHECK on a vocabulary", () => {
-  test("after migrating, only the CHECKs on the stored form of booleans, hashes and events remain: no value list, no range", () => {
+  test("after migrating, only the CHECKs on the stored form of booleans, hashes, events and singleton rows remain: no value list, no range", () => {
     const db = openDatabase(":memory:");
     migrate(db);
     const left = checks(db.sqlite);
