@@ -2,6 +2,7 @@
  * When scheduled backups run (SPEC §25): `daily HH:MM` in the process's time
  * zone, or `every Nh`. Pure: the next run is computed from a time and a zone.
  */
+import { intlOffsetMs, wallClock } from "../domain/timezone.ts";
 
 export type BackupSchedule =
   | { readonly kind: "off" }
@@ -36,33 +37,11 @@ export function describeBackupSchedule(schedule: BackupSchedule): string {
   return `daily ${String(schedule.hour).padStart(2, "0")}:${String(schedule.minute).padStart(2, "0")}`;
 }
 
-/** The wall-clock fields of `ms` in `timeZone`. */
-function wallClock(ms: number, timeZone: string | undefined): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "numeric",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-    second: "numeric",
-  }).formatToParts(new Date(ms));
-  const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return { year: get("year"), month: get("month"), day: get("day"), hour: get("hour"), minute: get("minute"), second: get("second") };
-}
-
-/** The zone's offset from UTC at `ms`, in milliseconds. */
-function offsetAt(ms: number, timeZone: string | undefined): number {
-  const w = wallClock(ms, timeZone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(ms / 1000) * 1000;
-}
-
 /** The instant at which the zone's clock shows the given date and time (the later one after a gap, the first of a repeat). */
 function instantOf(year: number, month: number, day: number, hour: number, minute: number, timeZone: string | undefined): number {
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);
-  const guess = asUtc - offsetAt(asUtc, timeZone);
-  return asUtc - offsetAt(guess, timeZone);
+  const guess = asUtc - intlOffsetMs(timeZone, asUtc);
+  return asUtc - intlOffsetMs(timeZone, guess);
 }
 
 /**
@@ -77,7 +56,7 @@ export function nextBackupAt(schedule: BackupSchedule, now: number, last: number
     const from = last ?? now;
     return Math.max(from + period, now + 1000);
   }
-  const today = wallClock(now, timeZone);
+  const today = wallClock(timeZone, now);
   for (let days = 0; days < 3; days += 1) {
     const date = new Date(Date.UTC(today.year, today.month - 1, today.day + days));
     const at = instantOf(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), schedule.hour, schedule.minute, timeZone);

@@ -242,11 +242,19 @@ const TOKEN = /^[\x21-\x7e]{16,512}$/;
 
 /** A secret of visible ASCII, or null when given empty. */
 function optionalToken(value: unknown): string | null {
+  return optionalMatching(value, TOKEN);
+}
+
+/** An optional value that must match `pattern` whole; empty is none. */
+function optionalMatching(value: unknown, pattern: RegExp): string | null {
   const raw = text(value);
   if (raw === "") return null;
-  if (!TOKEN.test(raw)) throw new InvalidValue();
+  if (!pattern.test(raw)) throw new InvalidValue();
   return raw;
 }
+
+/** Up to `max` visible ASCII characters, or none. */
+const optionalVisible = (max: number) => (value: unknown) => optionalMatching(value, new RegExp(`^[\\x21-\\x7e]{1,${max}}$`));
 
 /** How a PEM public key (SPKI) begins; a GRIP_VERIFY_KEY that does is a proxy's public key, not a shared secret. */
 export const PEM_PUBLIC_KEY = "-----BEGIN PUBLIC KEY-----";
@@ -699,12 +707,7 @@ export const OPTIONS: OptionTable = {
   gripVerifyIss: {
     flag: "--grip-verify-iss", env: "GRIP_VERIFY_ISS", arg: "ISSUER", help: "Issuer (iss) a Grip-Sig must name: Fastly Fanout signs as fastly:SERVICE_ID", defaultText: "any",
     allowed: "1 to 256 visible ASCII characters", default: null,
-    parse: (value) => {
-      const raw = text(value);
-      if (raw === "") return null;
-      if (!/^[\x21-\x7e]{1,256}$/.test(raw)) throw new InvalidValue();
-      return raw;
-    },
+    parse: optionalVisible(256),
   },
   gripPublishToken: {
     flag: "--grip-publish-token", env: "GRIP_PUBLISH_TOKEN", arg: "TOKEN", help: "Bearer token the hub's publishes carry instead of a JWT signed with GRIP_KEY (Fastly Fanout: an API token allowed to publish)", defaultText: "none (publishes are signed with GRIP_KEY)",
@@ -756,22 +759,12 @@ export const OPTIONS: OptionTable = {
   backupS3AccessKeyId: {
     flag: "--backup-s3-access-key-id", env: "BACKUP_S3_ACCESS_KEY_ID", arg: "ID", help: "Access key id for the S3 bucket", defaultText: "none",
     allowed: "1 to 256 visible ASCII characters", default: null,
-    parse: (value) => {
-      const raw = text(value);
-      if (raw === "") return null;
-      if (!/^[\x21-\x7e]{1,256}$/.test(raw)) throw new InvalidValue();
-      return raw;
-    },
+    parse: optionalVisible(256),
   },
   backupS3SecretAccessKey: {
     flag: "--backup-s3-secret-access-key", env: "BACKUP_S3_SECRET_ACCESS_KEY", arg: "SECRET", help: "Secret access key for the S3 bucket", defaultText: "none",
     allowed: "1 to 512 visible ASCII characters", secret: true, default: null,
-    parse: (value) => {
-      const raw = text(value);
-      if (raw === "") return null;
-      if (!/^[\x21-\x7e]{1,512}$/.test(raw)) throw new InvalidValue();
-      return raw;
-    },
+    parse: optionalVisible(512),
   },
   backupEncryptionKey: {
     flag: "--backup-encryption-key", env: "BACKUP_ENCRYPTION_KEY", arg: "PASSPHRASE", help: "Encrypt backups (AES-256-GCM, key derived with PBKDF2-SHA256); the same passphrase restores them", defaultText: "none (backups are not encrypted)",

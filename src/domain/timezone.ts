@@ -33,8 +33,10 @@ export function describeLocalHour(key: number): LocalHour {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatterFor(tz: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(tz);
+/** A zone's clock reader; undefined is the machine's own zone (TZ). */
+function formatterFor(tz: string | undefined): Intl.DateTimeFormat {
+  const key = tz ?? "";
+  let formatter = formatters.get(key);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat("en-US", {
       timeZone: tz,
@@ -46,19 +48,33 @@ function formatterFor(tz: string): Intl.DateTimeFormat {
       minute: "numeric",
       second: "numeric",
     });
-    formatters.set(tz, formatter);
+    formatters.set(key, formatter);
   }
   return formatter;
 }
 
-/** The zone's offset from UTC at an instant, in ms (positive east of Greenwich), asked of Intl. */
-export function intlOffsetMs(tz: string, at: number): number {
+export interface WallClock {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
+}
+
+/** What the zone's clock shows at an instant (month 1–12); undefined is the machine's own zone. */
+export function wallClock(tz: string | undefined, at: number): WallClock {
   const fields: Record<string, number> = {};
   for (const part of formatterFor(tz).formatToParts(at)) {
     if (part.type !== "literal") fields[part.type] = Number(part.value);
   }
-  const wall = Date.UTC(fields.year ?? 1970, (fields.month ?? 1) - 1, fields.day ?? 1, fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0);
-  return wall - Math.floor(at / 1000) * 1000;
+  return { year: fields.year ?? 1970, month: fields.month ?? 1, day: fields.day ?? 1, hour: fields.hour ?? 0, minute: fields.minute ?? 0, second: fields.second ?? 0 };
+}
+
+/** The zone's offset from UTC at an instant, in ms (positive east of Greenwich), asked of Intl. */
+export function intlOffsetMs(tz: string | undefined, at: number): number {
+  const w = wallClock(tz, at);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(at / 1000) * 1000;
 }
 
 /**
