@@ -99,13 +99,23 @@ interface Step {
   readonly proxyCpu: number;
 }
 
-let readingsSent = 0;
+/**
+ * The agents whose readings make the measured changes, one reading each per hub: rule 5 spaces an agent's readings
+ * by at least 0.8 × its poll minimum (300 s or more), so no agent is asked for a second one.
+ */
+const CHANGE_AGENTS = Array.from({ length: STEPS.length * ROUNDS }, (_, i) => {
+  const region = REGION_AGENTS[i % REGION_AGENTS.length]?.region ?? "eu-central-1";
+  return { id: `bench-change-${i}`, token: `bench-change-${String(i).padStart(4, "0")}-abcdefghij`, region };
+});
+const CHANGE_TOKENS = CHANGE_AGENTS.map((a) => `${a.id}:${a.token}:${a.region}:steam`).join(",");
+const changesSent = new Map<string, number>();
+
 /** Posts a reading that changes the payload; returns the epoch-ms moment it was sent, the start of every push delay. */
 async function change(hub: Running): Promise<number> {
-  const n = readingsSent++;
-  const agent = REGION_AGENTS[n % REGION_AGENTS.length];
-  if (!agent) throw new Error("no agent");
-  // Each agent may report once a second (POLL_MIN_SECONDS=1); 15 agents in turn stay well inside that.
+  const n = changesSent.get(hub.url) ?? 0;
+  changesSent.set(hub.url, n + 1);
+  const agent = CHANGE_AGENTS[n];
+  if (!agent) throw new Error(`grip bench: more changes than the ${CHANGE_AGENTS.length} agents provisioned for them`);
   const sent = performance.timeOrigin + performance.now();
   const response = await fetch(`${hub.url}/api/v1/agent/readings`, {
     method: "POST",
@@ -227,7 +237,7 @@ export async function gripBench(): Promise<BenchRow[]> {
   const dir = scratch("grip");
   const env = { POLL_MIN_SECONDS: "1" };
   // Every client here is 127.0.0.1, which the hub would otherwise take for one client holding every stream and request.
-  const provision = ["--provision", REGION_TOKENS, "--max-streams-per-client", String(DIRECT_MAX * 2), "--max-requests-per-client", "1000000"];
+  const provision = ["--provision", `${REGION_TOKENS},${CHANGE_TOKENS}`, "--max-streams-per-client", String(DIRECT_MAX * 2), "--max-requests-per-client", "1000000"];
 
   const direct = await startHubProcess(["--db", `${dir.path}/direct.db`, ...provision, "--max-streams", String(DIRECT_MAX)], env);
   let directSteps: Step[];
