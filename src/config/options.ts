@@ -747,7 +747,7 @@ export const OPTIONS: OptionTable = {
     allowed: "an http or https URL", default: null, parse: optionalUrl,
   },
   backupS3Region: {
-    flag: "--backup-s3-region", env: "BACKUP_S3_REGION", arg: "REGION", help: "Region of the S3 bucket", defaultText: "us-east-1 (auto for most S3-compatible stores)",
+    flag: "--backup-s3-region", env: "BACKUP_S3_REGION", arg: "REGION", help: "Region of the S3 bucket", defaultText: "none (Bun's S3 client then signs for AWS's default region; most S3-compatible stores ignore it)",
     allowed: "1 to 64 letters, digits and hyphens", default: null,
     parse: (value) => {
       const raw = text(value);

@@ -34,7 +34,24 @@ const BackupsSchema = t.Object(
     listError: t.Nullable(t.String({ description: "Why the target could not be listed just now; backups is then empty" })),
     backups: t.Array(BackupSchema, { description: "Newest first" }),
   },
-  { title: "Backups" },
+  {
+    title: "Backups",
+    examples: [
+      {
+        target: "s3://hub-backups/eu-vps",
+        schedule: "daily 03:15",
+        keep: 14,
+        encrypted: true,
+        running: false,
+        last: 1795922100000,
+        lastError: null,
+        lastErrorAt: null,
+        next: 1796008500000,
+        listError: null,
+        backups: [{ name: "hub-20261129T031500000Z-12.db.zst.enc", createdAt: 1795922100000, size: 73400320, schemaVersion: 12, encrypted: true }],
+      },
+    ],
+  },
 );
 
 export function adminBackupRoutes(ctx: HubContext, access: Access) {
@@ -115,7 +132,7 @@ export function adminBackupRoutes(ctx: HubContext, access: Access) {
       {
         access: "admin",
         params: t.Object({ name: t.String({ maxLength: 200, description: "A backup's name, as GET /backups lists it" }) }),
-        response: { 200: t.String({ format: "binary", description: "The backup file (application/octet-stream), as stored at the target" }), ...problems(401, 403, 404, 409, 502) },
+        response: { 200: t.String({ format: "binary", description: "The backup file (application/octet-stream), as stored at the target", examples: ["(the backup's bytes)"] }), ...problems(401, 403, 404, 409, 502) },
         detail: {
           tags: ["admin-backups"],
           summary: "Download a backup",
