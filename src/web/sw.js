@@ -130,7 +130,10 @@ function openHubPage(url) {
   });
 }
 
-self.addEventListener("notificationclick", (event) => {
+/** A tapped notification goes away, and the hub's page it names opens (an open board is taken there). */
+function onNotificationClick(event) {
   event.notification.close();
   event.waitUntil(openHubPage(event.notification.data && event.notification.data.url));
-});
+}
+
+self.addEventListener("notificationclick", onNotificationClick);
