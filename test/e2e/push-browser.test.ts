@@ -203,13 +203,17 @@ describe.skipIf(!available)("push on the board, through Chromium", () => {
     }
   }, 120_000);
 
-  test("a browser that cannot take push, and iOS Safari outside a Home Screen app, each get a sentence saying what to do", async () => {
+  test("a browser that cannot take push, iOS Safari outside a Home Screen app, and notifications blocked for the site each get a sentence saying what to do", async () => {
     const cases: { init: string; userAgent?: string; sentence: string }[] = [
       { init: "delete window.PushManager;", sentence: "This browser cannot receive notifications while the page is closed" },
       {
         init: "",
         userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1",
         sentence: "On iPhone and iPad, notifications with the page closed need the board on the Home Screen",
+      },
+      {
+        init: 'Object.defineProperty(Notification, "permission", { get: () => "denied" });',
+        sentence: "Notifications are blocked for this site. Allow them in the browser's site settings, then try again.",
       },
     ];
     for (const { init, userAgent, sentence } of cases) {
