@@ -5,7 +5,6 @@
  * subscription a browser made is bound to its public half.
  */
 import { createECDH, hkdfSync } from "node:crypto";
-import webpush from "web-push";
 import { seal, unseal } from "../auth/sealed.ts";
 import type { HubDb } from "../db/open.ts";
 
@@ -30,13 +29,23 @@ export function publicKeyOf(privateKey: string): string {
   return ecdh.getPublicKey().toString("base64url");
 }
 
+/** A fresh P-256 pair in the form VAPID and browsers use: the uncompressed public point and the 32-byte scalar, base64url. */
+function newKeyPair(): VapidKeys {
+  const ecdh = createECDH("prime256v1");
+  ecdh.generateKeys();
+  const scalar = ecdh.getPrivateKey();
+  // The scalar is a number: one with leading zero bytes comes back shorter, and a VAPID key is always 32 bytes.
+  const privateKey = Buffer.concat([Buffer.alloc(32 - scalar.length), scalar]);
+  return { publicKey: ecdh.getPublicKey().toString("base64url"), privateKey: privateKey.toString("base64url") };
+}
+
 function sealingKey(hubKey: Uint8Array): Uint8Array {
   return new Uint8Array(hkdfSync("sha256", hubKey, new Uint8Array(0), LABEL, 32));
 }
 
 /** Writes a new key pair over the stored one (first start, or `hub push rotate-key`); call inside a transaction when more goes with it. */
 export function storeNewVapidKeys(db: HubDb, hubKey: Uint8Array, now: number): VapidKeys {
-  const made = webpush.generateVAPIDKeys();
+  const made = newKeyPair();
   db.sqlite
     .query<unknown, [string, string, number]>(
       "INSERT INTO push_keys (id, public_key, private_key, created_at) VALUES (1, ?, ?, ?) " +

@@ -7,7 +7,7 @@
  * Retry-After), never past the message's TTL; 400/401/403/413 mark the
  * subscription failing and are logged once.
  */
-import webpush from "web-push";
+import type WebPush from "web-push";
 import { eventAlertDestination, type EventAlertRate } from "../alerts/event-rate.ts";
 import type { Resolve } from "../alerts/guard.ts";
 import { deliver, type Fetcher, type Outcome } from "../alerts/transport.ts";
@@ -71,6 +71,14 @@ export interface PushWorkerDeps {
   readonly eventRate: EventAlertRate;
   /** When the forecast expects a bonus to end (see bonusUntil), or null. */
   readonly until: (platform: string, region: string, role: "survivor" | "killer", bonus: number) => number | null;
+}
+
+let webPushLoaded: Promise<typeof WebPush> | null = null;
+
+/** npm web-push, loaded with the first push to send: a hub whose viewers never subscribe does not carry it in memory. */
+function webPushLibrary(): Promise<typeof WebPush> {
+  webPushLoaded ??= import("web-push").then((module) => module.default);
+  return webPushLoaded;
 }
 
 interface DueRow {
@@ -292,7 +300,7 @@ export class PushWorker {
     return { message, topic: topicOf(platform, data.region, chosen) };
   }
 
-  private vapidHeader(endpoint: string): string {
+  private vapidHeader(webpush: typeof WebPush, endpoint: string): string {
     const audience = new URL(endpoint).origin;
     const nowSeconds = Math.floor(Date.now() / SECOND);
     const cached = this.jwts.get(audience);
@@ -321,12 +329,13 @@ export class PushWorker {
     if (!subscription) return;
     const now = this.deps.now();
     const ttl = Math.max(0, Math.floor((row.expires_at - now) / SECOND));
+    const webpush = await webPushLibrary();
     const details = webpush.generateRequestDetails({ endpoint: subscription.endpoint, keys: subscription.keys }, row.message, {
       TTL: ttl,
       urgency: "high",
       topic: row.topic,
       contentEncoding: "aes128gcm",
-      headers: { Authorization: this.vapidHeader(subscription.endpoint) },
+      headers: { Authorization: this.vapidHeader(webpush, subscription.endpoint) },
     });
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(details.headers)) if (name.toLowerCase() !== "content-length") headers[name] = String(value);
