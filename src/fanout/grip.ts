@@ -5,7 +5,7 @@
  * content change is then published once to each proxy, which fans it out.
  * The live store and the direct streams know nothing of this.
  */
-import { Publisher } from "@fanoutio/grip";
+import type { Publisher } from "@fanoutio/grip";
 import type { Config } from "../config/load.ts";
 import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
 import type { LiveStore, Published } from "../live/store.ts";
@@ -75,12 +75,20 @@ interface Pending {
   readonly changedAt: number;
 }
 
+let gripLibrary: Promise<typeof import("@fanoutio/grip")> | null = null;
+
+/** @fanoutio/grip, loaded when a hub with GRIP_URL builds its fan-out: a hub without proxies does not carry it in memory. */
+function gripModule(): Promise<typeof import("@fanoutio/grip")> {
+  gripLibrary ??= import("@fanoutio/grip");
+  return gripLibrary;
+}
+
 /** One proxy's publishes, in order, each retried with backoff until it is PUBLISH_RETRY_MS old. */
 class ProxyLink {
   readonly proxy: string;
   published = 0;
   failures = 0;
-  private readonly publisher: Publisher;
+  private readonly publisher: Promise<Publisher>;
   private readonly queue: Pending[] = [];
   private draining = false;
   private stopped = false;
@@ -94,9 +102,12 @@ class ProxyLink {
   ) {
     this.proxy = new URL(url).host;
     // The library sends a key without an issuer as a bearer token, and one with an issuer as a JWT it signs.
-    this.publisher = new Publisher(
-      "token" in publish ? { control_uri: url, key: publish.token } : { control_uri: url, control_iss: "hub", key: publish.key },
-      { fetch: Object.assign((input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS) }), { preconnect: fetch.preconnect }) },
+    this.publisher = gripModule().then(
+      ({ Publisher }) =>
+        new Publisher(
+          "token" in publish ? { control_uri: url, key: publish.token } : { control_uri: url, control_iss: "hub", key: publish.key },
+          { fetch: Object.assign((input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS) }), { preconnect: fetch.preconnect }) },
+        ),
     );
   }
 
@@ -121,7 +132,7 @@ class ProxyLink {
       const item = this.queue[0];
       if (!item) break;
       try {
-        await this.publisher.publishHttpStream(item.channel, item.content, item.id, item.prevId);
+        await (await this.publisher).publishHttpStream(item.channel, item.content, item.id, item.prevId);
         this.published++;
         this.observeLag((performance.now() - item.changedAt) / 1000);
         if (this.queue[0] === item) this.queue.shift();
@@ -149,7 +160,7 @@ class ProxyLink {
 }
 
 export class GripFanout {
-  private readonly verifier: Publisher;
+  private readonly verifier: Promise<Publisher>;
   private readonly links: ProxyLink[];
   private readonly lastRevision = new Map<Platform, number>();
   private readonly unsubscribe: () => void;
@@ -163,7 +174,9 @@ export class GripFanout {
     observeLag: (seconds: number) => void,
   ) {
     // The library checks signatures through a client's verify key; the first endpoint carries it for all.
-    this.verifier = new Publisher(urls.slice(0, 1).map((url) => ({ control_uri: url, verify_key: auth.verifyKey, ...(auth.verifyIss === null ? {} : { verify_iss: auth.verifyIss }) })));
+    this.verifier = gripModule().then(
+      ({ Publisher }) => new Publisher(urls.slice(0, 1).map((url) => ({ control_uri: url, verify_key: auth.verifyKey, ...(auth.verifyIss === null ? {} : { verify_iss: auth.verifyIss }) }))),
+    );
     this.links = urls.map((url) => new ProxyLink(url, auth.publish, log, observeLag));
     for (const platform of PLATFORMS) this.lastRevision.set(platform, live.current(platform).revision);
     this.unsubscribe = live.onChange((published) => this.publish(published));
@@ -174,7 +187,7 @@ export class GripFanout {
     const signature = request.headers.get("grip-sig");
     if (signature === null) return false;
     try {
-      return (await this.verifier.validateGripSig(signature)).isSigned;
+      return (await (await this.verifier).validateGripSig(signature)).isSigned;
     } catch {
       // A token whose algorithm does not fit the key (HS256 against a public key) cannot even be checked.
       return false;
