@@ -749,12 +749,7 @@ export const OPTIONS: OptionTable = {
   backupS3Region: {
     flag: "--backup-s3-region", env: "BACKUP_S3_REGION", arg: "REGION", help: "Region of the S3 bucket", defaultText: "none (Bun's S3 client then signs for AWS's default region; most S3-compatible stores ignore it)",
     allowed: "1 to 64 letters, digits and hyphens", default: null,
-    parse: (value) => {
-      const raw = text(value);
-      if (raw === "") return null;
-      if (!/^[A-Za-z0-9-]{1,64}$/.test(raw)) throw new InvalidValue();
-      return raw;
-    },
+    parse: (value) => optionalMatching(value, /^[A-Za-z0-9-]{1,64}$/),
   },
   backupS3AccessKeyId: {
     flag: "--backup-s3-access-key-id", env: "BACKUP_S3_ACCESS_KEY_ID", arg: "ID", help: "Access key id for the S3 bucket", defaultText: "none",
