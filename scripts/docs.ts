@@ -109,6 +109,7 @@ interface MetricEntry {
 export function metricEntries(): MetricEntry[] {
   const metrics = new Metrics();
   metrics.count("GET", "/example", 200);
+  metrics.countDiscord("bonus", "answered");
   const text = metrics.render({
     streamsOpen: 0,
     streamsDropped: 0,
@@ -148,6 +149,7 @@ export function metricsReference(): string {
     "",
     "`GET /metrics` serves Prometheus text to an admin, or to anyone sending `Authorization: Bearer <METRICS_TOKEN>` when `METRICS_TOKEN` is set.",
     "The `hub_grip_*` metrics appear only with `GRIP_URL`, and `hub_grip_node_*` only with `GRIP_STATS_URL` ([more viewers than one machine](../guides/more-viewers.md)).",
+    "`hub_discord_interactions_total` appears once Discord has sent a first interaction ([Discord](../guides/discord.md)); `type` is ping, bonus, when, events, autocomplete, refresh, other or unknown (not verified), `result` answered, unknown_region, sign_in_required, unknown_command, or why it was refused (missing_signature, bad_signature, stale_timestamp, invalid_body).",
     "Histograms have the buckets (seconds) 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5 and 5.",
     "",
     "| Metric | Type | Labels | Meaning |",

@@ -24,7 +24,10 @@ import { adminSettingsRoutes } from "./routes/admin/settings.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { adminWebhookRoutes } from "./routes/admin/webhooks.ts";
 import { adminPushRoutes } from "./routes/admin/push.ts";
+import { adminDiscordRoutes } from "./routes/admin/discord.ts";
+import { discordRoutes } from "./routes/discord.ts";
 import { agentRoutes, READINGS_ROUTE } from "./routes/agent.ts";
+import { INTERACTIONS_PATH } from "./discord/invite.ts";
 import { apiKeyRoutes } from "./routes/apikeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
@@ -53,7 +56,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(requestLog(log, config.trustedProxies))
     .use(errorHandling(log, () => app.routes, responses.finish, (error) => ctx.storage.refusalFor(error), notFoundPage))
     .use(hostCheck(config, responses.finish))
-    .use(storageGate(ctx.storage, new Set([READINGS_ROUTE])))
+    .use(storageGate(ctx.storage, new Set([READINGS_ROUTE, INTERACTIONS_PATH])))
     .use(healthRoutes(ctx, access))
     .use(publicRoutes(ctx, access, incentives, settingsTable))
     .use(eventRoutes(ctx, access))
@@ -72,6 +75,8 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
     .use(adminAuditRoutes(ctx, access))
     .use(adminWebhookRoutes(ctx, access))
     .use(adminPushRoutes(ctx, access))
+    .use(adminDiscordRoutes(ctx, access))
+    .use(discordRoutes(ctx, access))
     .use(adminBackupRoutes(ctx, access))
     .use(metricsRoutes(ctx, access))
     .use(docsRoutes(() => app, access, config.origin));

@@ -5,6 +5,7 @@ import { agent } from "./cli/agent.ts";
 import { backup } from "./cli/backup.ts";
 import { backups } from "./cli/backups.ts";
 import { CommandError, type Command } from "./cli/command.ts";
+import { discordCommand } from "./cli/discord.ts";
 import { importFieldCommand } from "./cli/import-field.ts";
 import { migrate } from "./cli/migrate.ts";
 import { openapi } from "./cli/openapi.ts";
@@ -19,7 +20,7 @@ import { ConfigError, configFrom } from "./config/load.ts";
 import { DatabaseError } from "./db/open.ts";
 import { HUB_NAME, HUB_VERSION } from "./version.ts";
 
-export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, backups, restore, user, agent, simulate, importFieldCommand, pushCommand, version];
+export const COMMANDS: readonly Command[] = [serve, migrate, openapi, backup, backups, restore, user, agent, simulate, importFieldCommand, pushCommand, discordCommand, version];
 
 /** Written synchronously, so nothing is lost when the process exits right after. */
 function print(line: string): void {

@@ -65,6 +65,8 @@ export class Metrics {
   private readonly ingest = new Histogram();
   private readonly history = new Histogram();
   private readonly gripLag = new Histogram();
+  /** Discord interactions by "type result" (SPEC: the interactions endpoint). */
+  private readonly discord = new Map<string, number>();
 
   count(method: string, route: string, status: number): void {
     let byRoute = this.requests.get(route);
@@ -94,6 +96,16 @@ export class Metrics {
     } finally {
       (operation === "ingest" ? this.ingest : this.history).observe((performance.now() - started) / 1000);
     }
+  }
+
+  /** When the last verified Discord interaction arrived (epoch ms), or null. */
+  lastDiscordAt: number | null = null;
+
+  /** One interaction Discord sent: its type (ping, command name, autocomplete, refresh, …), how it was answered, and when if it was verified. */
+  countDiscord(type: string, result: string, verifiedAt: number | null = null): void {
+    const key = `${type} ${result}`;
+    this.discord.set(key, (this.discord.get(key) ?? 0) + 1);
+    if (verifiedAt !== null) this.lastDiscordAt = verifiedAt;
   }
 
   /** Seconds from a content change to a proxy taking its publish. */
@@ -130,6 +142,13 @@ export class Metrics {
     gauge("hub_clock_behind_seconds", "gauge", "Seconds the clock is behind the newest stored reading (0 when it is not).", gauges.clockBehindSeconds);
     gauge("hub_backup_last_success_timestamp_seconds", "gauge", "When the last backup that was uploaded and checked was taken, Unix seconds (0 when none is known).", gauges.backupLast ? Math.floor(gauges.backupLast.at / 1000) : 0);
     gauge("hub_backup_bytes", "gauge", "Size of the last backup that was uploaded and checked (0 when none is known).", gauges.backupLast?.bytes ?? 0);
+    if (this.discord.size > 0) {
+      lines.push("# HELP hub_discord_interactions_total Interactions Discord sent, by type and how they were answered.", "# TYPE hub_discord_interactions_total counter");
+      for (const [key, value] of [...this.discord].sort(([a], [b]) => a.localeCompare(b))) {
+        const [type = "", result = ""] = key.split(" ");
+        lines.push(`hub_discord_interactions_total{type="${label(type)}",result="${label(result)}"} ${value}`);
+      }
+    }
     const grip = gauges.grip;
     if (grip) {
       gauge("hub_grip_holds_total", "counter", "Stream requests from a GRIP proxy answered with hold instructions.", gauges.gripHolds);

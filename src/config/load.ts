@@ -463,6 +463,10 @@ export function loadConfig(args: ParsedArgs, env: Env): Config {
       `GRIP_STATS_URL names ${settings.gripStatsUrl.length} ${settings.gripStatsUrl.length === 1 ? "endpoint" : "endpoints"} but GRIP_URL ${settings.gripUrl.length === 1 ? "names 1 node" : `names ${settings.gripUrl.length} nodes`}: give one stats endpoint per GRIP_URL entry, in the same order`,
     );
   }
+  if ((settings.discordApplicationId === null) !== (settings.discordPublicKey === null)) {
+    const [set, missing] = settings.discordApplicationId === null ? ["DISCORD_PUBLIC_KEY", "DISCORD_APPLICATION_ID"] : ["DISCORD_APPLICATION_ID", "DISCORD_PUBLIC_KEY"];
+    throw new ConfigError(`${set} is set but ${missing} is not: Discord answers only with both, copied from the application's General Information page`);
+  }
   if (settings.backupSchedule.kind !== "off" && settings.backupTarget === null) {
     throw new ConfigError("BACKUP_SCHEDULE is set but BACKUP_TARGET is not: name where the backups go (a folder, or s3://bucket/prefix)");
   }

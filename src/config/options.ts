@@ -104,6 +104,11 @@ export interface Settings {
   backupS3AccessKeyId: string | null;
   backupS3SecretAccessKey: string | null;
   backupEncryptionKey: string | null;
+  discordApplicationId: string | null;
+  discordPublicKey: string | null;
+  discordBotToken: string | null;
+  discordApiUrl: string;
+  discordAllowWithRequireAuth: boolean;
 }
 
 /** Thrown by a parser; the loader adds the setting's name, the value and what is allowed. */
@@ -255,6 +260,9 @@ function optionalMatching(value: unknown, pattern: RegExp): string | null {
 
 /** Up to `max` visible ASCII characters, or none. */
 const optionalVisible = (max: number) => (value: unknown) => optionalMatching(value, new RegExp(`^[\\x21-\\x7e]{1,${max}}$`));
+
+/** Discord's REST API, version 10. */
+export const DISCORD_API_DEFAULT = "https://discord.com/api/v10";
 
 /** How a PEM public key (SPKI) begins; a GRIP_VERIFY_KEY that does is a proxy's public key, not a shared secret. */
 export const PEM_PUBLIC_KEY = "-----BEGIN PUBLIC KEY-----";
@@ -770,6 +778,33 @@ export const OPTIONS: OptionTable = {
       if (raw.length < 16 || raw.length > 1024) throw new InvalidValue();
       return raw;
     },
+  },
+  discordApplicationId: {
+    flag: "--discord-application-id", env: "DISCORD_APPLICATION_ID", arg: "ID", help: "The Discord application whose slash commands the hub answers (with DISCORD_PUBLIC_KEY); its Interactions Endpoint URL is ORIGIN/api/v1/discord/interactions", defaultText: "none (Discord is off)",
+    allowed: "a Discord id: 17 to 20 digits", default: null,
+    parse: (value) => optionalMatching(value, /^\d{17,20}$/),
+  },
+  discordPublicKey: {
+    flag: "--discord-public-key", env: "DISCORD_PUBLIC_KEY", arg: "HEX", help: "The Discord application's public key (Ed25519), which every interaction's signature is checked with", defaultText: "none (Discord is off)",
+    allowed: "64 hex characters", default: null,
+    parse: (value) => optionalMatching(value, /^[0-9a-fA-F]{64}$/)?.toLowerCase() ?? null,
+  },
+  discordBotToken: {
+    flag: "--discord-bot-token", env: "DISCORD_BOT_TOKEN", arg: "TOKEN", help: "The Discord application's bot token, used only by hub discord register", defaultText: "none",
+    allowed: "16 to 512 visible ASCII characters", secret: true, default: null, parse: optionalToken,
+  },
+  discordApiUrl: {
+    flag: "--discord-api-url", env: "DISCORD_API_URL", arg: "URL", help: "Discord's REST API, where hub discord register puts the commands", defaultText: DISCORD_API_DEFAULT,
+    allowed: "an http or https URL", default: DISCORD_API_DEFAULT,
+    parse: (value) => {
+      const raw = text(value);
+      if (raw === "") return DISCORD_API_DEFAULT;
+      return httpUrl(raw).toString().replace(/\/+$/, "");
+    },
+  },
+  discordAllowWithRequireAuth: {
+    flag: "--discord-allow-with-require-auth", env: "DISCORD_ALLOW_WITH_REQUIRE_AUTH", help: "Answer Discord's slash commands even while requireAuth is on: whoever is in the Discord server then reads the bonuses", defaultText: "false",
+    allowed: "true or false", default: false, parse: parseBoolean,
   },
 };
 

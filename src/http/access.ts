@@ -19,7 +19,7 @@ import { AccessRefusal, PendingBody, readBodyAfterAccess } from "./errors.ts";
 import { receivedRequest } from "./incentives.ts";
 import { HttpProblem } from "./problem.ts";
 
-export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin", "metrics"] as const;
+export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin", "metrics", "signed"] as const;
 export type AccessRule = (typeof ACCESS_RULES)[number];
 
 type SecurityRequirement = Record<string, string[]>;
@@ -34,6 +34,7 @@ const SECURITY: Readonly<Record<AccessRule, SecurityRequirement[]>> = {
   session: [{ sessionCookie: [] }],
   admin: USER_CREDENTIALS,
   metrics: [...USER_CREDENTIALS, { metricsToken: [] }],
+  signed: [{ discordSignature: [] }],
 };
 
 export const ACCESS_DESCRIPTIONS: Readonly<Record<AccessRule, string>> = {
@@ -44,6 +45,7 @@ export const ACCESS_DESCRIPTIONS: Readonly<Record<AccessRule, string>> = {
   session: "A fully signed-in session cookie (CSRF token on changes); API keys are not accepted.",
   admin: "An admin's fully signed-in session (CSRF token on changes) or an admin's API key.",
   metrics: "An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.",
+  signed: "Never behind the read gate; the route reads the raw body and checks its signature (Discord's Ed25519) before anything else, so the access step leaves the body to it.",
 };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -99,7 +101,7 @@ function accessPlugin(authorize: Authorize, readBody: ReadBody) {
         // takes a minified method's source (`transform(i){…}`) for a parameter list, which it cannot analyse.
         transform: async (context: AccessContext) => {
           authorize(rule, context.request, context.set, context.server);
-          if (context.body instanceof PendingBody) context.body = await readBody(context.body, context.request, context.server);
+          if (rule !== "signed" && context.body instanceof PendingBody) context.body = await readBody(context.body, context.request, context.server);
         },
       }),
     });
@@ -168,6 +170,7 @@ export function createAccess(deps: AccessDeps): Access {
   const authorize: Authorize = (rule, request, set, server) => {
     switch (rule) {
       case "public":
+      case "signed":
         return;
       case "public-read": {
         if (accounts.presence.wants()) accounts.presence.seen(addressOf(request, server));

@@ -313,6 +313,20 @@ export class PendingBody {
     const bytes = await readCapped(this.request, MAX_BODY_BYTES, this.since + deadlineMs, late);
     return bytes.byteLength === 0 ? null : parseJsonObject(bytes, this.contentType);
   }
+
+  /**
+   * The body's bytes as they came, unparsed, for a route that checks a
+   * signature over them (access rule "signed"): 413 past `limit` bytes, 408
+   * when not in full by the deadline, like read().
+   */
+  async raw(limit: number, deadlineMs: number, client: () => string): Promise<Uint8Array> {
+    const late = () =>
+      new CapacityRefusal(408, `The request body did not arrive in full within ${deadlineMs / 1000} s; send it at once.`, client(), `body not received within ${deadlineMs} ms`, {
+        title: "Request Timeout",
+        headers: { connection: "close" },
+      });
+    return await readCapped(this.request, limit, this.since + deadlineMs, late);
+  }
 }
 
 const OPEN_OBJECT = 0x7b;

@@ -84,6 +84,12 @@ export const TAGS = [
       "Deliveries go through a durable outbox, in order per webhook, retried for up to a day. The json format follows Standard Webhooks, so any " +
       "of its libraries verifies the signature with the webhook's secret.",
   },
+  {
+    name: "discord",
+    description:
+      "Discord's slash commands (/bonus, /when, /events) answered by the hub itself: a Discord application whose Interactions Endpoint URL is this hub " +
+      "sends each command as a signed request, answered from memory. On when DISCORD_APPLICATION_ID and DISCORD_PUBLIC_KEY are set.",
+  },
 ] as const;
 
 export const SECURITY_SCHEMES = {
@@ -117,6 +123,13 @@ export const SECURITY_SCHEMES = {
     scheme: "bearer",
     bearerFormat: "86 base64url characters",
     description: "An agent's token, for /api/v1/agent/* only.",
+  },
+  discordSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Signature-Ed25519",
+    description:
+      "Discord's signature of an interaction: Ed25519 over X-Signature-Timestamp followed by the raw body, checked with DISCORD_PUBLIC_KEY; the timestamp must be within 5 minutes of the hub's clock.",
   },
 } as const;
 
@@ -354,7 +367,7 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   if (hooks.params !== undefined) statuses.add(400);
   if (hostChecked(method, route.path)) statuses.add(421);
   if (access === "admin" || access === "session" || access === "agent") for (const status of [401, 403]) statuses.add(status);
-  if (access === "session-partial" || access === "public-read" || access === "metrics") statuses.add(401);
+  if (access === "session-partial" || access === "public-read" || access === "metrics" || access === "signed") statuses.add(401);
   if (access === "metrics") statuses.add(403);
 
   for (const status of [...statuses].sort((a, b) => a - b)) {

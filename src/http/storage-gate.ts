@@ -3,7 +3,8 @@
  * handler runs, asynchronously and for at most WRITE_WAIT_MS (SPEC §16.2), so
  * another process holding the lock delays only writes, never the requests
  * around them; then a 503 with Retry-After. Routes that retry their own
- * write (the agents' readings, the hot path) are left to do so.
+ * write (the agents' readings, the hot path) are left to do so, and so are
+ * those that write nothing (Discord's interactions, answered from memory).
  */
 import { Elysia } from "elysia";
 import type { Storage, StorageRefusal } from "../db/storage.ts";

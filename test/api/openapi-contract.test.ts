@@ -11,6 +11,7 @@ import { addAgent } from "../live-helpers.ts";
 interface Operation {
   parameters?: { name?: string; in?: string }[];
   requestBody?: { required?: boolean };
+  security?: Record<string, string[]>[];
   responses: Record<string, unknown>;
 }
 type Doc = { paths: Record<string, Record<string, Operation>> };
@@ -54,6 +55,8 @@ describe("the description says what the server does", () => {
       const refusedForBody = response.status === 400 && /"location":"body/.test(text);
       // An unknown {id} is refused before its body is looked at, so it tells nothing about the body.
       if (response.status === 404 && path.includes("{id}")) continue;
+      // A signed route (Discord's interactions) checks the signature before the body, so an unsigned probe tells nothing about the body either.
+      if (JSON.stringify(op.security ?? []).includes("discordSignature")) continue;
       checked++;
       expect({ operation: `${method} ${path}`, required: op.requestBody?.required === true }).toEqual({ operation: `${method} ${path}`, required: refusedForBody });
     }

@@ -12,6 +12,7 @@ import type { Hub } from "../../src/hub.ts";
 import { Browser } from "../browser.ts";
 import { call, testHub } from "../helpers.ts";
 import { addAgent } from "../live-helpers.ts";
+import { discordEnv, discordKeys, signatureHeaders } from "../discord.ts";
 
 interface RouteInfo {
   readonly method: string;
@@ -91,6 +92,13 @@ interface Refusal {
 const METRICS_TOKEN = "metrics-token-for-the-route-table";
 const withMetricsToken: Probe = (w, r) => call(w.hub, r.method, sample(r.path), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
 
+const DISCORD_KEYS = discordKeys();
+const DISCORD_ENV = discordEnv(DISCORD_KEYS);
+const signedBy = (keys: typeof DISCORD_KEYS): Probe => (w, r) => {
+  const body = JSON.stringify({ type: 1 });
+  return call(w.hub, r.method, sample(r.path), { rawBody: body, headers: signatureHeaders(keys, body) });
+};
+
 const RULES: Record<AccessRule, { allowed: (Probe | { probe: Probe; env: Record<string, string> })[]; refused: Refusal[] }> = {
   public: { allowed: [anonymous], refused: [] },
   "public-read": {
@@ -146,6 +154,14 @@ const RULES: Record<AccessRule, { allowed: (Probe | { probe: Probe; env: Record<
       { name: "a non-admin session", status: 403, probe: asBrowser((w) => w.user) },
       { name: "a non-admin's API key", status: 403, probe: withKey((w) => w.userKey) },
       { name: "no CSRF token", status: 403, probe: asBrowser((w) => w.admin, false), when: changes },
+    ],
+  },
+  signed: {
+    allowed: [{ probe: signedBy(DISCORD_KEYS), env: DISCORD_ENV }],
+    refused: [
+      { name: "unsigned", status: 401, env: DISCORD_ENV, probe: anonymous },
+      { name: "signed with another key", status: 401, env: DISCORD_ENV, probe: signedBy(discordKeys()) },
+      { name: "an admin's API key", status: 401, env: DISCORD_ENV, probe: withKey((w) => w.adminKey) },
     ],
   },
   metrics: {

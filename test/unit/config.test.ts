@@ -328,7 +328,7 @@ describe("secrets from files (_FILE variants)", () => {
 
   test("every secret setting has a _FILE variable, a -file flag and a File key, and no other setting has one", () => {
     const secrets = OPTION_KEYS.filter((key) => fileVariant(key) !== null).sort();
-    expect(secrets).toEqual(["adminPassword", "backupEncryptionKey", "backupS3SecretAccessKey", "gripKey", "gripPublishToken", "gripVerifyKey", "metricsToken", "provision", "secretKey", "sessionSecret", "vapidPrivateKey"]);
+    expect(secrets).toEqual(["adminPassword", "backupEncryptionKey", "backupS3SecretAccessKey", "discordBotToken", "gripKey", "gripPublishToken", "gripVerifyKey", "metricsToken", "provision", "secretKey", "sessionSecret", "vapidPrivateKey"]);
     expect(fileVariant("sessionSecret")).toEqual({ flag: "--session-secret-file", env: "SESSION_SECRET_FILE", key: "sessionSecretFile" });
     expect(failure(["--port-file", "/x"])).toContain("unknown flag --port-file");
     expect(failure(["--config", file("hub.yaml", "portFile: /x\n")])).toContain('unknown setting "portFile"');

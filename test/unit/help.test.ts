@@ -18,7 +18,7 @@ describe("generated documentation of settings", () => {
     const help = renderHelp("Hub", []).split("\n");
     const table = renderSettingsTable().split("\n");
     const secrets = OPTION_KEYS.filter((key) => OPTIONS[key].secret);
-    expect(secrets.length).toBe(11);
+    expect(secrets.length).toBe(12);
     for (const key of secrets) {
       const option = OPTIONS[key];
       const variant = fileVariant(key);

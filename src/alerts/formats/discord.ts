@@ -18,7 +18,7 @@ function unmention(text: string): string {
  * `[free bonus](https://evil.example)` stays text rather than a masked link,
  * and `**`, `#`, `>`, `- ` or a code fence change nothing.
  */
-function plain(text: string): string {
+export function plain(text: string): string {
   return unmention(text.replace(/[\\*_~`|[\]()<>#]/g, "\\$&").replace(/^(\s*)([-+])(?=\s)/gm, "$1\\$2"));
 }
 

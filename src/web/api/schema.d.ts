@@ -745,6 +745,24 @@ export interface paths {
      */
     get: operations["webPushAtAGlance"];
   };
+  "/api/v1/admin/discord": {
+    /**
+     * Discord at a glance
+     * @description Whether the hub answers Discord's slash commands, the endpoint URL to give Discord, the invite URL, and when the last interaction came.
+     *
+     * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+     */
+    get: operations["discordAtAGlance"];
+  };
+  "/api/v1/discord/interactions": {
+    /**
+     * Discord interactions
+     * @description Discord's Interactions Endpoint URL: give Discord ORIGIN/api/v1/discord/interactions. Every request is verified before anything else: X-Signature-Ed25519 over X-Signature-Timestamp followed by the raw body, with DISCORD_PUBLIC_KEY; a missing or wrong signature, or a timestamp more than 5 minutes from the hub's clock, is a 401 (Discord sends such requests itself to check the endpoint). The body is at most 64 KiB. PING (type 1) is answered with PONG; /bonus, /when and /events (type 2) with an embed in the reader's language, the region option's autocomplete (type 4) with at most 25 choices, and /bonus's Refresh button (type 3) with the updated message (type 7). An unknown region gets a sentence only its reader sees. While requireAuth is on, commands are answered only with DISCORD_ALLOW_WITH_REQUIRE_AUTH=true. 404 while Discord is off.
+     *
+     * Who may call it: Never behind the read gate; the route reads the raw body and checks its signature (Discord's Ed25519) before anything else, so the access step leaves the body to it.
+     */
+    post: operations["discordInteractions"];
+  };
   "/api/v1/admin/backups": {
     /**
      * Backups
@@ -1646,6 +1664,42 @@ export interface components {
       delivered24h: number;
       /** @description Messages refused or given up (past their 15-minute TTL) in the last 24 hours */
       failed24h: number;
+    };
+    /** DiscordSummary */
+    DiscordSummary: {
+      /** @description Whether DISCORD_APPLICATION_ID and DISCORD_PUBLIC_KEY are set, so the hub answers Discord at all */
+      configured: boolean;
+      /** @description Whether commands get answers now: configured, and requireAuth off or DISCORD_ALLOW_WITH_REQUIRE_AUTH=true; otherwise they get a refusal */
+      answersCommands: boolean;
+      /**
+       * Format: uri
+       * @description The Interactions Endpoint URL to give Discord (ORIGIN/api/v1/discord/interactions)
+       */
+      endpointUrl: string;
+      inviteUrl: string | null;
+      lastInteractionAt: number | null;
+    };
+    /**
+     * DiscordInteraction
+     * @description An interaction as Discord sends it (https://discord.com/developers/docs/interactions/receiving-and-responding).
+     */
+    DiscordInteraction: {
+      /** @description 1 PING, 2 a command, 3 a button (Refresh), 4 autocomplete */
+      type: number;
+      /** @description The reader's language, which the answer is written in (one of the app's 15, English otherwise) */
+      locale?: string;
+      /** @description The command and its options, or the button's custom_id */
+      data?: Record<string, never>;
+    };
+    /**
+     * DiscordInteractionResponse
+     * @description The answer, in the reader's language.
+     */
+    DiscordInteractionResponse: {
+      /** @description 1 PONG, 4 a message, 7 the Refresh button's updated message, 8 autocomplete choices */
+      type: number;
+      /** @description The message (embeds as plain text, a Refresh button, no mentions) or the choices */
+      data?: Record<string, never>;
     };
     /** Backup */
     Backup: {
@@ -7817,6 +7871,127 @@ export interface operations {
         headers: {
           Allow: components["headers"]["Allow"];
         };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Discord at a glance
+   * @description Whether the hub answers Discord's slash commands, the endpoint URL to give Discord, the invite URL, and when the last interaction came.
+   *
+   * Who may call it: An admin's fully signed-in session (CSRF token on changes) or an admin's API key.
+   */
+  discordAtAGlance: {
+    responses: {
+      /** @description Success. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["DiscordSummary"];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal Server Error: an unexpected failure, logged by the hub; no internals are shown. */
+      500: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Discord interactions
+   * @description Discord's Interactions Endpoint URL: give Discord ORIGIN/api/v1/discord/interactions. Every request is verified before anything else: X-Signature-Ed25519 over X-Signature-Timestamp followed by the raw body, with DISCORD_PUBLIC_KEY; a missing or wrong signature, or a timestamp more than 5 minutes from the hub's clock, is a 401 (Discord sends such requests itself to check the endpoint). The body is at most 64 KiB. PING (type 1) is answered with PONG; /bonus, /when and /events (type 2) with an embed in the reader's language, the region option's autocomplete (type 4) with at most 25 choices, and /bonus's Refresh button (type 3) with the updated message (type 7). An unknown region gets a sentence only its reader sees. While requireAuth is on, commands are answered only with DISCORD_ALLOW_WITH_REQUIRE_AUTH=true. 404 while Discord is off.
+   *
+   * Who may call it: Never behind the read gate; the route reads the raw body and checks its signature (Discord's Ed25519) before anything else, so the access step leaves the body to it.
+   */
+  discordInteractions: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["DiscordInteraction"];
+      };
+    };
+    responses: {
+      /** @description The answer, in the reader's language. */
+      200: {
+        content: {
+          "application/json": components["schemas"]["DiscordInteractionResponse"];
+        };
+      };
+      /** @description Bad Request: the input is malformed or breaks a rule; `errors` names each field. */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unauthorized The signature is missing or wrong, or the timestamp is stale. */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Method Not Allowed: the path exists but not with this method; Allow lists those it takes. */
+      405: {
+        headers: {
+          Allow: components["headers"]["Allow"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request Timeout: the body did not arrive in full within BODY_TIMEOUT_MS (10 s by default). */
+      408: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content Too Large: the body is larger than 1048576 bytes (1 MiB). An interaction's body is at most 65536 bytes (64 KiB). */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Unsupported Media Type: the body is not sent as application/json. */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Misdirected Request: the request was addressed (Host) to a name that is not this hub's origin or one of its ALLOWED_HOSTS; changes are taken only there. */
+      421: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
