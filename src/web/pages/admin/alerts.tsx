@@ -15,6 +15,7 @@ import { useLoad } from "../../use-load.ts";
 import { formatLabel, HOOKS, webhookName, type Webhook } from "./alerts-common.ts";
 import { CreateWebhook } from "./alerts-form.tsx";
 import { ManageWebhook } from "./alerts-manage.tsx";
+import { DiscordSummaryPanel } from "./discord-summary.tsx";
 import { PushSummaryPanel } from "./push-summary.tsx";
 import { AdminTable, Ago, Listed, platformName, regionName, useRegions, type CatalogueRegion } from "./parts.tsx";
 
@@ -137,6 +138,7 @@ export function AlertsSection() {
         <CreateWebhook regions={regions.data} onCreated={hooks.retry} />
       )}
       <PushSummaryPanel />
+      <DiscordSummaryPanel />
     </>
   );
 }
