@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { backfillBench } from "./backfill.ts";
 import { backupBench } from "./backup.ts";
+import { discordBench } from "./discord.ts";
 import { feedsBench } from "./feeds.ts";
 import { loopbackRoundTripMs, PINNING, printBenchRows, ROOT, type BenchRow } from "./common.ts";
 import { accuracyBench, forecastSpeedBench, printAccuracy, type AccuracyResult } from "./forecast.ts";
@@ -34,6 +35,7 @@ const BENCHES: Readonly<Record<string, () => Promise<BenchRow[]>>> = {
   ingest: ingestBench,
   webhooks: webhooksBench,
   push: pushBench,
+  discord: discordBench,
   startup: startupBench,
   history: historyBench,
   forecast: forecastSpeedBench,

@@ -67,11 +67,16 @@ export class RawPoster {
 
   /** Posts a JSON body with the given bearer token; resolves with the status and the latency. */
   async post(token: string, body: string): Promise<PostResult> {
+    return await this.postWith({ Authorization: `Bearer ${token}` }, body);
+  }
+
+  /** Posts a JSON body with the given headers (a signature, say) besides Host, Content-Type and Content-Length. */
+  async postWith(headers: Readonly<Record<string, string>>, body: string): Promise<PostResult> {
     const sentAt = performance.now();
     const socket = this.idle.pop() ?? (await this.connect());
-    const request =
-      `POST ${this.path} HTTP/1.1\r\nHost: ${this.hostname}:${this.port}\r\nAuthorization: Bearer ${token}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    let head = `POST ${this.path} HTTP/1.1\r\nHost: ${this.hostname}:${this.port}\r\n`;
+    for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+    const request = `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     return await new Promise<PostResult>((resolve, reject) => {
       socket.data.pending = { sentAt, resolve, reject };
       socket.write(request);
