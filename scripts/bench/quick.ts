@@ -16,6 +16,7 @@ const QUICK_SIZES: Readonly<Record<string, string>> = {
   BENCH_WEBHOOKS: "5",
   BENCH_STARTUP_READINGS: "10000",
   BENCH_WEBHOOK_READINGS: "30",
+  BENCH_DISCORD_SECONDS: "3",
 };
 
 if (QUICK) for (const [name, value] of Object.entries(QUICK_SIZES)) process.env[name] ??= value;
