@@ -164,4 +164,4 @@ export async function feedsBench(): Promise<BenchRow[]> {
   }
 }
 
-if (import.meta.main) printBenchRows("Feeds under a min walk (SPEC §16.3)", await feedsBench());
+if (import.meta.main) printBenchRows("Feeds under a min walk", await feedsBench());

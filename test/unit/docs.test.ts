@@ -9,6 +9,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
+import { guideBlocks, unmatchedLines } from "../../scripts/guide-blocks.ts";
+import { lastRun, renderPerformance } from "../../scripts/bench/report.ts";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
 import { STATUS_TITLES } from "../../src/http/problem.ts";
@@ -129,7 +131,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** Upper-case words in code that are not names of anything in the project (HTTP methods, SQLite's words). */
-const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "FULL", "NORMAL", "WAL", "COMMIT", "BEGIN", "IMMEDIATE", "ROLLBACK", "PRAGMA", "INSERT", "VACUUM", "INTO", "CHECK", "GROUP", "BY", "TXT", "AAAA", "CNAME", "HTTP", "JSON", "SSE", "CSP", "OK"]);
+const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "FULL", "NORMAL", "WAL", "COMMIT", "BEGIN", "IMMEDIATE", "ROLLBACK", "PRAGMA", "INSERT", "VACUUM", "INTO", "CHECK", "GROUP", "BY", "TXT", "AAAA", "CNAME", "HTTP", "JSON", "SSE", "CSP", "OK", "PATH"]);
 
 /** Flags of other programs that the guides use, by program. */
 const OTHER_FLAGS: Readonly<Record<string, string>> = {
@@ -167,6 +169,22 @@ describe("the front door", () => {
   });
 });
 
+describe("the guides' shell blocks are marked (test/e2e/guides.test.ts runs them)", () => {
+  for (const guide of readdirSync(join(ROOT, "docs", "guides"))) {
+    test(`docs/guides/${guide}: every shell block says whether it is run, and why not`, () => {
+      const { blocks, problems } = guideBlocks(join(ROOT, "docs", "guides", guide));
+      expect(problems.map((p) => `line ${p.line}: ${p.problem}`)).toEqual([]);
+      for (const block of blocks) if (block.marker?.kind === "not-run") expect(block.marker.reason.length).toBeGreaterThan(3);
+    });
+  }
+
+  test("a shown line matches exactly, except where it says …", () => {
+    expect(unmatchedLines(['{"status":"ok","version":"…"}'], 'x\n{"status":"ok","version":"1.2.3"}\n')).toEqual([]);
+    expect(unmatchedLines(['{"status":"ok"}'], '{"status":"degraded"}')).toEqual(['{"status":"ok"}']);
+    expect(unmatchedLines(["b", "a"], "a\nb")).toEqual(["a"]);
+  });
+});
+
 describe("the generated reference", () => {
   for (const [path, render] of Object.entries(REFERENCE_PAGES)) {
     test(`${path} is what scripts/docs.ts makes from the code now (npm run docs)`, () => {
@@ -177,6 +195,32 @@ describe("the generated reference", () => {
 
   test("every error status has its meaning, and no meaning is left for a status that is gone", () => {
     expect(Object.keys(STATUS_MEANINGS).sort()).toEqual(Object.keys(STATUS_TITLES).sort());
+  });
+});
+
+describe("docs/ stands alone", () => {
+  for (const page of PAGES) {
+    test(`${relative(ROOT, page)} cites no document outside the repository`, () => {
+      const text = readFileSync(page, "utf8");
+      const citations = [...text.matchAll(/[^\n]{0,40}(?:\bSPEC\b|§|ARCHITECTURE\.md|\/work\/)[^\n]{0,40}/g)].map((m) => m[0]);
+      expect(citations).toEqual([]);
+    });
+  }
+
+  test("docs/performance.md is what the bench's writer makes of the last run in performance.jsonl, with its commit", () => {
+    const run = lastRun(readFileSync(join(ROOT, "docs", "performance.jsonl"), "utf8"));
+    const page = readFileSync(join(ROOT, "docs", "performance.md"), "utf8");
+    expect(page).toBe(renderPerformance(run));
+    expect(run.commit).toMatch(/^[0-9a-f]{7,40}$/);
+    expect(page).toContain(`| Commit | ${run.commit} |`);
+  });
+
+  test("an offered load is not shown as a capacity", () => {
+    const page = readFileSync(join(ROOT, "docs", "performance.md"), "utf8");
+    const ingest = page.split("\n").filter((line) => line.startsWith("| Ingest at"));
+    expect(ingest.length).toBe(1);
+    expect(ingest[0]).toContain("offered load");
+    expect(page).not.toContain("| Ingest readings/s");
   });
 });
 
