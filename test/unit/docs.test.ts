@@ -11,6 +11,7 @@ import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
 import { guideBlocks, unmatchedLines } from "../../scripts/guide-blocks.ts";
 import { lastRun, renderPerformance } from "../../scripts/bench/report.ts";
+import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
 import { STATUS_TITLES } from "../../src/http/problem.ts";
@@ -319,6 +320,47 @@ describe("every setting, flag and command named exists", () => {
       expect([...unknown]).toEqual([]);
     });
   }
+
+  /** A default as the options table gives it, without its explanation: "none (…)" is "none", "10,000" is "10000". */
+  const defaultHead = (text: string) => text.replace(/`/g, "").split(" (")[0]?.replaceAll(",", "").trim().toLowerCase() ?? "";
+  const defaults = new Map(OPTION_KEYS.map((key) => [OPTIONS[key].env, defaultHead(OPTIONS[key].defaultText)]));
+
+  for (const page of PAGES.filter((p) => p.includes(join("docs", "guides")))) {
+    test(`${relative(ROOT, page)}: every default it gives a setting is the options table's`, () => {
+      const text = readFileSync(page, "utf8");
+      const wrong: string[] = [];
+      const check = (name: string, given: string) => {
+        const expected = defaults.get(name);
+        if (expected !== undefined && defaultHead(given) !== expected) wrong.push(`${name}: the guide says ${given}, the options table ${expected}`);
+      };
+      // "`DATA_RETENTION_DAYS` (default 31)", "`AUDIT_RETENTION_DAYS` (365)", "`MAX_PUSH_SUBSCRIPTIONS` in all (100,000 by default"
+      for (const m of text.matchAll(/`([A-Z][A-Z0-9_]+)`[^.(`]{0,12}\((?:default (`[^`]+`|[0-9][0-9,]*)|([0-9][0-9,]*)(?: by default)?)[),;]/g)) check(m[1] ?? "", m[2] ?? m[3] ?? "");
+      // A table with a Default column, its first cell the setting.
+      walk(tokensOf(page), (token) => {
+        if (token.type !== "table") return;
+        const table = token as Tokens.Table;
+        const column = table.header.findIndex((cell) => cell.text.trim() === "Default");
+        if (column === -1) return;
+        for (const row of table.rows) {
+          const name = /^`([A-Z][A-Z0-9_]+)`/.exec(row[0]?.text ?? "")?.[1];
+          if (name) check(name, row[column]?.text ?? "");
+        }
+      });
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  test("a wrong default is caught", () => {
+    expect(defaults.get("BACKUP_S3_REGION")).toBe("none");
+    expect(defaults.get("DATA_RETENTION_DAYS")).toBe("31");
+  });
+
+  test("the configuration guide lists every secret with a _FILE variant, and only those", () => {
+    const text = readFileSync(join(ROOT, "docs", "guides", "configuration.md"), "utf8");
+    const list = /Each secret setting \(([^)]*)\) has a `_FILE` variant/.exec(text)?.[1] ?? "";
+    const listed = [...list.matchAll(/`([A-Z][A-Za-z0-9_]+)`/g)].map((m) => m[1]).filter((name) => name !== "AGENTn_TOKEN");
+    expect(listed.sort()).toEqual(OPTION_KEYS.filter((key) => OPTIONS[key].secret).map((key) => OPTIONS[key].env).sort());
+  });
 
   test("a stale name is caught: POLL_MIN is not a setting", () => {
     expect(variables.has("POLL_MIN")).toBe(false);
