@@ -11,6 +11,7 @@ import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
 import { guideBlocks, unmatchedLines } from "../../scripts/guide-blocks.ts";
 import { lastRun, renderPerformance } from "../../scripts/bench/report.ts";
+import { en } from "../../src/web/i18n/messages/en.ts";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
@@ -222,6 +223,73 @@ describe("docs/ stands alone", () => {
     expect(ingest.length).toBe(1);
     expect(ingest[0]).toContain("offered load");
     expect(page).not.toContain("| Ingest readings/s");
+  });
+});
+
+/**
+ * Quoted words of a guide that are not the web app's, each with the file that
+ * says them (so a quote cannot outlive its source), or "outside:" and whose
+ * words they are.
+ */
+const QUOTES_NOT_OF_THE_APP: Readonly<Record<string, string>> = {
+  "New Webhook": "outside: Discord's channel settings",
+  OK: "outside: systemd-analyze security's rating",
+  "Held back": "src/alerts/formats/summary.ts",
+  "stop it first": "src/backup/restore.ts",
+  "migrated by a newer hub": "src/db/open.ts",
+  "public: …": "src/config/help.ts",
+  "field: …": "src/config/help.ts",
+  " beside ": "outside: prose around two quoted labels",
+  " is not ": "outside: prose around two quoted names",
+  "São Paulo": "src/domain/catalogue.ts",
+  "Killer +75 %": "src/share/words.ts",
+};
+
+/** A catalogue string as a pattern: its {placeholders} stand for any text. */
+function cataloguePattern(text: string): RegExp {
+  return new RegExp(`^${text.split(/\{[a-zA-Z]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".+")}$`, "s");
+}
+const CATALOGUE = Object.values(en).map(cataloguePattern);
+
+/** Whether a quote says what the catalogue says: exactly, or with … for what a placeholder or the rest holds. */
+function inCatalogue(quote: string): boolean {
+  if (CATALOGUE.some((pattern) => pattern.test(quote))) return true;
+  if (!quote.includes("…")) return false;
+  const pattern = new RegExp(`^${quote.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}`, "s");
+  return Object.values(en).some((text) => pattern.test(text));
+}
+
+/** The "…" quotes in a page's prose (not its code). */
+function quotesOf(path: string): string[] {
+  const quotes: string[] = [];
+  walk(tokensOf(path), (token) => {
+    if (token.type === "text" && !("tokens" in token && token.tokens)) for (const m of token.raw.matchAll(/"([^"\n]{2,120})"/g)) quotes.push(m[1] ?? "");
+  });
+  return quotes;
+}
+
+describe("every label a guide quotes is the app's (the English catalogue) or a known other source", () => {
+  for (const page of PAGES.filter((p) => p.includes(join("docs", "guides")))) {
+    test(relative(ROOT, page), () => {
+      const unknown = quotesOf(page).filter((quote) => !inCatalogue(quote) && !(quote in QUOTES_NOT_OF_THE_APP));
+      expect(unknown).toEqual([]);
+    });
+  }
+
+  test("the quotes kept beside the catalogue are still in the files they name", () => {
+    for (const [quote, source] of Object.entries(QUOTES_NOT_OF_THE_APP)) {
+      if (source.startsWith("outside: ")) continue;
+      const text = readFileSync(join(ROOT, source), "utf8");
+      expect(text.includes(quote.replace(/…$/, "")) ? quote : `${quote} is not in ${source}`).toBe(quote);
+    }
+  });
+
+  test("a label the console does not have is caught", () => {
+    expect(inCatalogue("Add a webhook")).toBe(true);
+    expect(inCatalogue("Send a test")).toBe(true);
+    expect(inCatalogue("New webhook")).toBe(false);
+    expect(inCatalogue("EU Central (Frankfurt), Steam: Killer +75 % now")).toBe(true);
+    expect(inCatalogue("Offline, updated …")).toBe(true);
   });
 });
 
