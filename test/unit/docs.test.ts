@@ -189,9 +189,9 @@ describe("the guides' shell blocks are marked (test/e2e/guides.test.ts runs them
 
 describe("the generated reference", () => {
   for (const [path, render] of Object.entries(REFERENCE_PAGES)) {
-    test(`${path} is what scripts/docs.ts makes from the code now (npm run docs)`, () => {
+    test(`${path} is what scripts/docs.ts makes from the code now (npm run docs)`, async () => {
       expect(existsSync(join(ROOT, path))).toBe(true);
-      expect(readFileSync(join(ROOT, path), "utf8")).toBe(render());
+      expect(readFileSync(join(ROOT, path), "utf8")).toBe(await render());
     });
   }
 
