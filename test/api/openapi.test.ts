@@ -3,6 +3,7 @@ import { HUB_NAME, HUB_VERSION } from "../../src/version.ts";
 import { adminHub } from "../admin-helpers.ts";
 import { call, json, testHub } from "../helpers.ts";
 import { deref } from "../json-schema.ts";
+import { addAgent, post } from "../live-helpers.ts";
 
 interface Operation {
   readonly "x-access"?: string;
@@ -143,5 +144,25 @@ describe("/docs", () => {
     const init = await (await call(testHub(), "GET", "/docs/assets/init.js")).text();
     expect(init).toContain("persistAuthorization: false");
     expect(init).not.toContain("persistAuthorization: true");
+  });
+});
+
+describe("the agent protocol's request bodies in /openapi.json", () => {
+  type Body = { requestBody?: { content: Record<string, { example?: Record<string, unknown> }> } };
+
+  test("each carries an example, and the reading's example is one the hub accepts", async () => {
+    const hub = testHub();
+    const doc = await json<{ paths: Record<string, Record<string, Body>> }>(await call(hub, "GET", "/openapi.json"));
+    const bodies = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/api/v1/agent/"))
+      .flatMap(([path, operations]) => Object.entries(operations).map(([method, operation]) => ({ at: `${method} ${path}`, body: operation.requestBody })))
+      .filter((operation) => operation.body !== undefined);
+    expect(bodies.map((b) => b.at).sort()).toEqual(["post /api/v1/agent/events", "post /api/v1/agent/readings"]);
+    for (const { at, body } of bodies) expect({ at, example: typeof body?.content["application/json"]?.example }).toEqual({ at, example: "object" });
+
+    const example = doc.paths["/api/v1/agent/readings"]?.post?.requestBody?.content["application/json"]?.example ?? {};
+    const agent = addAgent(hub, String(example.region));
+    const response = await post(hub, agent, { ...example, measuredAt: new Date().toISOString() });
+    expect(response.status).toBe(201);
   });
 });
