@@ -23,7 +23,7 @@ export const DELIVERY_LIMITS = { min: 1, max: 200, default: 50 } as const;
 const IdParams = idParams("Webhook");
 const EXAMPLE_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0nX5GRbZx2c=";
 const EXAMPLE = {
-  url: "https://discord.com/api/webhooks/123456789012345678/abcDEF…",
+  url: "https://discord.com/api/webhooks/123456789012345678/the-webhook-token-discord-gave-you",
   format: "discord",
   platforms: ["Windows"],
   regions: ["eu-west-1", "eu-central-1"],
