@@ -243,6 +243,7 @@ const QUOTES_NOT_OF_THE_APP: Readonly<Record<string, string>> = {
   " is not ": "outside: prose around two quoted names",
   "São Paulo": "src/domain/catalogue.ts",
   "Killer +75 %": "src/share/words.ts",
+  "read-only file system": "outside: the system's EROFS message, which the hub passes on (test/e2e/systemd.test.ts)",
 };
 
 /** A catalogue string as a pattern: its {placeholders} stand for any text. */
