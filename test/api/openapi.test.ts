@@ -166,3 +166,8 @@ describe("the agent protocol's request bodies in /openapi.json", () => {
     expect(response.status).toBe(201);
   });
 });
+
+test("the API reference cites no document outside the repository", async () => {
+  const text = await (await call(testHub(), "GET", "/openapi.json")).text();
+  expect([...text.matchAll(/.{0,40}(?:\bSPEC\b|§).{0,40}/g)].map((m) => m[0])).toEqual([]);
+});

@@ -216,7 +216,7 @@ export interface paths {
   "/api/v1/platforms/{platform}/incentives/stream": {
     /**
      * Live incentives stream
-     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
+     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -284,7 +284,7 @@ export interface paths {
   "/api/v1/agent/events": {
     /**
      * Report the event schedule
-     * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+     * @description The game's Bloodpoint-event schedule. Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
      *
      * Who may call it: An agent's bearer token.
      */
@@ -2981,7 +2981,7 @@ export interface operations {
   };
   /**
    * Live incentives stream
-   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
+   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
@@ -3603,7 +3603,7 @@ export interface operations {
   };
   /**
    * Report the event schedule
-   * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+   * @description The game's Bloodpoint-event schedule. Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
    *
    * Who may call it: An agent's bearer token.
    */
