@@ -133,7 +133,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** Upper-case words in code that are not names of anything in the project (HTTP methods, SQLite's words). */
-const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "FULL", "NORMAL", "WAL", "COMMIT", "BEGIN", "IMMEDIATE", "ROLLBACK", "PRAGMA", "INSERT", "VACUUM", "INTO", "CHECK", "GROUP", "BY", "TXT", "AAAA", "CNAME", "HTTP", "JSON", "SSE", "CSP", "OK", "PATH"]);
+const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "FULL", "NORMAL", "WAL", "COMMIT", "BEGIN", "IMMEDIATE", "ROLLBACK", "PRAGMA", "INSERT", "VACUUM", "INTO", "CHECK", "GROUP", "BY", "TXT", "AAAA", "CNAME", "HTTP", "JSON", "SSE", "CSP", "OK", "PATH", "HOME"]);
 
 /** Flags of other programs that the guides use, by program. */
 const OTHER_FLAGS: Readonly<Record<string, string>> = {
