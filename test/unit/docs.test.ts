@@ -294,6 +294,24 @@ describe("every label a guide quotes is the app's (the English catalogue) or a k
   });
 });
 
+describe("every API path a page names is in the OpenAPI description", () => {
+  test("README.md and docs/guides/", async () => {
+    const { testHub, call } = await import("../helpers.ts");
+    const doc = (await (await call(testHub(), "GET", "/openapi.json")).json()) as { paths: Record<string, unknown> };
+    const patterns = Object.keys(doc.paths).map((path) => new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`));
+    const unknown = new Set<string>();
+    for (const page of PAGES.filter((p) => p.includes(join("docs", "guides")) || p.endsWith("README.md"))) {
+      for (const match of readFileSync(page, "utf8").matchAll(/\/api\/v1\/[^\s"'`)?,;]*/g)) {
+        const path = match[0].replace(/[.:]+$/, "");
+        // `/api/v1/agent/*`: a prefix that stands for the routes under it.
+        const found = path.endsWith("/*") ? Object.keys(doc.paths).some((p) => p.startsWith(path.slice(0, -1))) : patterns.some((p) => p.test(path));
+        if (!found) unknown.add(`${relative(ROOT, page)}: ${path}`);
+      }
+    }
+    expect([...unknown]).toEqual([]);
+  });
+});
+
 describe("links and anchors", () => {
   test("the pages are found", () => {
     expect(PAGES.length).toBeGreaterThan(10);
