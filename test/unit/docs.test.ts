@@ -416,8 +416,12 @@ describe("every setting, flag and command named exists", () => {
     test(`${relative(ROOT, page)}: every default it gives a setting is the options table's`, () => {
       const text = readFileSync(page, "utf8");
       const wrong: string[] = [];
-      const check = (name: string, given: string) => {
+      const check = (name: string, shown: string) => {
+        let given = shown;
         const expected = defaults.get(name);
+        // A guide may give milliseconds in seconds ("10 s" for BODY_TIMEOUT_MS's 10000).
+        const seconds = name.endsWith("_MS") ? /^([0-9.]+) s$/.exec(given.trim())?.[1] : undefined;
+        if (seconds !== undefined) given = String(Number(seconds) * 1000);
         if (expected !== undefined && defaultHead(given) !== expected) wrong.push(`${name}: the guide says ${given}, the options table ${expected}`);
       };
       // "`DATA_RETENTION_DAYS` (default 31)", "`AUDIT_RETENTION_DAYS` (365)", "`MAX_PUSH_SUBSCRIPTIONS` in all (100,000 by default"
@@ -428,8 +432,10 @@ describe("every setting, flag and command named exists", () => {
         const table = token as Tokens.Table;
         const column = table.header.findIndex((cell) => cell.text.trim() === "Default");
         if (column === -1) return;
+        // The setting is the row's first cell, or the whole of a "To change it" cell.
+        const changeColumn = table.header.findIndex((cell) => cell.text.trim() === "To change it");
         for (const row of table.rows) {
-          const name = /^`([A-Z][A-Z0-9_]+)`/.exec(row[0]?.text ?? "")?.[1];
+          const name = /^`([A-Z][A-Z0-9_]+)`/.exec(row[0]?.text ?? "")?.[1] ?? /^`([A-Z][A-Z0-9_]+)`$/.exec(row[changeColumn]?.text.trim() ?? "")?.[1];
           if (name) check(name, row[column]?.text ?? "");
         }
       });
