@@ -166,6 +166,13 @@ describe("the front door", () => {
     expect(first?.text.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual(["npm ci && npm start", "npm ci && npm test"]);
   });
 
+  test("it says how to change the port, with the setting's real variable and flag", () => {
+    const portLine = readme.split("\n\n").find((paragraph) => paragraph.includes("Port 3000 taken")) ?? "";
+    expect(portLine).toContain(`${OPTIONS.port.env}=8080 npm start`);
+    expect(portLine).toContain(`npm start -- ${OPTIONS.port.flag} 8080`);
+    expect(portLine).toContain(`hub serve ${OPTIONS.port.flag} 8080`);
+  });
+
   test("every guide is on the map", () => {
     for (const guide of readdirSync(join(ROOT, "docs", "guides"))) expect(readme).toContain(`(docs/guides/${guide})`);
   });
