@@ -11,7 +11,7 @@ import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
-import { STATUS_TITLES } from "../../src/http/problem.ts";
+import { STATUS_TITLES } from "../../src/domain/problem.ts";
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
