@@ -86,6 +86,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   FLUSH_SPACING_MS: "src/live/store.ts",
   BUILT_IN: "src/domain/catalogue.ts",
   BUILT_IN_REGIONS: "src/domain/catalogue.ts",
+  WEBHOOK_FORMATS: "src/domain/alerts.ts",
   // The numbered agent variables the configuration reads.
   AGENTn_TOKEN: "src/config/load.ts",
   AGENTn_TOKEN_FILE: "src/config/load.ts",
