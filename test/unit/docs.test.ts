@@ -15,7 +15,7 @@ import { en } from "../../src/web/i18n/messages/en.ts";
 import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
-import { STATUS_TITLES } from "../../src/http/problem.ts";
+import { STATUS_TITLES } from "../../src/domain/problem.ts";
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -90,6 +90,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   FLUSH_SPACING_MS: "src/live/store.ts",
   BUILT_IN: "src/domain/catalogue.ts",
   BUILT_IN_REGIONS: "src/domain/catalogue.ts",
+  WEBHOOK_FORMATS: "src/domain/alerts.ts",
   // The numbered agent variables the configuration reads.
   AGENTn_TOKEN: "src/config/load.ts",
   AGENTn_TOKEN_FILE: "src/config/load.ts",
