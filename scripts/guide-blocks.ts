@@ -84,7 +84,7 @@ export function guideBlocks(path: string): { blocks: GuideBlock[]; problems: Gui
         if (pending === null) problems.push({ line, problem: "a shell block without <!-- run --> or <!-- not run: reason -->" });
         else if (pending.kind !== "not-run" && /(^|[\s;&|(])(sudo|systemctl|journalctl|docker|podman)\b/m.test(code.text)) {
           problems.push({ line, problem: "a block that needs sudo, systemd or a container is marked to run" });
-        }
+        } else if (pending.kind === "background" && code.text.trim().includes("\n")) problems.push({ line, problem: "a background block is one command" });
       } else if (pending !== null) problems.push({ line, problem: `a marker before a \`\`\`${language} block` });
       pending = null;
       continue;
