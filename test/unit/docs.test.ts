@@ -5,7 +5,8 @@
  * pages name exists.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
@@ -187,6 +188,19 @@ describe("the guides' shell blocks are marked (test/e2e/guides.test.ts runs them
       for (const block of blocks) if (block.marker?.kind === "not-run") expect(block.marker.reason.length).toBeGreaterThan(3);
     });
   }
+
+  test("an unmarked block, a run block that needs sudo and an unknown marker are caught", () => {
+    const dir = mkdtempSync(join(tmpdir(), "guide-blocks-"));
+    try {
+      const page = join(dir, "guide.md");
+      writeFileSync(page, "# A guide\n\n```sh\nhub version\n```\n\n<!-- run -->\n\n```sh\nsudo hub version\n```\n\n<!-- runn -->\n\n```sh\nhub version\n```\n\n<!-- run -->\n\n```sh\nhub version\n```\n\n<!-- output -->\n\n```text\nhub …\n```\n");
+      const { blocks, problems } = guideBlocks(page);
+      expect(problems.map((p) => p.line)).toEqual([3, 9, 13, 15]);
+      expect(blocks.at(-1)?.output).toEqual(["hub …"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test("a shown line matches exactly, except where it says …", () => {
     expect(unmatchedLines(['{"status":"ok","version":"…"}'], 'x\n{"status":"ok","version":"1.2.3"}\n')).toEqual([]);
