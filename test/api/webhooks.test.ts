@@ -717,6 +717,36 @@ describe("webhooks: delivery", () => {
     }
   });
 
+  test("every attempt is counted in /metrics by how it ended: delivered, retry, given_up", async () => {
+    const recovering = new Receiver((index) => new Response(null, { status: index < 2 ? 503 : 204 }));
+    const failing = new Receiver(() => new Response("no", { status: 500 }));
+    const { hub, admin } = await alertHub({ alerts: { policy: { backoffMs: [20], jitter: 0, giveUpAfterMs: 300 } } });
+    const counted = async (): Promise<Record<string, number>> => {
+      const text = await (await admin.request("GET", "/metrics")).text();
+      return Object.fromEntries([...text.matchAll(/^hub_webhook_deliveries_total\{result="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1] ?? "", Number(m[2])]));
+    };
+    expect(await counted()).toEqual({ delivered: 0, retry: 0, given_up: 0, expired: 0 });
+    const a = await create(admin, { url: recovering.url(), format: "json" });
+    const b = await create(admin, { url: failing.url(), format: "json" });
+    await admin.json("POST", `${BASE}/${a.webhook.id}/test`);
+    await admin.json("POST", `${BASE}/${b.webhook.id}/test`);
+    hub.start();
+    try {
+      await eventually(() => outbox(hub, a.webhook.id)[0]?.status === "delivered" && outbox(hub, b.webhook.id)[0]?.status === "failed", 5000);
+      await hub.ctx.alerts.worker.idle();
+      const attempts = hub.ctx.db.sqlite.query<{ n: number }, []>("SELECT SUM(attempts) AS n FROM webhook_deliveries").get()?.n ?? 0;
+      const results = await counted();
+      expect(results).toMatchObject({ delivered: 1, given_up: 1, expired: 0 });
+      expect(results.retry).toBe(attempts - 2);
+      expect(results.retry).toBeGreaterThanOrEqual(3);
+      expect(recovering.received.length + failing.received.length).toBe(attempts);
+    } finally {
+      await hub.stop();
+      await recovering.stop();
+      await failing.stop();
+    }
+  });
+
   test("a slow receiver holds up only its own webhook, and never a reading", async () => {
     const slow = new Receiver(() => Bun.sleep(800).then(() => new Response(null, { status: 204 })));
     const fast = new Receiver();
