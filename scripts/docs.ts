@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { renderSettingsTable } from "../src/config/help.ts";
 import { CONFIG_OPTION, fileVariant, OPTIONS, OPTION_KEYS } from "../src/config/options.ts";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../src/http/errors.ts";
-import { ProblemSchema, STATUS_TITLES } from "../src/http/problem.ts";
+import { STATUS_TITLES } from "../src/domain/problem.ts";
+import { ProblemSchema } from "../src/http/problem.ts";
 import { COMMANDS } from "../src/main.ts";
 import { Metrics } from "../src/metrics.ts";
 

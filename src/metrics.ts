@@ -1,5 +1,4 @@
 /** Prometheus metrics: counters and histograms kept in memory, rendered as text on demand. */
-import type { NodeViewers } from "./fanout/node-stats.ts";
 import { HUB_VERSION } from "./version.ts";
 
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -166,4 +165,16 @@ export class Metrics {
     }
     return `${lines.join("\n")}\n`;
   }
+}
+
+/** The viewers one GRIP proxy node holds, as src/fanout/node-stats.ts last read them. */
+export interface NodeViewers {
+  /** host:port of the node's publish endpoint, as GRIP_URL names it (the `proxy` of the publish metrics). */
+  readonly node: string;
+  /** Connections the node holds, as last read; null when unknown. */
+  readonly viewers: number | null;
+  /** When `viewers` was read (epoch ms); null when never, or dropped. */
+  readonly readAt: number | null;
+  /** Why the last read failed; null when it succeeded. */
+  readonly problem: string | null;
 }

@@ -14,7 +14,7 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
 import { RawPoster } from "./raw-post.ts";

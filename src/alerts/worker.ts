@@ -10,11 +10,11 @@ import { audit, SYSTEM_ACTOR } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import type { Logger } from "../log.ts";
 import type { FormatSpec } from "./formats/format.ts";
-import type { WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry, Prepared } from "./formats/registry.ts";
 import type { Head, Outbox, Sendable } from "./outbox.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import { deliver, type Outcome, type TransportOptions } from "./transport.ts";
+import type { WebhookFormat } from "../domain/alerts.ts";
 
 const SECOND = 1000;
 const HOUR = 3_600_000;

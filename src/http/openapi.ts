@@ -21,7 +21,8 @@ import { HUB_NAME, HUB_VERSION } from "../version.ts";
 import { ACCESS_DESCRIPTIONS, type AccessRule } from "./access.ts";
 import { MAX_BODY_BYTES } from "./errors.ts";
 import { hostChecked } from "./host.ts";
-import { ProblemSchema, STATUS_TITLES, type ProblemBody } from "./problem.ts";
+import { STATUS_TITLES, type ProblemBody } from "../domain/problem.ts";
+import { ProblemSchema } from "./problem.ts";
 import { DOCUMENT_AS } from "./schemas.ts";
 
 export const TAGS = [

@@ -1,7 +1,7 @@
 /** GET /metrics: Prometheus text for admins, or for anyone holding METRICS_TOKEN. */
 import { existsSync, statSync } from "node:fs";
 import { Elysia, t } from "elysia";
-import { backupPeriodSeconds } from "../backup/schedule.ts";
+import { backupPeriodSeconds } from "../config/backup-schedule.ts";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
 import { problems } from "../http/schemas.ts";

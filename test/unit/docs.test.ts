@@ -11,7 +11,7 @@ import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
-import { STATUS_TITLES } from "../../src/http/problem.ts";
+import { STATUS_TITLES } from "../../src/domain/problem.ts";
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -86,6 +86,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   FLUSH_SPACING_MS: "src/live/store.ts",
   BUILT_IN: "src/domain/catalogue.ts",
   BUILT_IN_REGIONS: "src/domain/catalogue.ts",
+  WEBHOOK_FORMATS: "src/domain/alerts.ts",
   // The numbered agent variables the configuration reads.
   AGENTn_TOKEN: "src/config/load.ts",
   AGENTn_TOKEN_FILE: "src/config/load.ts",
