@@ -164,6 +164,7 @@ export async function metricEntries(): Promise<MetricEntry[]> {
     uptimeSeconds: 0,
     storage: "ok",
     clockBehindSeconds: 0,
+    webhookDeliveries: new Map([["delivered", 0]]),
     grip: [{ proxy: "node:5561", published: 0, failures: 0 }],
     gripHolds: 0,
     gripNodes: [{ node: "node:5561", viewers: 0, readAt: 0, problem: null }],
