@@ -9,7 +9,7 @@
  * Requests are signed before the run, so the client's signing is not timed.
  */
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
 import { checkLatencies, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";

@@ -12,7 +12,7 @@ import { INTERACTIONS_PATH } from "../discord/invite.ts";
 import type { Access } from "../http/access.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { PendingBody } from "../http/errors.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { problems } from "../http/schemas.ts";
 
 /** The same numbers as the endpoint's, repeated here so that this file does not load it. */
