@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { APPLICATION_ID, discordEnv, discordKeys } from "../discord.ts";
-import { fakeDiscord } from "../discord-api.ts";
+import { commandProblems, fakeDiscord } from "../discord-api.ts";
 import { runCli } from "./harness.ts";
 
 const TOKEN = "bot-token-for-the-register-test.abcdef";
@@ -15,6 +15,23 @@ afterAll(() => discord.stop());
 const keys = discordKeys();
 const env = { ...discordEnv(keys), DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url, ORIGIN: "https://hub.example.org", DB_PATH: ":memory:" };
 const INVITE = `invite: https://discord.com/oauth2/authorize?client_id=${APPLICATION_ID}&scope=applications.commands`;
+
+describe("the local Discord's rules", () => {
+  test("it refuses what Discord refuses, so a command set it takes is one Discord would take", () => {
+    const good = { name: "bonus", description: "A region's bonus", options: [] };
+    expect(commandProblems(good)).toEqual([]);
+    expect(commandProblems({ ...good, name: "Bonus" })).toEqual(['command "Bonus": name "Bonus" is not lower case']);
+    expect(commandProblems({ ...good, name: "two words" })).toHaveLength(1);
+    expect(commandProblems({ ...good, name: "โบนัส" })).toHaveLength(1);
+    expect(commandProblems({ ...good, description: "x".repeat(101) })).toHaveLength(1);
+    expect(commandProblems({ ...good, description: "" })).toHaveLength(1);
+    expect(commandProblems({ ...good, name_localizations: { xx: "bonus" } })).toEqual(['command "bonus" name: "xx" is not one of Discord\'s locales']);
+    expect(commandProblems({ ...good, description_localizations: { de: "y".repeat(101) } })).toHaveLength(1);
+    const option = (i: number) => ({ type: 3, name: `o${i}`, description: "an option" });
+    expect(commandProblems({ ...good, options: Array.from({ length: 26 }, (_, i) => option(i)) })).toContain('command "bonus": at most 25 options');
+    expect(commandProblems({ ...good, options: [option(1), { ...option(2), required: true }] })).toHaveLength(1);
+  });
+});
 
 describe("hub discord register", () => {
   test("puts the three commands, each within Discord's rules in all 15 languages, and prints the endpoint and the invite", async () => {
@@ -42,7 +59,7 @@ describe("hub discord register", () => {
     expect(bonus.name_localizations.ja).toBe("ボーナス");
     expect(bonus.description_localizations.de).toBe("Der Bonus einer Region jetzt oder die Regionen mit Bonus auf einer Plattform");
     expect(run.stdout).not.toContain(TOKEN);
-  });
+  }, 30_000);
 
   test("is idempotent: run again, the same set, the same ids, the same words", async () => {
     const first = await runCli(["discord", "register"], { env });
@@ -51,7 +68,7 @@ describe("hub discord register", () => {
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     expect(JSON.stringify(discord.sets.get("global"))).toBe(before);
-  });
+  }, 30_000);
 
   test("--guild puts the set on that server only", async () => {
     const run = await runCli(["discord", "register", "--guild", GUILD], { env });
@@ -59,7 +76,7 @@ describe("hub discord register", () => {
     expect(run.stdout).toContain(`for server ${GUILD}`);
     expect(discord.puts.at(-1)?.path).toBe(`/api/v10/applications/${APPLICATION_ID}/guilds/${GUILD}/commands`);
     expect(discord.sets.get(GUILD)?.map((c) => c.name)).toEqual(["bonus", "when", "events"]);
-  });
+  }, 30_000);
 
   test("errors: one line each; settings and usage exit 2, Discord's refusal exits 1", async () => {
     const cases: [string[], Record<string, string>, number, string][] = [
@@ -77,5 +94,5 @@ describe("hub discord register", () => {
       expect(run.stderr).toStartWith(line);
       expect(run.stderr).not.toContain("a-wrong-bot-token");
     }
-  });
+  }, 60_000);
 });
