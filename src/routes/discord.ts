@@ -18,11 +18,14 @@ import { problems } from "../http/schemas.ts";
 /** The same numbers as the endpoint's, repeated here so that this file does not load it. */
 const MAX_INTERACTION_BYTES = 64 * 1024;
 
-const REFUSALS: Readonly<Record<Refusal, HttpProblem>> = {
-  missing_signature: new HttpProblem(401, "Send Discord's X-Signature-Ed25519 and X-Signature-Timestamp headers; this endpoint answers only Discord."),
-  bad_signature: new HttpProblem(401, "The request's signature does not verify with DISCORD_PUBLIC_KEY."),
-  stale_timestamp: new HttpProblem(401, "X-Signature-Timestamp is more than 5 minutes away from the hub's clock."),
-  invalid_body: new HttpProblem(400, "The signed body is not a JSON object.", { errors: [{ location: "body", message: "must be a JSON object (a Discord interaction)" }] }),
+const BAD_SIGNATURE = "The request's signature does not verify with DISCORD_PUBLIC_KEY.";
+
+/** A new problem for each refusal: an error object is not shared between requests. */
+const REFUSALS: Readonly<Record<Refusal, () => HttpProblem>> = {
+  missing_signature: () => new HttpProblem(401, "Send Discord's X-Signature-Ed25519 and X-Signature-Timestamp headers; this endpoint answers only Discord."),
+  bad_signature: () => new HttpProblem(401, BAD_SIGNATURE),
+  stale_timestamp: () => new HttpProblem(401, "X-Signature-Timestamp is more than 5 minutes away from the hub's clock."),
+  invalid_body: () => new HttpProblem(400, "The signed body is not a JSON object.", { errors: [{ location: "body", message: "must be a JSON object (a Discord interaction)" }] }),
 };
 
 const EXAMPLE_COMMAND = {
@@ -68,7 +71,7 @@ export function discordRoutes(ctx: HubContext, access: Access) {
   loading?.catch((error: unknown) => ctx.log.error("the Discord endpoint could not be set up", { error }));
   const refuse = (type: string, refusal: Refusal): never => {
     ctx.metrics.countDiscord(type, refusal);
-    throw REFUSALS[refusal];
+    throw REFUSALS[refusal]();
   };
   return new Elysia({ name: "routes/discord" }).use(access.plugin).post(
     INTERACTIONS_PATH,
@@ -99,7 +102,7 @@ export function discordRoutes(ctx: HubContext, access: Access) {
         "x-problems": {
           401: {
             description: "The signature is missing or wrong, or the timestamp is stale.",
-            examples: { badSignature: { summary: "A wrong signature", value: { type: "about:blank", title: "Unauthorized", status: 401, detail: REFUSALS.bad_signature.message } } },
+            examples: { badSignature: { summary: "A wrong signature", value: { type: "about:blank", title: "Unauthorized", status: 401, detail: BAD_SIGNATURE } } },
           },
           413: {
             description: `An interaction's body is at most ${MAX_INTERACTION_BYTES} bytes (64 KiB).`,
