@@ -16,7 +16,7 @@ import { isPlatform, type Platform, type Region } from "../domain/catalogue.ts";
 import { ephemeral, eventsAnswer, platformBonus, regionBonus, whenToPlay, type MessageData, type View } from "./answers.ts";
 import { COMMANDS, OPTIONS, ROLES, type Role } from "./commands.ts";
 import { languageFor } from "./locales.ts";
-import { regionLabel, say, word } from "./words.ts";
+import { regionLabel, say } from "./words.ts";
 
 /** Discord shows at most this many autocomplete choices. */
 export const MAX_CHOICES = 25;
@@ -138,4 +138,3 @@ function command(view: View, language: string, name: string, options: Options): 
   }
 }
 
-export { word };
