@@ -1146,7 +1146,7 @@ export interface components {
     };
     /**
      * ReadingSubmission
-     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, and activeEvent's multiplier, when it is a number, is in 1–100. A refusal's detail names the first rule broken.
+     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, activeEvent's multiplier, when it is a number, is in 1–100, and a well-formed activeEvent must last 10 minutes to 31 days and start at most 60 days ahead. A refusal's detail names the first rule broken.
      */
     ReadingSubmission: {
       /** @description Must equal the agent's assigned region (rule 1) */
@@ -1172,7 +1172,7 @@ export interface components {
       category?: string;
       /** @description The game's refresh interval; outside 1–21600 it is ignored */
       refreshTimeSeconds?: number;
-      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100 is a 400 (rule 6) */
+      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100, or an event that does not last 10 minutes to 31 days and start at most 60 days ahead (as a report's entry), is a 400 (rule 6) */
       activeEvent?: {
         key: string;
         label: string;
