@@ -234,7 +234,7 @@ export interface paths {
   "/api/v1/push/subscriptions": {
     /**
      * Subscribe a device
-     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -3097,7 +3097,7 @@ export interface operations {
   };
   /**
    * Subscribe a device
-   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
