@@ -9,7 +9,7 @@
 import serviceWorker from "../web/sw.js" with { type: "text" };
 import { PLATFORMS } from "../domain/catalogue.ts";
 import { HUB_VERSION } from "../version.ts";
-import { WebFile, webBundle, serveFile } from "./web.ts";
+import { serveFile, webBundle, WebFile } from "./web-bundle.ts";
 
 let built: Promise<WebFile> | null = null;
 
