@@ -69,7 +69,7 @@ export class Metrics {
   private readonly ingest = new Histogram();
   private readonly history = new Histogram();
   private readonly gripLag = new Histogram();
-  /** Discord interactions by "type result" (SPEC: the interactions endpoint). */
+  /** Discord interactions by "type result" (SPEC §26). */
   private readonly discord = new Map<string, number>();
 
   count(method: string, route: string, status: number): void {
