@@ -216,6 +216,20 @@ describe.skipIf(!available)("the app tells the truth, in Chromium from dist/hub"
     await blocked.page.setViewportSize(PHONE);
     await expectClean(blocked, "truth-alerts-blocked-phone");
     await blocked.context.close();
+
+    // A permission prompt closed without an answer is not "blocked": it says so, and no rule is kept.
+    const dismissed = await guardedPage(browser, { viewport: PHONE, locale: "en-GB" });
+    await returningViewer(dismissed);
+    await dismissed.context.addInitScript(() => {
+      Notification.requestPermission = async () => "default";
+    });
+    await dismissed.page.goto(`${demo.url}/Windows`);
+    const asked = await openAlerts(dismissed.page);
+    await asked.getByRole("button", { name: "Notify me" }).click();
+    await textHas(asked.locator("[role=alert]"), "No alert was set: the browser's question about notifications was closed without an answer. Try again and choose Allow.");
+    expect(await asked.getByText(/blocked/i).count()).toBe(0);
+    expect(await dismissed.page.evaluate(() => localStorage.getItem("hub.alerts"))).toBeNull();
+    await dismissed.context.close();
   }, 90_000);
 
   test("offline, the header's live state says so with the board's age, where it said Live; nothing below the cards", async () => {
