@@ -44,7 +44,9 @@ export const backup: Command = {
   name: "backup",
   usage: "hub backup FILE [--db FILE] | hub backup --to TARGET",
   summary: "Write a consistent copy of the database to FILE, or a checked, compressed (and encrypted) backup to a folder or s3://bucket/prefix",
-  flags: [{ name: "to", takesValue: true }],
+  flags: [{ name: "to", takesValue: true, arg: "TARGET", help: "Make a checked, compressed backup like the scheduled ones in a folder or s3://bucket/prefix (default: BACKUP_TARGET), encrypted when BACKUP_ENCRYPTION_KEY is set" }],
+  words: 1,
+  settings: ["db", "backupTarget", "backupKeep", "backupEncryptionKey", "backupS3Endpoint", "backupS3Region", "backupS3AccessKeyId", "backupS3SecretAccessKey"],
   async run(input) {
     const { config, args, out } = input;
     if (config.db === ":memory:") throw new CommandError("an in-memory database has nothing to back up; give --db FILE");

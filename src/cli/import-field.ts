@@ -62,9 +62,11 @@ export const importFieldCommand: Command = {
   usage: "hub import-field --from PATH [--dry-run] [--db FILE]",
   summary: "Copy the field hub's database (bloodpoint-incentives) into this one: readings, agents, users, passkeys, API keys, settings",
   flags: [
-    { name: "from", takesValue: true },
-    { name: "dry-run", takesValue: false },
+    { name: "from", takesValue: true, arg: "PATH", help: "The field hub's database file (its dbPath, ./data/bloodpoint.db by default)" },
+    { name: "dry-run", takesValue: false, help: "Print what would be copied, per table, and write nothing" },
   ],
+  words: 0,
+  settings: ["db", "secretKey", "sessionSecret"],
   async run({ config, args, out }) {
     const from = args.command.get("from");
     if (!from) throw new CommandError("import-field needs the field hub's database: hub import-field --from ./data/bloodpoint.db");
