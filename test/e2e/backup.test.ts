@@ -167,3 +167,48 @@ describe("hub restore trusts nothing in the file, through the binary", () => {
     expect(restored.stdout).toContain(`schema ${NEWEST_SCHEMA}`);
   }, 60_000);
 });
+
+describe("a one-off backup is as private as the scheduled ones (through the binary)", () => {
+  test("hub backup --to encrypts with BACKUP_ENCRYPTION_KEY_FILE; without the passphrase, a target holding encrypted backups refuses an unencrypted one unless --unencrypted", async () => {
+    const bin = await compiledHub();
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    expect((await runCli(["migrate", "--db", db], { cmd: [bin] })).exitCode).toBe(0);
+    const passphraseFile = join(dir, "passphrase");
+    await Bun.write(passphraseFile, "the passphrase of the scheduled backups\n");
+    const target = join(dir, "backups");
+    const encrypted = await runCli(["backup", "--to", target, "--db", db], { cmd: [bin], env: { BACKUP_ENCRYPTION_KEY_FILE: passphraseFile } });
+    expect(encrypted.stderr).toBe("");
+    expect(encrypted.exitCode).toBe(0);
+    expect(encrypted.stdout).toContain(", encrypted,");
+    expect(readdirSync(target).filter((name) => name.endsWith(".db.zst.enc"))).toHaveLength(1);
+
+    // A shell without the service's environment: refused, one line saying why and what to do; nothing written.
+    const refused = await runCli(["backup", "--to", target, "--db", db], { cmd: [bin] });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain("holds encrypted backups");
+    expect(refused.stderr).toContain("BACKUP_ENCRYPTION_KEY");
+    expect(refused.stderr).toContain("--unencrypted");
+    expect(readdirSync(target)).toHaveLength(1);
+
+    await Bun.sleep(5);
+    const asked = await runCli(["backup", "--to", target, "--unencrypted", "--db", db], { cmd: [bin] });
+    expect(asked.stderr).toBe("");
+    expect(asked.exitCode).toBe(0);
+    expect(asked.stdout).toContain("not encrypted");
+    expect(readdirSync(target).filter((name) => name.endsWith(".db.zst"))).toHaveLength(1);
+    expect(readdirSync(target)).toHaveLength(2);
+
+    // Into a target with no encrypted backup, an unencrypted one needs no flag.
+    const plainTarget = join(dir, "plain");
+    const plain = await runCli(["backup", "--to", plainTarget, "--db", db], { cmd: [bin] });
+    expect(plain.exitCode).toBe(0);
+    expect(plain.stdout).toContain("not encrypted");
+    // --unencrypted is for a backup to a target; a copy to FILE is never encrypted.
+    const misplaced = await runCli(["backup", join(dir, "copy.db"), "--unencrypted", "--db", db], { cmd: [bin] });
+    expect(misplaced.exitCode).toBe(1);
+    expect(misplaced.stderr).toContain("--unencrypted goes with --to TARGET");
+  }, 60_000);
+});
