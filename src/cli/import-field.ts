@@ -45,7 +45,7 @@ async function importThroughWriter(db: string, onFile: () => FieldImportResult, 
   const request: ImportFieldRequest = { from: resolve(from), dryRun };
   const answer = await sendToHub<ImportedField>(writer, CONTROL_ROUTES.importField, request);
   for (const [done, total] of answer.progress) progress(done, total);
-  return { counts: answer.counts, refusedReadings: answer.refusedReadings, passwordsToReset: answer.passwordsToReset, source: from };
+  return { counts: answer.counts, refusedReadings: answer.refusedReadings, passwordsToReset: answer.passwordsToReset, shortened: answer.shortened, source: from };
 }
 
 /** The server lock for this process's own write; a hub that started serving since the command looked is a refusal. */
@@ -88,9 +88,14 @@ export const importFieldCommand: Command = {
       out(`${TABLE_NAMES[table]}: ${copy} ${dryRun ? "to copy" : "copied"}, ${present} already here`);
     }
     for (const [reason, count] of Object.entries(result.refusedReadings)) out(`readings refused (not copied): ${count}, ${reason}`);
-    if (result.passwordsToReset.length > 0) {
-      out(`passwords not imported, weaker than the field's own hashes (these users must reset their password): ${result.passwordsToReset.join(", ")}`);
+    const toReset = (reason: string): string[] => result.passwordsToReset.filter((user) => user.reason === reason).map((user) => user.username);
+    if (toReset("weak").length > 0) {
+      out(`passwords not imported, weaker than the field's own hashes (these users must reset their password): ${toReset("weak").join(", ")}`);
     }
+    if (toReset("costly").length > 0) {
+      out(`passwords not imported, costlier to check than a sign-in can afford (these users must reset their password): ${toReset("costly").join(", ")}`);
+    }
+    for (const [what, count] of Object.entries(result.shortened)) out(`${what}: ${count}`);
     out(
       dryRun
         ? `dry run: nothing was written to ${config.db}`
