@@ -46,7 +46,7 @@ export const agent: Command = {
   usage: "hub agent create --region R --provider P [--label L] | hub agent list",
   summary: "Create an agent (prints its token once) or list agents",
   flags: [
-    { name: "region", takesValue: true, arg: "R", help: "The region it reports on: a region id of the catalogue, such as eu-central-1" },
+    { name: "region", takesValue: true, arg: "R", help: "The region it reports on: a region id of the catalogue (GET /api/v1/meta lists them)" },
     { name: "provider", takesValue: true, arg: "P", help: `Where it reads the incentives: ${PROVIDERS.join(", ")} (the platform follows from it)` },
     { name: "label", takesValue: true, arg: "L", help: "A name for people, shown in the console" },
   ],
