@@ -3,7 +3,7 @@
  * the first 200 on /healthz, and the hub's memory once idle, beside a bare
  * Bun.serve started the same way.
  */
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PLATFORMS } from "../../src/domain/catalogue.ts";
 import { checkLatencies, fmt, freePort, median, MAIN, printBenchRows, rssBytes, scratch, startProcess, type BenchRow } from "./common.ts";

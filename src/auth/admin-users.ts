@@ -11,7 +11,7 @@ import { audit, type Actor } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { users } from "../db/schema.ts";
 import { findUserById, findUserByName, insertUser, listUsers, otherEnabledAdmins, toUserBody, type UserBody, type UserRow } from "../db/users.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { checkPassword, checkUsername, type Accounts } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
 

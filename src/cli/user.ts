@@ -1,8 +1,8 @@
 /** `hub user create` and `hub user reset-password`: accounts from the command line, beside a running server. */
 import { eq } from "drizzle-orm";
 import { hashPasswordSync, passwordProblem } from "../auth/passwords.ts";
-import { randomToken } from "../auth/tokens.ts";
-import { sendToHub, writerFor } from "../control/client.ts";
+import { randomToken } from "../domain/tokens.ts";
+import { sendToHub, writerFor } from "./control-client.ts";
 import { CONTROL_ROUTES, type ChangedUser, type CreateUserRequest, type ResetPasswordRequest } from "../control/protocol.ts";
 import { audit, CLI_ACTOR } from "../db/audit.ts";
 import { migrate, openDatabase } from "../db/open.ts";

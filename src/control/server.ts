@@ -18,7 +18,7 @@ import { findUserByName } from "../db/users.ts";
 import { loadOrCreateKey } from "../auth/keys.ts";
 import { BUILT_IN_REGIONS } from "../domain/catalogue.ts";
 import { FieldImportError, runFieldImportOnWorker } from "../field/run.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { storageProblem } from "../http/storage-gate.ts";
 import { PushRefusal } from "../push/push.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";

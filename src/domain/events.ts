@@ -6,7 +6,6 @@
  */
 import { PLATFORMS } from "./catalogue.ts";
 import { characters } from "./characters.ts";
-import type { ReportedEvent } from "./readings.ts";
 
 /** Who put an event on the schedule. */
 export const EVENT_SOURCES = ["admin", "agent"] as const;
@@ -15,6 +14,15 @@ export type EventSource = (typeof EVENT_SOURCES)[number];
 /** What becomes of an agent's event reports (SPEC §16.3): scheduled, or answered and dropped. */
 export const EVENT_REPORT_MODES = ["accepted", "ignored"] as const;
 export type EventReportMode = (typeof EVENT_REPORT_MODES)[number];
+
+/** An event as an agent reports it (in a reading's activeEvent or a report). */
+export interface ReportedEvent {
+  readonly key: string;
+  readonly label: string;
+  readonly multiplier: number;
+  readonly startsAt: number;
+  readonly endsAt: number;
+}
 
 /** An event of the events table: one an admin defined, or one of the schedule agents report. */
 export interface ScheduledEvent extends ReportedEvent {

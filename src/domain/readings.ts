@@ -5,7 +5,7 @@
  * whether the probe exception of rule 5 applies.
  */
 import { characters } from "./characters.ts";
-import { AGENT_MULTIPLIER_RANGE, plainLabel } from "./events.ts";
+import { AGENT_MULTIPLIER_RANGE, plainLabel, type ReportedEvent } from "./events.ts";
 import { parseIsoTime } from "./iso-time.ts";
 
 export const MAX_FUTURE_MS = 60_000;
@@ -15,14 +15,6 @@ export const MAX_RATIO = 100_000;
 export const MAX_LABEL_LENGTH = 64;
 export const REFRESH_TIME_RANGE = [1, 21_600] as const;
 export const RATE_FACTOR = 0.8;
-
-export interface ReportedEvent {
-  readonly key: string;
-  readonly label: string;
-  readonly multiplier: number;
-  readonly startsAt: number;
-  readonly endsAt: number;
-}
 
 export interface AcceptedReading {
   readonly region: string;

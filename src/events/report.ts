@@ -5,9 +5,8 @@
  * the others.
  */
 import { characters } from "../domain/characters.ts";
-import { AGENT_MULTIPLIER_RANGE, eventIdentity, plainLabel } from "../domain/events.ts";
+import { AGENT_MULTIPLIER_RANGE, eventIdentity, plainLabel, type ReportedEvent } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
-import type { ReportedEvent } from "../domain/readings.ts";
 
 /** Entries past this many are not read at all (SPEC §16.3). */
 export const MAX_REPORT_ENTRIES = 50;

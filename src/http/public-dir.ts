@@ -16,8 +16,8 @@ import { extname, join, sep } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import type { CspAdditions } from "../config/options.ts";
 import { HTML_CSP, SECURITY_HEADERS } from "./security.ts";
-import { serveFile, WebFile } from "./web.ts";
 import { retiringWorkerRoute } from "./service-worker.ts";
+import { serveFile, WebFile } from "./web-bundle.ts";
 
 /** Paths the hub itself answers, whatever the folder holds: by prefix, and exactly. */
 const HUB_PATHS = ["/api/", "/docs", "/openapi.", "/healthz", "/metrics", "/og/", "/badge/", "/embed/", "/feeds/"];

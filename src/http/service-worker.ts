@@ -6,7 +6,7 @@
  */
 import serviceWorker from "../web/sw.js" with { type: "text" };
 import { HUB_VERSION } from "../version.ts";
-import { WebFile, webBundle, serveFile } from "./web.ts";
+import { serveFile, webBundle, WebFile } from "./web-bundle.ts";
 
 let built: Promise<WebFile> | null = null;
 

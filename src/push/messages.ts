@@ -4,13 +4,13 @@
  * the role and its bonus, and the page to open.
  */
 import { EVENT_ALERT_LIMIT } from "../alerts/event-rate.ts";
-import type { AlertRole } from "../alerts/model.ts";
 import { PLATFORM_LABELS, isPlatform, type Catalogue } from "../domain/catalogue.ts";
 import type { PublicEvent } from "../domain/events.ts";
 import type { ForecastContent } from "../domain/forecast.ts";
 import { messagesFor } from "../share/languages.ts";
 import type { MessageKey } from "../web/i18n/messages/en.ts";
 import type { PushMessage } from "./model.ts";
+import type { AlertRole } from "../domain/alerts.ts";
 
 function fill(lang: string, key: MessageKey, values: Readonly<Record<string, string | number>>): string {
   const template = messagesFor(lang)[key];

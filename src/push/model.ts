@@ -1,5 +1,5 @@
+import type { AlertRole } from "../domain/alerts.ts";
 /** The vocabulary of Web Push (SPEC §23): limits, the known push services, and what a subscription holds. */
-import type { AlertRole } from "../alerts/model.ts";
 
 /** A bonus is old news after 15 minutes: no push service keeps a message longer, and no retry is planned past it. */
 export const PUSH_TTL_SECONDS = 900;

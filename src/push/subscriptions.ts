@@ -3,7 +3,7 @@
  * manage token, and indexed in memory by platform so that judging a reading
  * touches only the rules of its platform.
  */
-import { randomToken, secretsEqual, sha256Hex } from "../auth/tokens.ts";
+import { randomToken, secretsEqual, sha256Hex } from "../domain/tokens.ts";
 import type { HubDb } from "../db/open.ts";
 import type { PushKeys, PushRule, StoredSubscription } from "./model.ts";
 

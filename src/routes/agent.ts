@@ -146,7 +146,7 @@ export function agentRoutes(ctx: HubContext, access: Access) {
           tags: ["agent"],
           summary: "Report the event schedule",
           description:
-            `The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an \`events\` array. ` +
+            `The game's Bloodpoint-event schedule. Answered 204 whatever became of the entries; 400 only when the body is not an object with an \`events\` array. ` +
             `A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent ` +
             `per ${REPORT_INTERVAL_MS / 1000} s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After ` +
             "and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. " +

@@ -5,18 +5,19 @@
  */
 import { Elysia, t } from "elysia";
 import { MIN_BONUS_RANGE } from "../alerts/model.ts";
-import { bearerToken } from "../auth/tokens.ts";
+import { bearerToken } from "../domain/tokens.ts";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
-import { clientIp, clientKey, type SocketSource } from "../http/client-ip.ts";
+import { clientIp, type SocketSource } from "../http/client-ip.ts";
 import { regionSchema } from "../http/field-schemas.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { problems } from "../http/schemas.ts";
 import { alertRoleSchema, platformSchema } from "../http/vocabularies.ts";
 import { AUTH_LENGTH, MAX_ENDPOINT_LENGTH, MAX_RULES, P256DH_LENGTH, type PushRule, type StoredSubscription } from "../push/model.ts";
 import { PushRefusal, type Push } from "../push/push.ts";
 import type { SubscriptionInput } from "../push/subscriptions.ts";
 import { LANGUAGE_CODES } from "../share/languages.ts";
+import { clientKey } from "../auth/presence.ts";
 
 const BASE64URL = "^[A-Za-z0-9_-]+={0,2}$";
 /** Checked by the handler, after the body, so a missing body is named before a malformed id. */
