@@ -773,7 +773,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics
-     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+     * @description Prometheus text: the version that runs (`hub_build_info`), requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading, the last backup and the schedule's period, webhook and push deliveries by result; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
      *
      * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
      */
@@ -8148,7 +8148,7 @@ export interface operations {
   };
   /**
    * Metrics
-   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+   * @description Prometheus text: the version that runs (`hub_build_info`), requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading, the last backup and the schedule's period, webhook and push deliveries by result; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
    *
    * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
    */
