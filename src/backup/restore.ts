@@ -77,8 +77,9 @@ interface SchemaObject {
   readonly sql: string;
 }
 
+/** The schema's rows, but for the statistics tables `ANALYZE` makes, which are SQLite's own and change no answer. */
 function schemaObjects(db: Database): Map<string, SchemaObject> {
-  const rows = db.query<{ type: string; name: string; tbl_name: string; sql: string | null }, []>("SELECT type, name, tbl_name, sql FROM sqlite_schema").all();
+  const rows = db.query<{ type: string; name: string; tbl_name: string; sql: string | null }, []>("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\'").all();
   return new Map(rows.map((row) => [`${row.type} ${row.name}`, { type: row.type, name: row.name, table: row.tbl_name, sql: (row.sql ?? "").replace(/\s+/g, " ").trim() }]));
 }
 

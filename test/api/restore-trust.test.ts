@@ -121,4 +121,11 @@ describe("hub restore trusts nothing in the file", () => {
     expect(result.rows.users).toBe(1);
     expect(existsSync(`${place.path}.before-restore`)).toBe(true);
   });
+
+  test("the statistics tables an operator's ANALYZE adds are SQLite's own: such a database is restored", async () => {
+    const analysed = hubDatabase(join(scratch(), "analysed.db"), (sqlite) => sqlite.exec("ANALYZE"));
+    const place = inPlace();
+    const result = await restoreBackup({ source: await backupOf(analysed), dbPath: place.path, passphrase: null, s3: S3 });
+    expect(result.schemaVersion).toBe(NEWEST_SCHEMA);
+  });
 });
