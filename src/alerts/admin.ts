@@ -10,7 +10,7 @@ import { eventAlertDestination, type EventAlertRate } from "./event-rate.ts";
 import type { FormatSpec } from "./formats/format.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
 import { targetProblem } from "./guard.ts";
-import { type AlertMessage, type Webhook } from "./model.ts";
+import type { AlertMessage, Webhook } from "./model.ts";
 import type { DeliveryPage, Outbox } from "./outbox.ts";
 import { bonusHolds, type AlertRules } from "./rules.ts";
 import { maskUrl, newWebhookSecret, UNREADABLE_URL, type WebhookSecrets } from "./secrets.ts";

@@ -84,7 +84,7 @@ export const serve: Command = {
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
     const web =
-      publicRoot === null ? webRoutes(https, csp, pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, origin: config.origin, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
+      publicRoot === null ? webRoutes(https, csp, config.catalogue.regions.map((r) => r.id), pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, origin: config.origin, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
     let control;
     try {
       control = startControlSocket(ctx, { reload: hub.reloadExternal, importer: workers.fieldImporter });

@@ -8,6 +8,7 @@ import { audit, CLI_ACTOR } from "../db/audit.ts";
 import { migrate, openDatabase } from "../db/open.ts";
 import { apiKeys, sessions, trustedDevices, users } from "../db/schema.ts";
 import { findUserByName, insertUser, USERNAME_PATTERN } from "../db/users.ts";
+import { deleteSubscriptionsOf } from "../push/subscriptions.ts";
 import { CommandError, type Command } from "./command.ts";
 
 async function readPassword(stdin: () => Promise<string>): Promise<string> {
@@ -80,6 +81,7 @@ export const user: Command = {
             db.orm.delete(sessions).where(eq(sessions.userId, row.id)).run();
             db.orm.delete(trustedDevices).where(eq(trustedDevices.userId, row.id)).run();
             db.orm.update(apiKeys).set({ enabled: false }).where(eq(apiKeys.userId, row.id)).run();
+            deleteSubscriptionsOf(db, row.id);
             audit(db.orm, CLI_ACTOR, "user.passwordReset", `user:${row.id}`, { username: row.username }, Date.now());
           })();
           changed = row.username;

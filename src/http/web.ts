@@ -114,7 +114,7 @@ function paintedPages(): (html: WebFile, paint: FirstPaint) => WebFile {
  * import; a from-source build serves everything under /assets/), and the files
  * are read or built on first use, so the web app never delays start-up.
  */
-export function webRoutes(https: boolean, csp: string, head?: PageHead, firstPaint?: FirstPaintFor): Record<string, Handler> {
+export function webRoutes(https: boolean, csp: string, regions: readonly string[], head?: PageHead, firstPaint?: FirstPaintFor): Record<string, Handler> {
   const security: Record<string, string> = { ...SECURITY_HEADERS };
   if (https) security["strict-transport-security"] = "max-age=31536000; includeSubDomains";
   const pageHeaders = { ...security, "cache-control": "no-cache", "content-security-policy": csp };
@@ -146,7 +146,7 @@ export function webRoutes(https: boolean, csp: string, head?: PageHead, firstPai
     for (const [name, value] of Object.entries({ ...security, "cache-control": "no-store" })) problem.headers.set(name, value);
     return problem;
   };
-  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, unknownAddress), "/sw.js": serviceWorkerRoute(security) };
+  const routes: Record<string, Handler> = { ...fieldAddressRoutes(security, unknownAddress), "/sw.js": serviceWorkerRoute(security, regions) };
   for (const route of CLIENT_ROUTES) routes[route] = { GET: page };
   if (embedded) {
     for (const file of embedded) if (file.loader !== "html") routes[`/${basename(file.path)}`] = { GET: asset };

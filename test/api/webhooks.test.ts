@@ -967,6 +967,34 @@ describe("webhooks: delivery", () => {
   });
 });
 
+describe("a receiver's answer is kept and logged redacted (SPEC §16.4)", () => {
+  test("every URL and token-like run is replaced by …, and the words are at most 200 characters, in the log and the delivery log", async () => {
+    const { log, lines } = memoryLog("debug");
+    const token = "xoxb-1234567890-abcdefghijklmnop";
+    const echoed = "https://hooks.example.org/services/T000/B000/secret-path";
+    const receiver = new Receiver(() => new Response(`invalid_token ${token} for ${echoed}; ${"please check your settings ".repeat(20)}`, { status: 400 }));
+    const { hub, admin } = await alertHub({ log, alerts: { policy: { backoffMs: [60_000] } } });
+    hub.start();
+    try {
+      const { webhook } = await create(admin, { url: receiver.url("/hook"), format: "json" });
+      await admin.json("POST", `${BASE}/${webhook.id}/test`);
+      await eventually(() => receiver.received.length > 0);
+      await hub.ctx.alerts.worker.idle();
+      const { body } = await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`);
+      const stored = body.deliveries[0]?.lastError ?? "";
+      expect(stored).toStartWith("HTTP 400: invalid_token … for … please check your settings");
+      expect(stored.length).toBeLessThanOrEqual(200);
+      const logged = lines.filter((line) => (line as { error?: unknown }).error === stored);
+      expect(logged.length).toBeGreaterThan(0);
+      const text = JSON.stringify(lines) + JSON.stringify(body);
+      for (const secret of [token, echoed, "hooks.example.org", "abcdefghijklmnop"]) expect(text).not.toContain(secret);
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+});
+
 describe("webhook-id (SPEC §16.1)", () => {
   const messageIdOf = async (admin: Browser, webhookId: number, deliveryId: number): Promise<string> => {
     const { body } = await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhookId}/deliveries?limit=200`);

@@ -216,7 +216,7 @@ export interface paths {
   "/api/v1/platforms/{platform}/incentives/stream": {
     /**
      * Live incentives stream
-     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
+     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig` whose `exp` is at most an hour ahead) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -234,7 +234,7 @@ export interface paths {
   "/api/v1/push/subscriptions": {
     /**
      * Subscribe a device
-     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -1146,7 +1146,7 @@ export interface components {
     };
     /**
      * ReadingSubmission
-     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, and activeEvent's multiplier, when it is a number, is in 1–100. A refusal's detail names the first rule broken.
+     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, activeEvent's multiplier, when it is a number, is in 1–100, and a well-formed activeEvent must last 10 minutes to 31 days and start at most 60 days ahead. A refusal's detail names the first rule broken.
      */
     ReadingSubmission: {
       /** @description Must equal the agent's assigned region (rule 1) */
@@ -1172,7 +1172,7 @@ export interface components {
       category?: string;
       /** @description The game's refresh interval; outside 1–21600 it is ignored */
       refreshTimeSeconds?: number;
-      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100 is a 400 (rule 6) */
+      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100, or an event that does not last 10 minutes to 31 days and start at most 60 days ahead (as a report's entry), is a 400 (rule 6) */
       activeEvent?: {
         key: string;
         label: string;
@@ -2981,7 +2981,7 @@ export interface operations {
   };
   /**
    * Live incentives stream
-   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
+   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig` whose `exp` is at most an hour ahead) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
@@ -3097,7 +3097,7 @@ export interface operations {
   };
   /**
    * Subscribe a device
-   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
