@@ -9,9 +9,12 @@ export const discordCommand: Command = {
   name: "discord",
   usage: USAGE,
   summary: "Put the slash commands (/bonus, /when, /events) on the Discord application, in every language of the app, and print the invite URL",
-  flags: [{ name: "guild", takesValue: true }],
+  flags: [{ name: "guild", takesValue: true, arg: "ID", help: "A server's id (17 to 20 digits): the commands show there at once; without it they are global, in every server that adds the application" }],
+  words: 1,
+  settings: ["discordApplicationId", "discordPublicKey", "discordBotToken", "discordApiUrl", "origin"],
+  notes: ["Puts the whole command set with one bulk overwrite, so running it again changes nothing. A missing setting or a bad --guild exits 2; a refusal from Discord exits 1 with its reason."],
   async run({ config, args, out }) {
-    if (args.positionals[0] !== "register" || args.positionals.length > 1) throw new ConfigError(`use "${USAGE}"`);
+    if (args.positionals[0] !== "register") throw new ConfigError(`use "${USAGE}"`);
     const guild = args.command.get("guild") ?? null;
     if (guild !== null && !SNOWFLAKE.test(guild)) throw new ConfigError(`--guild "${guild}" is not a server id: expected 17 to 20 digits (Discord: right-click the server, Copy Server ID)`);
     if (config.discordApplicationId === null) throw new ConfigError("set DISCORD_APPLICATION_ID and DISCORD_PUBLIC_KEY (the application's General Information page) first");

@@ -125,7 +125,6 @@ export const de: Messages = {
   "alerts.remove": "Entfernen",
   "alerts.rule": "{region}: Bonus als {role} von mindestens +{min} %",
   "alerts.none": "Noch keine Benachrichtigungen.",
-  "alerts.denied": "Benachrichtigungen sind für diese Website blockiert; erlaube sie in den Website-Einstellungen deines Browsers.",
   "alerts.unsupported": "Dieser Browser kann keine Benachrichtigungen anzeigen.",
   "alerts.openNote": "Benachrichtigungen kommen nur, solange eine Seite dieses Hubs geöffnet ist.",
   "alerts.notifyTitle": "{region}: Bonus als {role} +{bonus} %",
@@ -184,6 +183,15 @@ export const de: Messages = {
   "admin.discord.never": "Keine seit dem Start des Hubs",
   "admin.discord.invite": "Die Befehle zu einem Discord-Server hinzufügen",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Anmeldung als {name}",
+  "alerts.openNoteMixed": "Regeln ohne „{mark}“ melden sich nur, solange eine Seite dieses Hubs offen ist.",
+  "alerts.dismissed": "Kein Alarm gesetzt: Die Frage des Browsers nach Benachrichtigungen wurde ohne Antwort geschlossen. Versuche es noch einmal und wähle Zulassen.",
+  "account.keys.offAdmin": "API-Schlüssel sind auf diesem Hub aus. Schalte sie mit „{switch}“ unter {settings} in der Konsole ein, oder starte den Hub mit {variable}=true.",
+  "account.keys.offUser": "API-Schlüssel sind auf diesem Hub aus. Ein Admin kann sie mit „{switch}“ unter {settings} in der Konsole einschalten, oder der Betreiber, indem er den Hub mit {variable}=true startet.",
+  "account.keys.offLocked": "API-Schlüssel sind auf diesem Hub aus: Er wurde mit {variable}=false gestartet, also kann nur der Betreiber sie einschalten, indem er ihn mit {variable}=true startet.",
+  "account.keys.openSettings": "{settings} öffnen",
+  "region.patternsLeadSince": "Wie oft jede Rolle einen Bonus hatte, nach Wochentag und Stunde in deiner Zeitzone, seit {date} (die älteste Messung, die dieser Hub für die Region hat).",
   "admin.push.title": "Web-Push",
   "admin.push.off": "Push ist aus.",
   "admin.push.subscriptions": "Abonnierte Geräte",

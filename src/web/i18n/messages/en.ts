@@ -46,7 +46,6 @@ export const en = {
   "alerts.remove": "Remove",
   "alerts.rule": "{region}: {role} bonus of at least +{min}%",
   "alerts.none": "No alerts yet.",
-  "alerts.denied": "Notifications are blocked for this site; allow them in the browser's site settings.",
   "alerts.unsupported": "This browser cannot show notifications.",
   "alerts.openNote": "Notifications come while a page of this hub is open.",
   "alerts.notifyTitle": "{region}: {role} bonus +{bonus}%",
@@ -105,6 +104,15 @@ export const en = {
   "admin.discord.never": "None since the hub started",
   "admin.discord.invite": "Add the commands to a Discord server",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Signing in as {name}",
+  "alerts.openNoteMixed": "Rules without “{mark}” notify only while a page of this hub is open.",
+  "alerts.dismissed": "No alert was set: the browser's question about notifications was closed without an answer. Try again and choose Allow.",
+  "account.keys.offAdmin": "API keys are off on this hub. Turn them on with “{switch}” in the console's {settings}, or start the hub with {variable}=true.",
+  "account.keys.offUser": "API keys are off on this hub. An admin can turn them on with “{switch}” in the console's {settings}, or the operator by starting the hub with {variable}=true.",
+  "account.keys.offLocked": "API keys are off on this hub: it was started with {variable}=false, so only the operator can turn them on, by starting it with {variable}=true.",
+  "account.keys.openSettings": "Open {settings}",
+  "region.patternsLeadSince": "How often each role had a bonus, by weekday and hour in your time zone, since {date} (the oldest reading this hub has for the region).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push is off.",
   "admin.push.subscriptions": "Devices subscribed",

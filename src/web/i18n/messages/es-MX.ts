@@ -125,7 +125,6 @@ export const esMX: Messages = {
   "alerts.remove": "Quitar",
   "alerts.rule": "{region}: bonificación de {role} de al menos +{min}%",
   "alerts.none": "Todavía no hay alertas.",
-  "alerts.denied": "Las notificaciones están bloqueadas para este sitio; permítelas en la configuración del sitio en tu navegador.",
   "alerts.unsupported": "Este navegador no puede mostrar notificaciones.",
   "alerts.openNote": "Las notificaciones llegan mientras tengas abierta una página de este hub.",
   "alerts.notifyTitle": "{region}: bonificación de {role} +{bonus}%",
@@ -184,6 +183,15 @@ export const esMX: Messages = {
   "admin.discord.never": "Ninguna desde que se inició el hub",
   "admin.discord.invite": "Agregar los comandos a un servidor de Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Iniciando sesión como {name}",
+  "alerts.openNoteMixed": "Las reglas sin «{mark}» solo avisan mientras haya una página de este hub abierta.",
+  "alerts.dismissed": "No se creó ninguna alerta: la pregunta del navegador sobre las notificaciones se cerró sin respuesta. Inténtalo de nuevo y elige Permitir.",
+  "account.keys.offAdmin": "Las claves de API están desactivadas en este hub. Actívalas con «{switch}» en {settings} de la consola, o inicia el hub con {variable}=true.",
+  "account.keys.offUser": "Las claves de API están desactivadas en este hub. Un administrador puede activarlas con «{switch}» en {settings} de la consola, o el operador iniciando el hub con {variable}=true.",
+  "account.keys.offLocked": "Las claves de API están desactivadas en este hub: se inició con {variable}=false, así que solo el operador puede activarlas, iniciándolo con {variable}=true.",
+  "account.keys.openSettings": "Abrir {settings}",
+  "region.patternsLeadSince": "Qué tan seguido cada rol tuvo bono, por día de la semana y hora en tu zona horaria, desde el {date} (la lectura más antigua que este hub tiene de la región).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push está desactivado.",
   "admin.push.subscriptions": "Dispositivos suscritos",

@@ -125,7 +125,6 @@ export const fr: Messages = {
   "alerts.remove": "Supprimer",
   "alerts.rule": "{region} : bonus {role} d'au moins +{min} %",
   "alerts.none": "Aucune alerte pour l'instant.",
-  "alerts.denied": "Les notifications sont bloquées pour ce site ; autorisez-les dans les paramètres du site de votre navigateur.",
   "alerts.unsupported": "Ce navigateur ne peut pas afficher de notifications.",
   "alerts.openNote": "Les notifications n'arrivent que lorsqu'une page de ce hub est ouverte.",
   "alerts.notifyTitle": "{region} : bonus {role} +{bonus} %",
@@ -184,6 +183,15 @@ export const fr: Messages = {
   "admin.discord.never": "Aucune depuis le démarrage du hub",
   "admin.discord.invite": "Ajouter les commandes à un serveur Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Connexion en cours : {name}",
+  "alerts.openNoteMixed": "Les règles sans « {mark} » ne préviennent que tant qu'une page de ce hub est ouverte.",
+  "alerts.dismissed": "Aucune alerte créée : la question du navigateur sur les notifications a été fermée sans réponse. Réessayez et choisissez Autoriser.",
+  "account.keys.offAdmin": "Les clés d'API sont désactivées sur ce hub. Activez-les avec « {switch} » dans {settings} de la console, ou démarrez le hub avec {variable}=true.",
+  "account.keys.offUser": "Les clés d'API sont désactivées sur ce hub. Un admin peut les activer avec « {switch} » dans {settings} de la console, ou l'opérateur en démarrant le hub avec {variable}=true.",
+  "account.keys.offLocked": "Les clés d'API sont désactivées sur ce hub : il a été démarré avec {variable}=false, donc seul l'opérateur peut les activer, en le démarrant avec {variable}=true.",
+  "account.keys.openSettings": "Ouvrir {settings}",
+  "region.patternsLeadSince": "À quelle fréquence chaque rôle a eu un bonus, par jour de la semaine et par heure dans votre fuseau horaire, depuis le {date} (la plus ancienne mesure de ce hub pour la région).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Le push est désactivé.",
   "admin.push.subscriptions": "Appareils abonnés",

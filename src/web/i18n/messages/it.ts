@@ -125,7 +125,6 @@ export const it: Messages = {
   "alerts.remove": "Rimuovi",
   "alerts.rule": "{region}: bonus {role} di almeno +{min}%",
   "alerts.none": "Ancora nessun avviso.",
-  "alerts.denied": "Le notifiche sono bloccate per questo sito; consentile nelle impostazioni del sito del browser.",
   "alerts.unsupported": "Questo browser non può mostrare notifiche.",
   "alerts.openNote": "Le notifiche arrivano solo mentre è aperta una pagina di questo hub.",
   "alerts.notifyTitle": "{region}: bonus {role} +{bonus}%",
@@ -184,6 +183,15 @@ export const it: Messages = {
   "admin.discord.never": "Nessuna dall’avvio dell’hub",
   "admin.discord.invite": "Aggiungi i comandi a un server Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Accesso in corso come {name}",
+  "alerts.openNoteMixed": "Le regole senza «{mark}» avvisano solo finché una pagina di questo hub è aperta.",
+  "alerts.dismissed": "Nessun avviso creato: la domanda del browser sulle notifiche è stata chiusa senza risposta. Riprova e scegli Consenti.",
+  "account.keys.offAdmin": "Le chiavi API sono disattivate su questo hub. Attivale con «{switch}» in {settings} della console, oppure avvia l'hub con {variable}=true.",
+  "account.keys.offUser": "Le chiavi API sono disattivate su questo hub. Un admin può attivarle con «{switch}» in {settings} della console, oppure l'operatore avviando l'hub con {variable}=true.",
+  "account.keys.offLocked": "Le chiavi API sono disattivate su questo hub: è stato avviato con {variable}=false, quindi solo l'operatore può attivarle, avviandolo con {variable}=true.",
+  "account.keys.openSettings": "Apri {settings}",
+  "region.patternsLeadSince": "Quanto spesso ogni ruolo ha avuto un bonus, per giorno della settimana e ora nel tuo fuso orario, dal {date} (la lettura più vecchia che questo hub ha per la regione).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Il push è disattivato.",
   "admin.push.subscriptions": "Dispositivi iscritti",

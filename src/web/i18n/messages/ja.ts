@@ -125,7 +125,6 @@ export const ja: Messages = {
   "alerts.remove": "削除",
   "alerts.rule": "{region}: {role}ボーナス +{min}%以上",
   "alerts.none": "通知はまだありません。",
-  "alerts.denied": "このサイトの通知はブロックされています。ブラウザのサイト設定で許可してください。",
   "alerts.unsupported": "このブラウザは通知を表示できません。",
   "alerts.openNote": "通知は、このハブのページを開いている間に届きます。",
   "alerts.notifyTitle": "{region}: {role}ボーナス +{bonus}%",
@@ -184,6 +183,15 @@ export const ja: Messages = {
   "admin.discord.never": "ハブの起動以来なし",
   "admin.discord.invite": "コマンドをDiscordサーバーに追加",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "{name} としてサインイン中",
+  "alerts.openNoteMixed": "「{mark}」のないルールは、このハブのページが開いている間だけ通知します。",
+  "alerts.dismissed": "アラートは設定されませんでした。通知についてのブラウザーの確認が、答えないまま閉じられました。もう一度試して「許可」を選んでください。",
+  "account.keys.offAdmin": "このハブでは API キーがオフです。コンソールの {settings} で「{switch}」をオンにするか、{variable}=true でハブを起動してください。",
+  "account.keys.offUser": "このハブでは API キーがオフです。管理者がコンソールの {settings} で「{switch}」をオンにするか、運用者が {variable}=true でハブを起動するとオンになります。",
+  "account.keys.offLocked": "このハブでは API キーがオフです。{variable}=false で起動されているため、オンにできるのは運用者だけです ({variable}=true で起動)。",
+  "account.keys.openSettings": "{settings} を開く",
+  "region.patternsLeadSince": "各ロールにボーナスがあった頻度 (あなたのタイムゾーンの曜日と時間別)。{date} 以降 (このハブにあるこの地域の最も古い計測) の集計です。",
   "admin.push.title": "Web プッシュ",
   "admin.push.off": "プッシュはオフです。",
   "admin.push.subscriptions": "登録済みの端末",

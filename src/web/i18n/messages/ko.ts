@@ -125,7 +125,6 @@ export const ko: Messages = {
   "alerts.remove": "삭제",
   "alerts.rule": "{region}: {role} 보너스 +{min}% 이상",
   "alerts.none": "아직 알림이 없습니다.",
-  "alerts.denied": "이 사이트의 알림이 차단되어 있습니다. 브라우저의 사이트 설정에서 허용하세요.",
   "alerts.unsupported": "이 브라우저는 알림을 표시할 수 없습니다.",
   "alerts.openNote": "알림은 이 허브의 페이지가 열려 있는 동안에만 표시됩니다.",
   "alerts.notifyTitle": "{region}: {role} 보너스 +{bonus}%",
@@ -184,6 +183,15 @@ export const ko: Messages = {
   "admin.discord.never": "허브 시작 이후 없음",
   "admin.discord.invite": "Discord 서버에 명령 추가",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "{name}(으)로 로그인 중",
+  "alerts.openNoteMixed": "“{mark}” 표시가 없는 규칙은 이 허브의 페이지가 열려 있을 때만 알립니다.",
+  "alerts.dismissed": "알림이 설정되지 않았습니다. 알림에 대한 브라우저의 질문이 답 없이 닫혔습니다. 다시 시도하고 허용을 선택하세요.",
+  "account.keys.offAdmin": "이 허브에서는 API 키가 꺼져 있습니다. 콘솔의 {settings}에서 “{switch}”를 켜거나, {variable}=true로 허브를 시작하세요.",
+  "account.keys.offUser": "이 허브에서는 API 키가 꺼져 있습니다. 관리자가 콘솔의 {settings}에서 “{switch}”를 켜거나, 운영자가 {variable}=true로 허브를 시작하면 켜집니다.",
+  "account.keys.offLocked": "이 허브에서는 API 키가 꺼져 있습니다. {variable}=false로 시작되었으므로 운영자만 {variable}=true로 다시 시작해 켤 수 있습니다.",
+  "account.keys.openSettings": "{settings} 열기",
+  "region.patternsLeadSince": "각 역할에 보너스가 있었던 빈도(내 시간대의 요일과 시간별), {date} 이후(이 허브에 있는 이 지역의 가장 오래된 측정)부터입니다.",
   "admin.push.title": "웹 푸시",
   "admin.push.off": "푸시가 꺼져 있습니다.",
   "admin.push.subscriptions": "구독한 기기",

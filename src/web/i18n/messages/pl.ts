@@ -125,7 +125,6 @@ export const pl: Messages = {
   "alerts.remove": "Usuń",
   "alerts.rule": "{region}: bonus dla roli {role} co najmniej +{min}%",
   "alerts.none": "Brak alertów.",
-  "alerts.denied": "Powiadomienia są zablokowane dla tej witryny; zezwól na nie w ustawieniach witryny w przeglądarce.",
   "alerts.unsupported": "Ta przeglądarka nie obsługuje powiadomień.",
   "alerts.openNote": "Powiadomienia przychodzą, gdy otwarta jest jakaś strona tego huba.",
   "alerts.notifyTitle": "{region}: bonus dla roli {role} +{bonus}%",
@@ -184,6 +183,15 @@ export const pl: Messages = {
   "admin.discord.never": "Brak od startu huba",
   "admin.discord.invite": "Dodaj polecenia do serwera Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Logowanie jako {name}",
+  "alerts.openNoteMixed": "Reguły bez „{mark}” powiadamiają tylko wtedy, gdy strona tego huba jest otwarta.",
+  "alerts.dismissed": "Nie ustawiono alertu: pytanie przeglądarki o powiadomienia zamknięto bez odpowiedzi. Spróbuj ponownie i wybierz Zezwól.",
+  "account.keys.offAdmin": "Klucze API są na tym hubie wyłączone. Włącz je opcją „{switch}” w sekcji {settings} konsoli albo uruchom hub z {variable}=true.",
+  "account.keys.offUser": "Klucze API są na tym hubie wyłączone. Administrator może je włączyć opcją „{switch}” w sekcji {settings} konsoli, a operator, uruchamiając hub z {variable}=true.",
+  "account.keys.offLocked": "Klucze API są na tym hubie wyłączone: uruchomiono go z {variable}=false, więc włączyć je może tylko operator, uruchamiając go z {variable}=true.",
+  "account.keys.openSettings": "Otwórz: {settings}",
+  "region.patternsLeadSince": "Jak często każda rola miała bonus, według dnia tygodnia i godziny w Twojej strefie czasowej, od {date} (najstarszy odczyt tego huba dla regionu).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push jest wyłączony.",
   "admin.push.subscriptions": "Subskrybujące urządzenia",

@@ -125,7 +125,6 @@ export const ptBR: Messages = {
   "alerts.remove": "Remover",
   "alerts.rule": "{region}: bônus de {role} de pelo menos +{min}%",
   "alerts.none": "Nenhum alerta ainda.",
-  "alerts.denied": "As notificações estão bloqueadas para este site; permita-as nas configurações do site no navegador.",
   "alerts.unsupported": "Este navegador não consegue mostrar notificações.",
   "alerts.openNote": "As notificações chegam enquanto houver uma página deste hub aberta.",
   "alerts.notifyTitle": "{region}: bônus de {role} +{bonus}%",
@@ -184,6 +183,15 @@ export const ptBR: Messages = {
   "admin.discord.never": "Nenhuma desde que o hub iniciou",
   "admin.discord.invite": "Adicionar os comandos a um servidor do Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Entrando como {name}",
+  "alerts.openNoteMixed": "Regras sem “{mark}” só avisam enquanto uma página deste hub estiver aberta.",
+  "alerts.dismissed": "Nenhum alerta foi criado: a pergunta do navegador sobre notificações foi fechada sem resposta. Tente de novo e escolha Permitir.",
+  "account.keys.offAdmin": "As chaves de API estão desativadas neste hub. Ative-as com “{switch}” em {settings} do console, ou inicie o hub com {variable}=true.",
+  "account.keys.offUser": "As chaves de API estão desativadas neste hub. Um admin pode ativá-las com “{switch}” em {settings} do console, ou o operador iniciando o hub com {variable}=true.",
+  "account.keys.offLocked": "As chaves de API estão desativadas neste hub: ele foi iniciado com {variable}=false, então só o operador pode ativá-las, iniciando-o com {variable}=true.",
+  "account.keys.openSettings": "Abrir {settings}",
+  "region.patternsLeadSince": "Com que frequência cada função teve bônus, por dia da semana e hora no seu fuso horário, desde {date} (a leitura mais antiga que este hub tem da região).",
   "admin.push.title": "Web Push",
   "admin.push.off": "O push está desligado.",
   "admin.push.subscriptions": "Dispositivos inscritos",

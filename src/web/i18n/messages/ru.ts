@@ -125,7 +125,6 @@ export const ru: Messages = {
   "alerts.remove": "Удалить",
   "alerts.rule": "{region}: бонус за роль «{role}» не менее +{min} %",
   "alerts.none": "Оповещений пока нет.",
-  "alerts.denied": "Уведомления для этого сайта заблокированы; разрешите их в настройках сайта в браузере.",
   "alerts.unsupported": "Этот браузер не умеет показывать уведомления.",
   "alerts.openNote": "Уведомления приходят, пока открыта какая-либо страница этого хаба.",
   "alerts.notifyTitle": "{region}: бонус за роль «{role}» +{bonus} %",
@@ -184,6 +183,15 @@ export const ru: Messages = {
   "admin.discord.never": "Ни одного с запуска хаба",
   "admin.discord.invite": "Добавить команды на сервер Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "Вход как {name}",
+  "alerts.openNoteMixed": "Правила без пометки «{mark}» уведомляют только пока открыта страница этого хаба.",
+  "alerts.dismissed": "Оповещение не создано: вопрос браузера об уведомлениях закрыт без ответа. Попробуйте снова и выберите «Разрешить».",
+  "account.keys.offAdmin": "API-ключи на этом хабе выключены. Включите их переключателем «{switch}» в разделе «{settings}» консоли или запустите хаб с {variable}=true.",
+  "account.keys.offUser": "API-ключи на этом хабе выключены. Администратор может включить их переключателем «{switch}» в разделе «{settings}» консоли, а оператор — запустив хаб с {variable}=true.",
+  "account.keys.offLocked": "API-ключи на этом хабе выключены: он запущен с {variable}=false, поэтому включить их может только оператор, запустив его с {variable}=true.",
+  "account.keys.openSettings": "Открыть «{settings}»",
+  "region.patternsLeadSince": "Как часто у каждой роли был бонус, по дням недели и часам в вашем часовом поясе, с {date} (самое старое измерение этого хаба для региона).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push выключен.",
   "admin.push.subscriptions": "Подписанные устройства",

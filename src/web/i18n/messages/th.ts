@@ -125,7 +125,6 @@ export const th: Messages = {
   "alerts.remove": "ลบ",
   "alerts.rule": "{region}: โบนัส{role} อย่างน้อย +{min}%",
   "alerts.none": "ยังไม่มีการแจ้งเตือน",
-  "alerts.denied": "การแจ้งเตือนถูกบล็อกสำหรับเว็บไซต์นี้ โปรดอนุญาตในการตั้งค่าเว็บไซต์ของเบราว์เซอร์",
   "alerts.unsupported": "เบราว์เซอร์นี้แสดงการแจ้งเตือนไม่ได้",
   "alerts.openNote": "การแจ้งเตือนจะมาเฉพาะเมื่อมีหน้าของฮับนี้เปิดอยู่",
   "alerts.notifyTitle": "{region}: โบนัส{role} +{bonus}%",
@@ -184,6 +183,15 @@ export const th: Messages = {
   "admin.discord.never": "ไม่มีตั้งแต่ฮับเริ่มทำงาน",
   "admin.discord.invite": "เพิ่มคำสั่งลงในเซิร์ฟเวอร์ Discord",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "กำลังเข้าสู่ระบบเป็น {name}",
+  "alerts.openNoteMixed": "กฎที่ไม่มี “{mark}” จะแจ้งเตือนเฉพาะตอนที่เปิดหน้าของฮับนี้อยู่",
+  "alerts.dismissed": "ไม่ได้ตั้งการแจ้งเตือน: คำถามของเบราว์เซอร์เรื่องการแจ้งเตือนถูกปิดโดยไม่มีคำตอบ ลองอีกครั้งแล้วเลือกอนุญาต",
+  "account.keys.offAdmin": "คีย์ API ปิดอยู่ในฮับนี้ เปิดได้ด้วย “{switch}” ใน{settings}ของคอนโซล หรือเริ่มฮับด้วย {variable}=true",
+  "account.keys.offUser": "คีย์ API ปิดอยู่ในฮับนี้ ผู้ดูแลเปิดได้ด้วย “{switch}” ใน{settings}ของคอนโซล หรือผู้ดูแลระบบเปิดได้โดยเริ่มฮับด้วย {variable}=true",
+  "account.keys.offLocked": "คีย์ API ปิดอยู่ในฮับนี้: ฮับเริ่มด้วย {variable}=false จึงมีเพียงผู้ดูแลระบบที่เปิดได้ โดยเริ่มฮับด้วย {variable}=true",
+  "account.keys.openSettings": "เปิด{settings}",
+  "region.patternsLeadSince": "แต่ละบทบาทได้โบนัสบ่อยแค่ไหน ตามวันในสัปดาห์และชั่วโมงในเขตเวลาของคุณ ตั้งแต่ {date} (ค่าที่อ่านเก่าสุดที่ฮับนี้มีสำหรับภูมิภาคนี้)",
   "admin.push.title": "เว็บพุช",
   "admin.push.off": "ปิดพุชอยู่",
   "admin.push.subscriptions": "อุปกรณ์ที่สมัครรับ",

@@ -125,7 +125,6 @@ export const tr: Messages = {
   "alerts.remove": "Kaldır",
   "alerts.rule": "{region}: en az +%{min} {role} bonusu",
   "alerts.none": "Henüz uyarı yok.",
-  "alerts.denied": "Bu site için bildirimler engellenmiş; tarayıcının site ayarlarından izin ver.",
   "alerts.unsupported": "Bu tarayıcı bildirim gösteremiyor.",
   "alerts.openNote": "Bildirimler yalnızca bu hub'ın bir sayfası açıkken gelir.",
   "alerts.notifyTitle": "{region}: {role} bonusu +%{bonus}",
@@ -184,6 +183,15 @@ export const tr: Messages = {
   "admin.discord.never": "Hub başladığından beri yok",
   "admin.discord.invite": "Komutları bir Discord sunucusuna ekle",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "{name} olarak giriş yapılıyor",
+  "alerts.openNoteMixed": "“{mark}” işareti olmayan kurallar yalnızca bu hub'ın bir sayfası açıkken bildirir.",
+  "alerts.dismissed": "Uyarı kurulmadı: tarayıcının bildirim sorusu yanıtsız kapatıldı. Yeniden dene ve İzin ver'i seç.",
+  "account.keys.offAdmin": "Bu hub'da API anahtarları kapalı. Konsolun {settings} bölümünde “{switch}” ile aç ya da hub'ı {variable}=true ile başlat.",
+  "account.keys.offUser": "Bu hub'da API anahtarları kapalı. Bir yönetici konsolun {settings} bölümünde “{switch}” ile açabilir, ya da işletmeci hub'ı {variable}=true ile başlatarak.",
+  "account.keys.offLocked": "Bu hub'da API anahtarları kapalı: hub {variable}=false ile başlatıldı, bu yüzden yalnızca işletmeci onu {variable}=true ile başlatarak açabilir.",
+  "account.keys.openSettings": "{settings} aç",
+  "region.patternsLeadSince": "Her rolün ne sıklıkla bonusu olduğu, saat diliminde haftanın günü ve saate göre, {date} tarihinden beri (bu hub'ın bölge için en eski ölçümü).",
   "admin.push.title": "Web Push",
   "admin.push.off": "Push kapalı.",
   "admin.push.subscriptions": "Abone cihazlar",

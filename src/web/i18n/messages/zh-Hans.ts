@@ -125,7 +125,6 @@ export const zhHans: Messages = {
   "alerts.remove": "移除",
   "alerts.rule": "{region}：{role}加成至少 +{min}%",
   "alerts.none": "还没有提醒。",
-  "alerts.denied": "此网站的通知已被阻止，请在浏览器的网站设置中允许通知。",
   "alerts.unsupported": "此浏览器无法显示通知。",
   "alerts.openNote": "只有在打开本站的页面时才会收到通知。",
   "alerts.notifyTitle": "{region}：{role}加成 +{bonus}%",
@@ -184,6 +183,15 @@ export const zhHans: Messages = {
   "admin.discord.never": "中心启动以来没有",
   "admin.discord.invite": "把命令添加到 Discord 服务器",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "正在以 {name} 登录",
+  "alerts.openNoteMixed": "没有“{mark}”标记的规则只在本中心的页面打开时通知。",
+  "alerts.dismissed": "未设置提醒：浏览器关于通知的询问被关闭且未作答。请重试并选择“允许”。",
+  "account.keys.offAdmin": "本中心的 API 密钥已关闭。请在控制台的{settings}中打开“{switch}”，或以 {variable}=true 启动本中心。",
+  "account.keys.offUser": "本中心的 API 密钥已关闭。管理员可在控制台的{settings}中打开“{switch}”，或由运维人员以 {variable}=true 启动本中心。",
+  "account.keys.offLocked": "本中心的 API 密钥已关闭：它以 {variable}=false 启动，因此只有运维人员能以 {variable}=true 重新启动来打开。",
+  "account.keys.openSettings": "打开{settings}",
+  "region.patternsLeadSince": "各角色获得奖励的频率，按你所在时区的星期和小时统计，自 {date} 起（本中心该地区最早的读数）。",
   "admin.push.title": "网页推送",
   "admin.push.off": "推送已关闭。",
   "admin.push.subscriptions": "已订阅的设备",

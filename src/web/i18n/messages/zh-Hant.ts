@@ -125,7 +125,6 @@ export const zhHant: Messages = {
   "alerts.remove": "移除",
   "alerts.rule": "{region}：{role}加成至少 +{min}%",
   "alerts.none": "尚無提醒。",
-  "alerts.denied": "此網站的通知已遭封鎖，請在瀏覽器的網站設定中允許通知。",
   "alerts.unsupported": "此瀏覽器無法顯示通知。",
   "alerts.openNote": "只有在開啟本站的頁面時才會收到通知。",
   "alerts.notifyTitle": "{region}：{role}加成 +{bonus}%",
@@ -184,6 +183,15 @@ export const zhHant: Messages = {
   "admin.discord.never": "中心啟動以來沒有",
   "admin.discord.invite": "把指令加入 Discord 伺服器",
   // End of the Discord block.
+  // The board and the account page say what is so (app-truth).
+  "nav.signingIn": "正在以 {name} 登入",
+  "alerts.openNoteMixed": "沒有「{mark}」標記的規則只在本中心的頁面開啟時通知。",
+  "alerts.dismissed": "未設定提醒：瀏覽器關於通知的詢問被關閉且未作答。請重試並選擇「允許」。",
+  "account.keys.offAdmin": "本中心的 API 金鑰已關閉。請在主控台的{settings}中開啟「{switch}」，或以 {variable}=true 啟動本中心。",
+  "account.keys.offUser": "本中心的 API 金鑰已關閉。管理員可在主控台的{settings}中開啟「{switch}」，或由維運人員以 {variable}=true 啟動本中心。",
+  "account.keys.offLocked": "本中心的 API 金鑰已關閉：它以 {variable}=false 啟動，因此只有維運人員能以 {variable}=true 重新啟動來開啟。",
+  "account.keys.openSettings": "開啟{settings}",
+  "region.patternsLeadSince": "各角色獲得獎勵的頻率，依你所在時區的星期和小時統計，自 {date} 起（本中心該地區最早的讀數）。",
   "admin.push.title": "網頁推播",
   "admin.push.off": "推播已關閉。",
   "admin.push.subscriptions": "已訂閱的裝置",
