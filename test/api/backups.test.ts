@@ -50,7 +50,7 @@ function s3Target(prefix: string, secret = SECRET): BackupTarget {
 }
 
 /** A database with readings, a user and agents, as a hub leaves it. */
-function filledDatabase(withUser = true): { path: string; readings: number } {
+async function filledDatabase(withUser = true): Promise<{ path: string; readings: number }> {
   const dir = scratch();
   const path = join(dir, "hub.db");
   const config = testConfig(["--db", path], { MFA_ENFORCED_ROLES: "" });
@@ -64,6 +64,7 @@ function filledDatabase(withUser = true): { path: string; readings: number } {
   sqlite.transaction(() => {
     for (let i = 0; i < 500; i += 1) insert.run(start + i * 1000, start + i * 1000, agent.id);
   })();
+  await hub.stop();
   hub.ctx.db.sqlite.close();
   return { path, readings: 500 };
 }
@@ -80,7 +81,7 @@ function rows(path: string): { readings: number; users: number; agents: number }
 
 describe("a backup to S3 and back", () => {
   test("uploaded, read back and checked, listed with its size, restored into a fresh path with every row", async () => {
-    const { path, readings } = filledDatabase();
+    const { path, readings } = await filledDatabase();
     const target = s3Target("roundtrip");
     const result = await runBackup({ dbPath: path, target, keep: 14, passphrase: PASSPHRASE, iterations: FAST });
     expect(result.name).toMatch(/^hub-\d{8}T\d{9}Z-\d+\.db\.zst\.enc$/);
@@ -101,7 +102,7 @@ describe("a backup to S3 and back", () => {
   });
 
   test("only after the new backup is checked are those beyond BACKUP_KEEP deleted, oldest first", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const target = s3Target("retention");
     const names: string[] = [];
     for (let i = 0; i < 3; i += 1) names.push((await runBackup({ dbPath: path, target, keep: 2, passphrase: null, iterations: FAST })).name);
@@ -109,10 +110,10 @@ describe("a backup to S3 and back", () => {
   });
 
   test("a restore keeps the database it replaces as <db>.before-restore, and refuses to overwrite an older one", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const target = s3Target("replace");
     const { name } = await runBackup({ dbPath: path, target, keep: 14, passphrase: null, iterations: FAST });
-    const other = filledDatabase().path;
+    const other = (await filledDatabase()).path;
     const db = new Database(other);
     db.exec("DELETE FROM readings");
     db.close();
@@ -157,7 +158,7 @@ describe("listing S3 in pages", () => {
 
 describe("faults leave the target and the database as they were", () => {
   test("a wrong secret: the store refuses the signature, nothing is written, no older backup is touched, the secret is never told", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const good = s3Target("wrong-secret");
     const first = await runBackup({ dbPath: path, target: good, keep: 1, passphrase: null, iterations: FAST });
     const refusedBefore = front.refused.length;
@@ -175,7 +176,7 @@ describe("faults leave the target and the database as they were", () => {
   });
 
   test("a full store (507 on every upload): the run fails, the older backups stay, none is deleted", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const target = s3Target("full");
     const first = await runBackup({ dbPath: path, target, keep: 1, passphrase: null, iterations: FAST });
     front.mode = "full";
@@ -189,7 +190,7 @@ describe("faults leave the target and the database as they were", () => {
 
   test("a full folder target (a small tmpfs filled up): the run fails with ENOSPC, the partial file is removed, the older backup stays", async () => {
     if (process.getuid?.() !== 0) throw new Error("this test mounts a tmpfs and needs root, as the storage fault tests do");
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const mountPoint = join(scratch(), "small");
     mkdirSync(mountPoint);
     const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]);
@@ -216,7 +217,7 @@ describe("faults leave the target and the database as they were", () => {
   });
 
   test("the store stopped in the middle of an upload: the run fails, the older backup is there when the store is back", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const own = await startS3rver([BUCKET]);
     const ownFront = startFront(own.endpoint, { accessKeyId: KEY_ID, secretAccessKey: SECRET });
     const target = openTarget({ kind: "s3", bucket: BUCKET, prefix: "mid-upload" }, { ...credentials(), endpoint: ownFront.endpoint });
@@ -243,7 +244,7 @@ describe("faults leave the target and the database as they were", () => {
   });
 
   test("a corrupt object at restore: refused with a clear message, the database untouched", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const target = s3Target("corrupt");
     const { name } = await runBackup({ dbPath: path, target, keep: 14, passphrase: null, iterations: FAST });
     const copy = join(scratch(), "copy");
@@ -253,7 +254,7 @@ describe("faults leave the target and the database as they were", () => {
     const corrupt = join(scratch(), "corrupt");
     writeFileSync(corrupt, bytes);
     await target.put(name, corrupt);
-    const dest = filledDatabase().path;
+    const dest = (await filledDatabase()).path;
     const before = readFileSync(dest);
     await expect(restoreBackup({ source: `s3://${BUCKET}/corrupt/${name}`, dbPath: dest, passphrase: null, s3: credentials() })).rejects.toThrow(/damaged.*nothing was changed/);
     expect(readFileSync(dest).equals(before)).toBe(true);
@@ -261,10 +262,10 @@ describe("faults leave the target and the database as they were", () => {
   });
 
   test("a wrong or missing encryption key: refused, saying which, the database untouched", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const target = s3Target("keys");
     const { name } = await runBackup({ dbPath: path, target, keep: 14, passphrase: PASSPHRASE, iterations: FAST });
-    const dest = filledDatabase().path;
+    const dest = (await filledDatabase()).path;
     const before = readFileSync(dest);
     const source = `s3://${BUCKET}/keys/${name}`;
     await expect(restoreBackup({ source, dbPath: dest, passphrase: null, s3: credentials() })).rejects.toThrow(/encrypted: set BACKUP_ENCRYPTION_KEY/);
@@ -273,7 +274,7 @@ describe("faults leave the target and the database as they were", () => {
   });
 
   test("a restore while a hub serves the database is refused", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const target = openTarget({ kind: "folder", path: scratch() }, credentials());
     const { name } = await runBackup({ dbPath: path, target, keep: 14, passphrase: null, iterations: FAST });
     const lock = acquireServerLock(path);
@@ -289,7 +290,7 @@ describe("faults leave the target and the database as they were", () => {
     writeFileSync(database, "not looked at");
     const file = join(scratch(), "hub-20991231T000000000Z-999.db.zst");
     await encodeBackupFile(database, file, { schemaVersion: 999, createdAt: Date.UTC(2099, 11, 31) }, null, FAST);
-    const dest = filledDatabase().path;
+    const dest = (await filledDatabase()).path;
     const error = await restoreBackup({ source: file, dbPath: dest, passphrase: null, s3: credentials() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RestoreError);
     expect(String(error)).toMatch(/schema version 999, newer than this hub knows/);
@@ -298,7 +299,7 @@ describe("faults leave the target and the database as they were", () => {
 
 describe("the serving hub", () => {
   async function backupHub(env: Record<string, string>, options: { webhook?: string } = {}): Promise<{ hub: Hub; admin: Browser; received: string[] }> {
-    const { path } = filledDatabase(false);
+    const { path } = await filledDatabase(false);
     const config = testConfig(["--db", path], { MFA_ENFORCED_ROLES: "", WEBHOOK_ALLOW_PRIVATE: "true", BACKUP_S3_ENDPOINT: front.endpoint, BACKUP_S3_REGION: "us-east-1", BACKUP_S3_ACCESS_KEY_ID: KEY_ID, ...env });
     const received: string[] = [];
     const hub = createHub(config, {
@@ -426,7 +427,7 @@ describe("the serving hub", () => {
 
 describe("scheduled runs", () => {
   test("every Nh: the first run an interval after start, the next an interval after the last backup", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const clock = Date.now();
     const config = testConfig(["--db", path], { BACKUP_TARGET: join(scratch(), "scheduled"), BACKUP_SCHEDULE: "every 1h" });
     const hub = createHub(config, { log: createLogger("error", () => {}), now: () => clock, backups: { iterations: FAST } });
@@ -444,7 +445,7 @@ describe("scheduled runs", () => {
   });
 
   test("stopping the hub ends a run under way: its worker is ended, no failure is counted", async () => {
-    const { path } = filledDatabase();
+    const { path } = await filledDatabase();
     const config = testConfig(["--db", path], { BACKUP_TARGET: join(scratch(), "stopped"), BACKUP_SCHEDULE: "every 1h" });
     const hub = createHub(config, { log: createLogger("error", () => {}), backups: { iterations: FAST } });
     try {
