@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { tempDir } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
 import { runCli, startHub } from "./harness.ts";
@@ -31,6 +32,33 @@ describe("dist/hub", () => {
     expect(await hub.stop()).toBe(0);
     expect(hub.output()).not.toContain("background checkpoints are unavailable");
     expect(existsSync(join(run.path, "data", "hub.db"))).toBe(true);
+  });
+
+  test("the web app's files are read from inside the binary when asked for, and compressed on the first request that accepts it", async () => {
+    const hub = await startHub({ cmd: [binary], cwd: run.path, env: { PATH: "/usr/bin:/bin" } });
+    try {
+      const page = await (await fetch(`${hub.url}/`, { headers: { "accept-encoding": "br" } })).text();
+      const scripts = [...page.matchAll(/src="(\/[^"]+\.js)"/g)].map((m) => m[1] ?? "");
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const script of scripts) {
+        const plain = await fetch(`${hub.url}${script}`, { headers: { "accept-encoding": "identity" } });
+        expect(plain.headers.get("content-encoding")).toBeNull();
+        const bytes = new Uint8Array(await plain.arrayBuffer());
+        expect(bytes.byteLength).toBeGreaterThan(1024);
+        const brotli = await fetch(`${hub.url}${script}`, { headers: { "accept-encoding": "br" }, decompress: false });
+        expect(brotli.headers.get("content-encoding")).toBe("br");
+        const compressed = new Uint8Array(await brotli.arrayBuffer());
+        expect(compressed.byteLength).toBeLessThan(bytes.byteLength);
+        expect(new Uint8Array(brotliDecompressSync(compressed))).toEqual(bytes);
+        const gzip = await fetch(`${hub.url}${script}`, { headers: { "accept-encoding": "gzip" }, decompress: false });
+        expect(gzip.headers.get("content-encoding")).toBe("gzip");
+        expect(new Uint8Array(gunzipSync(new Uint8Array(await gzip.arrayBuffer())))).toEqual(bytes);
+        expect(brotli.headers.get("etag")).toBe(plain.headers.get("etag"));
+        expect((await fetch(`${hub.url}${script}`, { headers: { "if-none-match": plain.headers.get("etag") ?? "" } })).status).toBe(304);
+      }
+    } finally {
+      await hub.stop();
+    }
   });
 
   test("is the CLI too", async () => {
