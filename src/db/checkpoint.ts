@@ -20,7 +20,15 @@
  * is what arrived since the worker's last round, so short rounds keep that
  * stall small: at 2,000 readings/s, rounds 500 ms apart left tens of
  * megabytes of frames a second to fold back in large steps.
+ *
+ * The worker is started once the log first holds START_FRAMES frames, not
+ * at start-up: a thread with its own JavaScript heap costs a few megabytes,
+ * which a hub that writes next to nothing (an idle one, whose migrations and
+ * first facts take under 200 frames) does not need to carry. Until then
+ * SQLite checkpoints on commit at its default 1,000 frames, which the log is
+ * still short of when the worker takes over.
  */
+import { statSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { CheckpointerMessage, CheckpointerReport } from "./checkpointer.ts";
 import type { HubDb } from "./open.ts";
@@ -32,11 +40,20 @@ export const CHECKPOINT_INTERVAL_MS = 500;
 export const CHECKPOINT_BUSY_MS = 50;
 /** Frames in the write-ahead log past which the writer's commit checkpoints too, so the log starts over: 16 MiB at 4 KiB pages. */
 export const WRITER_FRAMES = 4096;
+/**
+ * Frames in the write-ahead log at which the worker is started: 1.6 MB at 4 KiB pages, over twice what a new
+ * database's migrations and first start write, and well short of SQLite's own 1,000.
+ */
+export const START_FRAMES = 400;
+/** The write-ahead log's header, and each frame's header before its page (the SQLite file format). */
+const WAL_HEADER_BYTES = 32;
+const FRAME_HEADER_BYTES = 24;
 
 export interface CheckpointTuning {
   readonly intervalMs: number;
   readonly busyMs: number;
   readonly writerFrames: number;
+  readonly startFrames: number;
 }
 
 /** What `PRAGMA wal_checkpoint` answers: frames in the log, and how many of them are folded back. */
@@ -59,13 +76,16 @@ const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 
 export class BackgroundCheckpoints {
   private worker: Worker | null = null;
+  /** Looks at the log's size every intervalMs until the worker is started. */
+  private watch: ReturnType<typeof setInterval> | null = null;
+  private halted = false;
 
   constructor(
     private readonly db: HubDb,
     private readonly log: Logger,
     private readonly script: URL = new URL("./checkpointer.ts", import.meta.url),
     private readonly files: WatchedFiles | null = null,
-    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS, writerFrames: WRITER_FRAMES },
+    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS, writerFrames: WRITER_FRAMES, startFrames: START_FRAMES },
   ) {}
 
   private automatic(pages: number): void {
@@ -76,8 +96,37 @@ export class BackgroundCheckpoints {
     }
   }
 
+  /** Starts the worker once the log holds startFrames frames (at once if it already does). */
   start(): void {
-    if (this.worker || this.db.path === ":memory:") return;
+    if (this.worker || this.watch || this.halted || this.db.path === ":memory:") return;
+    const pageSize = this.db.sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 4096;
+    const threshold = WAL_HEADER_BYTES + this.tuning.startFrames * (FRAME_HEADER_BYTES + pageSize);
+    const due = (): boolean => {
+      try {
+        return statSync(`${this.db.path}-wal`).size >= threshold;
+      } catch {
+        // no log yet (or its files are gone, which Storage reports): nothing to fold back
+        return false;
+      }
+    };
+    if (due()) {
+      this.startWorker();
+      return;
+    }
+    this.watch = setInterval(() => {
+      if (!due()) return;
+      this.stopWatching();
+      this.startWorker();
+    }, this.tuning.intervalMs);
+    this.watch.unref?.();
+  }
+
+  private stopWatching(): void {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = null;
+  }
+
+  private startWorker(): void {
     try {
       const worker = new Worker(this.script);
       worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
@@ -101,6 +150,8 @@ export class BackgroundCheckpoints {
    * write into a file that is no longer the hub's (or from a log that is gone).
    */
   halt(): void {
+    this.halted = true;
+    this.stopWatching();
     this.automatic(0);
     this.worker?.terminate();
     this.worker = null;
@@ -108,6 +159,7 @@ export class BackgroundCheckpoints {
 
   /** Stops the worker and gives checkpointing back to SQLite. */
   async stop(): Promise<void> {
+    this.stopWatching();
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;

@@ -1,11 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { BackgroundCheckpoints, CHECKPOINT_BUSY_MS, CHECKPOINT_INTERVAL_MS, nextCheckpointDelay, WRITER_FRAMES } from "../../src/db/checkpoint.ts";
+import { BackgroundCheckpoints, CHECKPOINT_BUSY_MS, CHECKPOINT_INTERVAL_MS, nextCheckpointDelay, START_FRAMES, WRITER_FRAMES } from "../../src/db/checkpoint.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { memoryLog, tempDir } from "../helpers.ts";
 
 const autocheckpoint = (db: ReturnType<typeof openDatabase>) => db.sqlite.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint;
+
+/** The hub's spacing and bounds, with the worker started at once rather than when the log has grown. */
+const AT_ONCE = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS, writerFrames: WRITER_FRAMES, startFrames: 0 };
+
+function walFrames(db: ReturnType<typeof openDatabase>): number {
+  const pageSize = db.sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 4096;
+  return Math.max(0, (statSync(`${db.path}-wal`).size - 32) / (pageSize + 24));
+}
 
 async function until(condition: () => boolean, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -13,13 +21,64 @@ async function until(condition: () => boolean, ms = 3000): Promise<void> {
 }
 
 describe("background checkpoints", () => {
+  test("the worker starts once the log holds startFrames frames, not at start: a hub that writes next to nothing runs no thread for it", async () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase(join(dir.path, "hub.db"));
+      migrate(db);
+      // A new database's migrations stay well below the hub's threshold (an idle hub's first start writes little more).
+      expect(walFrames(db)).toBeLessThan(START_FRAMES / 2);
+      const { log, lines } = memoryLog("warn");
+      const startFrames = walFrames(db) + 40;
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames });
+      checkpoints.start();
+      const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, 0)");
+      for (let i = 0; walFrames(db) < startFrames - 5; i++) insert.run(i);
+      await Bun.sleep(300);
+      expect(autocheckpoint(db)).toBe(1000);
+      for (let i = 0; walFrames(db) < startFrames; i++) insert.run(10_000 + i);
+      await until(() => autocheckpoint(db) === WRITER_FRAMES);
+      expect(autocheckpoint(db)).toBe(WRITER_FRAMES);
+      await checkpoints.stop();
+      expect(autocheckpoint(db)).toBe(1000);
+      expect(lines).toEqual([]);
+      db.sqlite.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  test("stopped or halted before the log grew, it never starts the worker", async () => {
+    const dir = tempDir();
+    try {
+      const db = openDatabase(join(dir.path, "hub.db"));
+      migrate(db);
+      const { log } = memoryLog("warn");
+      const tuning = { intervalMs: 20, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames: walFrames(db) + 10 };
+      const stopped = new BackgroundCheckpoints(db, log, undefined, null, tuning);
+      stopped.start();
+      await stopped.stop();
+      const halted = new BackgroundCheckpoints(db, log, undefined, null, tuning);
+      halted.start();
+      halted.halt();
+      halted.start();
+      const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, 0)");
+      for (let i = 0; walFrames(db) < tuning.startFrames + 10; i++) insert.run(i);
+      await Bun.sleep(300);
+      expect(autocheckpoint(db)).toBe(0);
+      db.sqlite.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   test("a worker takes checkpoints over, keeps the WAL from growing, and hands them back when stopped", async () => {
     const dir = tempDir();
     try {
       const db = openDatabase(join(dir.path, "hub.db"));
       migrate(db);
       const { log, lines } = memoryLog("warn");
-      const checkpoints = new BackgroundCheckpoints(db, log);
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, AT_ONCE);
       checkpoints.start();
       await until(() => autocheckpoint(db) === WRITER_FRAMES);
       expect(autocheckpoint(db)).toBe(WRITER_FRAMES);
@@ -47,7 +106,7 @@ describe("background checkpoints", () => {
       migrate(db);
       const { log, lines } = memoryLog("warn");
       const writerFrames = 200;
-      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames });
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames, startFrames: 0 });
       checkpoints.start();
       await until(() => autocheckpoint(db) === writerFrames);
       const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, ?)");
@@ -100,7 +159,7 @@ describe("background checkpoints", () => {
       migrate(db);
       const { log, lines } = memoryLog("warn");
       // The writer's own checkpoint is kept out of the way, so only the worker moves pages into the database file.
-      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 1500, busyMs: 20, writerFrames: 1_000_000 });
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 1500, busyMs: 20, writerFrames: 1_000_000, startFrames: 0 });
       checkpoints.start();
       await until(() => autocheckpoint(db) === 1_000_000);
       // Two quiet rounds: the worker is at its idle spacing when the commits begin.
@@ -130,7 +189,7 @@ describe("background checkpoints", () => {
       const db = openDatabase(join(dir.path, "hub.db"));
       migrate(db);
       const { log, lines } = memoryLog("warn");
-      const checkpoints = new BackgroundCheckpoints(db, log, new URL("file:///nonexistent/checkpointer.ts"));
+      const checkpoints = new BackgroundCheckpoints(db, log, new URL("file:///nonexistent/checkpointer.ts"), null, AT_ONCE);
       checkpoints.start();
       await until(() => lines.length > 0);
       expect(String(lines[0]?.msg)).toContain("background checkpoints are unavailable");

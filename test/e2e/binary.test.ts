@@ -1,11 +1,12 @@
 /** The compiled executable, alone in an empty directory, is the whole hub. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { START_FRAMES } from "../../src/db/checkpoint.ts";
 import { tempDir } from "../helpers.ts";
 import { compiledHub } from "./compiled.ts";
-import { runCli, startHub } from "./harness.ts";
+import { eventually, postReading, runCli, startHub } from "./harness.ts";
 
 const run = tempDir("hub-alone-");
 const binary = join(run.path, "hub");
@@ -60,6 +61,38 @@ describe("dist/hub", () => {
       await hub.stop();
     }
   });
+
+  test("background checkpoints start when the log has grown: an idle hub runs no worker, a writing one gets it before SQLite's own checkpoint", async () => {
+    // Readings from many agents, one each: an agent's next reading waits for its poll interval.
+    const tokens = Array.from({ length: 150 }, (_, i) => `checkpoint-agent-${i}-0123456789abcdef`);
+    const db = join(run.path, "checkpoints.db");
+    const hub = await startHub({
+      cmd: [binary],
+      cwd: run.path,
+      args: ["--db", db],
+      env: { PATH: "/usr/bin:/bin", PROVISION_AGENTS: tokens.map((token, i) => `a${i}:${token}:eu-west-1:steam`).join(",") },
+    });
+    // Frames in the log, from its size (4 KiB pages, a 24-byte header per frame, 32 bytes for the log's own).
+    const frames = () => Math.max(0, (statSync(`${db}-wal`).size - 32) / (4096 + 24));
+    try {
+      // The migrations' pages wait in the log: nothing folds them back while the hub writes next to nothing.
+      const idle = statSync(db).size;
+      await Bun.sleep(1500);
+      expect(statSync(db).size).toBe(idle);
+      expect(frames()).toBeGreaterThan(0);
+      expect(frames()).toBeLessThan(START_FRAMES);
+      for (const token of tokens) {
+        if (statSync(db).size > idle) break;
+        expect(await postReading(hub.url, token, Date.now() - 1000)).toBe(201);
+      }
+      await eventually(() => statSync(db).size > idle);
+      // Folded back by the worker: SQLite's own checkpoint would have waited for 1,000 frames.
+      expect(frames()).toBeLessThan(1000);
+      expect(hub.output()).not.toContain("background checkpoints are unavailable");
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
 
   test("is the CLI too", async () => {
     const version = await runCli(["version"], { cmd: [binary], cwd: run.path });
