@@ -15,6 +15,27 @@ function walFrames(db: ReturnType<typeof openDatabase>): number {
   return Math.max(0, (statSync(`${db.path}-wal`).size - 32) / (pageSize + 24));
 }
 
+/** A migrated database in a scratch folder, closed and removed after `use`. */
+async function withDatabase(use: (db: ReturnType<typeof openDatabase>) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  try {
+    const db = openDatabase(join(dir.path, "hub.db"));
+    migrate(db);
+    try {
+      await use(db);
+    } finally {
+      db.sqlite.close();
+    }
+  } finally {
+    dir.cleanup();
+  }
+}
+
+/** One reading a commit, at the measured time given. */
+function readingInsert(db: ReturnType<typeof openDatabase>) {
+  return db.sqlite.query<unknown, [number]>("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, 0)");
+}
+
 async function until(condition: () => boolean, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition() && Date.now() < deadline) await Bun.sleep(20);
@@ -22,17 +43,14 @@ async function until(condition: () => boolean, ms = 3000): Promise<void> {
 
 describe("background checkpoints", () => {
   test("the worker starts once the log holds startFrames frames, not at start: a hub that writes next to nothing runs no thread for it", async () => {
-    const dir = tempDir();
-    try {
-      const db = openDatabase(join(dir.path, "hub.db"));
-      migrate(db);
+    await withDatabase(async (db) => {
       // A new database's migrations stay well below the hub's threshold (an idle hub's first start writes little more).
       expect(walFrames(db)).toBeLessThan(START_FRAMES / 2);
       const { log, lines } = memoryLog("warn");
       const startFrames = walFrames(db) + 40;
       const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames });
       checkpoints.start();
-      const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, 0)");
+      const insert = readingInsert(db);
       for (let i = 0; walFrames(db) < startFrames - 5; i++) insert.run(i);
       await Bun.sleep(300);
       expect(autocheckpoint(db)).toBe(1000);
@@ -42,17 +60,11 @@ describe("background checkpoints", () => {
       await checkpoints.stop();
       expect(autocheckpoint(db)).toBe(1000);
       expect(lines).toEqual([]);
-      db.sqlite.close();
-    } finally {
-      dir.cleanup();
-    }
+    });
   });
 
   test("stopped or halted before the log grew, it never starts the worker", async () => {
-    const dir = tempDir();
-    try {
-      const db = openDatabase(join(dir.path, "hub.db"));
-      migrate(db);
+    await withDatabase(async (db) => {
       const { log } = memoryLog("warn");
       const tuning = { intervalMs: 20, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames: walFrames(db) + 10 };
       const stopped = new BackgroundCheckpoints(db, log, undefined, null, tuning);
@@ -62,14 +74,11 @@ describe("background checkpoints", () => {
       halted.start();
       halted.halt();
       halted.start();
-      const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, 0)");
+      const insert = readingInsert(db);
       for (let i = 0; walFrames(db) < tuning.startFrames + 10; i++) insert.run(i);
       await Bun.sleep(300);
       expect(autocheckpoint(db)).toBe(0);
-      db.sqlite.close();
-    } finally {
-      dir.cleanup();
-    }
+    });
   });
 
   test("a worker takes checkpoints over, keeps the WAL from growing, and hands them back when stopped", async () => {
