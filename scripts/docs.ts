@@ -9,8 +9,13 @@ import { dirname, join } from "node:path";
 import { renderSettingsTable } from "../src/config/help.ts";
 import { CONFIG_OPTION, fileVariant, OPTIONS, OPTION_KEYS } from "../src/config/options.ts";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../src/http/errors.ts";
-import { ProblemSchema, STATUS_TITLES } from "../src/http/problem.ts";
+import { STATUS_TITLES } from "../src/domain/problem.ts";
+import { ProblemSchema } from "../src/http/problem.ts";
 import { COMMANDS } from "../src/main.ts";
+import { configFrom } from "../src/config/load.ts";
+import { openDatabase } from "../src/db/open.ts";
+import { createHub } from "../src/hub.ts";
+import { createLogger } from "../src/log.ts";
 import { Metrics } from "../src/metrics.ts";
 
 export const ROOT = join(import.meta.dir, "..");
@@ -105,8 +110,45 @@ interface MetricEntry {
   readonly labels: readonly string[];
 }
 
-/** Every metric `/metrics` can show, read from the renderer's own HELP and TYPE lines with every optional part switched on. */
-export function metricEntries(): MetricEntry[] {
+/**
+ * What `GET /metrics` answers on a hub built the way `hub serve` builds one
+ * (in memory, never started), so a metric is in the reference wherever the
+ * code registers it.
+ */
+export async function servedMetrics(): Promise<string> {
+  const token = "reference-metrics-token";
+  const hub = createHub(configFrom([], { METRICS_TOKEN: token, LATENCY_PROBES: "false" }).config, { db: openDatabase(":memory:"), log: createLogger("error", () => {}) });
+  try {
+    const response = await hub.app.handle(new Request("http://localhost/metrics", { headers: { authorization: `Bearer ${token}` } }));
+    if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+    return await response.text();
+  } finally {
+    await hub.stop();
+  }
+}
+
+/** The metric families of a Prometheus text, with their type, help and label names, in order of appearance. */
+export function metricFamilies(text: string): MetricEntry[] {
+  const entries = new Map<string, { type: string; help: string; labels: Set<string> }>();
+  for (const line of text.split("\n")) {
+    const help = /^# HELP (\S+) (.*)$/.exec(line);
+    if (help?.[1] && !entries.has(help[1])) entries.set(help[1], { type: "", help: help[2] ?? "", labels: new Set() });
+    const type = /^# TYPE (\S+) (\S+)$/.exec(line);
+    const typed = type?.[1] ? entries.get(type[1]) : undefined;
+    if (typed) typed.type = type?.[2] ?? "";
+    const sample = /^([a-z_]+?)(?:_bucket|_sum|_count)?\{([^}]*)\}/.exec(line);
+    const family = sample?.[1] ? (entries.get(sample[1]) ?? entries.get(sample[1].replace(/_(bucket|sum|count)$/, ""))) : undefined;
+    if (family && sample?.[2]) for (const pair of sample[2].split(",")) family.labels.add(pair.split("=")[0] ?? "");
+  }
+  return [...entries].map(([name, entry]) => ({ name, type: entry.type, help: entry.help, labels: [...entry.labels].filter((l) => l !== "le") }));
+}
+
+/**
+ * Every metric `/metrics` can show: what a hub serves (above), and the
+ * renderer's parts that appear only when configured or once counted (GRIP,
+ * refused readings by rule, …), switched on here for their label names.
+ */
+export async function metricEntries(): Promise<MetricEntry[]> {
   const metrics = new Metrics();
   metrics.count("GET", "/example", 200);
   const text = metrics.render({
@@ -122,25 +164,15 @@ export function metricEntries(): MetricEntry[] {
     uptimeSeconds: 0,
     storage: "ok",
     clockBehindSeconds: 0,
+    webhookDeliveries: new Map([["delivered", 0]]),
     grip: [{ proxy: "node:5561", published: 0, failures: 0 }],
     gripHolds: 0,
     gripNodes: [{ node: "node:5561", viewers: 0, readAt: 0, problem: null }],
   });
-  const entries = new Map<string, { type: string; help: string; labels: Set<string> }>();
-  for (const line of text.split("\n")) {
-    const help = /^# HELP (\S+) (.*)$/.exec(line);
-    if (help?.[1]) entries.set(help[1], { type: "", help: help[2] ?? "", labels: new Set() });
-    const type = /^# TYPE (\S+) (\S+)$/.exec(line);
-    const typed = type?.[1] ? entries.get(type[1]) : undefined;
-    if (typed) typed.type = type?.[2] ?? "";
-    const sample = /^([a-z_]+?)(?:_bucket|_sum|_count)?\{([^}]*)\}/.exec(line);
-    const family = sample?.[1] ? (entries.get(sample[1]) ?? entries.get(sample[1].replace(/_(bucket|sum|count)$/, ""))) : undefined;
-    if (family && sample?.[2]) for (const pair of sample[2].split(",")) family.labels.add(pair.split("=")[0] ?? "");
-  }
-  return [...entries].map(([name, entry]) => ({ name, type: entry.type, help: entry.help, labels: [...entry.labels].filter((l) => l !== "le") }));
+  return metricFamilies(`${text}\n${await servedMetrics()}`);
 }
 
-export function metricsReference(): string {
+export async function metricsReference(): Promise<string> {
   const lines = [
     GENERATED,
     "",
@@ -153,7 +185,7 @@ export function metricsReference(): string {
     "| Metric | Type | Labels | Meaning |",
     "|---|---|---|---|",
   ];
-  for (const entry of metricEntries()) lines.push(`| \`${entry.name}\` | ${entry.type} | ${entry.labels.map((l) => `\`${l}\``).join(", ") || "—"} | ${cell(entry.help)} |`);
+  for (const entry of await metricEntries()) lines.push(`| \`${entry.name}\` | ${entry.type} | ${entry.labels.map((l) => `\`${l}\``).join(", ") || "—"} | ${cell(entry.help)} |`);
   lines.push("");
   return lines.join("\n");
 }
@@ -223,7 +255,7 @@ export function errorsReference(): string {
 }
 
 /** Each generated page, by its path under the repository. */
-export const REFERENCE_PAGES: Readonly<Record<string, () => string>> = {
+export const REFERENCE_PAGES: Readonly<Record<string, () => string | Promise<string>>> = {
   "docs/reference/settings.md": settingsReference,
   "docs/reference/cli.md": cliReference,
   "docs/reference/metrics.md": metricsReference,
@@ -274,7 +306,7 @@ if (import.meta.main) {
   for (const [path, render] of Object.entries(REFERENCE_PAGES)) {
     const target = join(ROOT, path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, render());
+    writeFileSync(target, await render());
     console.log(`${path} written`);
   }
 }

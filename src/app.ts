@@ -44,7 +44,7 @@ export function createApp(ctx: HubContext, incentives: IncentivesReplies, notFou
   const { accounts } = ctx;
   const access = createAccess({ config, settings: ctx.settings, agents: ctx.agents, accounts });
   const mfa = new Mfa(ctx.db, accounts, config.rpName, ctx.now);
-  const userAdmin = new UserAdmin(ctx.db, accounts, ctx.now);
+  const userAdmin = new UserAdmin(ctx.db, accounts, ctx.now, (id) => ctx.push.subscriptions.deleteOwnedBy(id));
   const agentAdmin = new AgentAdmin(ctx.db, config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now, ctx.events);
   const eventAdmin = new EventAdmin(ctx.db, ctx.events, ctx.live, ctx.now);
   const responses = responseFinisher({ https: config.origin.startsWith("https:"), cors: config.corsOrigins, metrics: ctx.metrics });

@@ -1,5 +1,5 @@
 /** Prometheus metrics: counters and histograms kept in memory, rendered as text on demand. */
-import type { NodeViewers } from "./fanout/node-stats.ts";
+import { HUB_VERSION } from "./version.ts";
 
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -52,6 +52,10 @@ export interface Gauges {
   readonly clockBehindSeconds: number;
   /** The last backup that succeeded: when it was taken, epoch ms, and its size; null when none is known (SPEC §25). */
   readonly backupLast?: { readonly at: number; readonly bytes: number } | null;
+  /** Seconds between scheduled backups, 0 when none are scheduled (SPEC §25). */
+  readonly backupPeriodSeconds?: number;
+  /** Webhook delivery attempts since start, by result (SPEC §18). */
+  readonly webhookDeliveries?: ReadonlyMap<string, number>;
   /** Per GRIP proxy, when streams go through proxies (SPEC §20). */
   readonly grip: readonly GripProxyCounters[] | null;
   readonly gripHolds: number;
@@ -102,7 +106,12 @@ export class Metrics {
   }
 
   render(gauges: Gauges): string {
-    const lines = ["# HELP hub_http_requests_total HTTP requests by route template, method and status.", "# TYPE hub_http_requests_total counter"];
+    const lines = [
+      "# HELP hub_build_info Always 1; the version label says which hub runs.",
+      "# TYPE hub_build_info gauge",
+      `hub_build_info{version="${label(HUB_VERSION)}"} 1`,
+      "# HELP hub_http_requests_total HTTP requests by route template, method and status.", "# TYPE hub_http_requests_total counter",
+    ];
     for (const [route, byRoute] of [...this.requests].sort(([a], [b]) => a.localeCompare(b))) {
       for (const [key, value] of [...byRoute].sort(([a], [b]) => a.localeCompare(b))) {
         const method = key.slice(0, -3);
@@ -130,6 +139,12 @@ export class Metrics {
     gauge("hub_clock_behind_seconds", "gauge", "Seconds the clock is behind the newest stored reading (0 when it is not).", gauges.clockBehindSeconds);
     gauge("hub_backup_last_success_timestamp_seconds", "gauge", "When the last backup that was uploaded and checked was taken, Unix seconds (0 when none is known).", gauges.backupLast ? Math.floor(gauges.backupLast.at / 1000) : 0);
     gauge("hub_backup_bytes", "gauge", "Size of the last backup that was uploaded and checked (0 when none is known).", gauges.backupLast?.bytes ?? 0);
+    gauge("hub_backup_schedule_period_seconds", "gauge", "Seconds between scheduled backups (a day for daily HH:MM), 0 when BACKUP_SCHEDULE is off.", gauges.backupPeriodSeconds ?? 0);
+    lines.push(
+      "# HELP hub_webhook_deliveries_total Webhook delivery attempts since start, by result (delivered: 2xx; retry: failed, tried again later; given_up: failed with no attempt left in its day; expired: not sent within its day).",
+      "# TYPE hub_webhook_deliveries_total counter",
+    );
+    for (const [result, value] of gauges.webhookDeliveries ?? []) lines.push(`hub_webhook_deliveries_total{result="${label(result)}"} ${value}`);
     const grip = gauges.grip;
     if (grip) {
       gauge("hub_grip_holds_total", "counter", "Stream requests from a GRIP proxy answered with hold instructions.", gauges.gripHolds);
@@ -150,4 +165,16 @@ export class Metrics {
     }
     return `${lines.join("\n")}\n`;
   }
+}
+
+/** The viewers one GRIP proxy node holds, as src/fanout/node-stats.ts last read them. */
+export interface NodeViewers {
+  /** host:port of the node's publish endpoint, as GRIP_URL names it (the `proxy` of the publish metrics). */
+  readonly node: string;
+  /** Connections the node holds, as last read; null when unknown. */
+  readonly viewers: number | null;
+  /** When `viewers` was read (epoch ms); null when never, or dropped. */
+  readonly readAt: number | null;
+  /** Why the last read failed; null when it succeeded. */
+  readonly problem: string | null;
 }

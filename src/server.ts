@@ -10,11 +10,11 @@ import type { BunRequest, Server } from "bun";
 import type { HubApp } from "./app.ts";
 import type { HubContext } from "./context.ts";
 import { unixSocketPath } from "./domain/net.ts";
-import { ClientCounts, clientIp, clientKey, NO_SOCKET_ADDRESS, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
-import { viewerKey } from "./auth/presence.ts";
+import { ClientCounts, clientIp, NO_SOCKET_ADDRESS, rememberSocketAddress, releaseWhenAnswered, UNIX_SOCKET_PEER, type SocketSource } from "./http/client-ip.ts";
+import { clientKey, viewerKey } from "./auth/presence.ts";
 import { CapacityRefusal, RefusalLog } from "./http/errors.ts";
 import { forElysia, receivedRequest } from "./http/incentives.ts";
-import { HttpProblem } from "./http/problem.ts";
+import { HttpProblem } from "./domain/problem.ts";
 import { securityHeaders } from "./http/security.ts";
 
 /** How long in-flight requests get to finish once shutdown begins. */

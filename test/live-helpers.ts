@@ -1,5 +1,5 @@
 /** Helpers for tests of the live path: agents, readings and stream readers. */
-import { newAgentToken, sha256Hex } from "../src/auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../src/domain/tokens.ts";
 import { insertAgent } from "../src/db/agents.ts";
 import type { Provider } from "../src/domain/catalogue.ts";
 import type { Hub } from "../src/hub.ts";

@@ -9,7 +9,7 @@
  * than 100 ms.
  */
 import { mkdirSync, statSync } from "node:fs";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
 import { checkLatencies, fmt, MAIN, percentile, printBenchRows, scratch, startHubProcess, type BenchRow } from "./common.ts";

@@ -11,7 +11,7 @@
  * one build. Run alone with `bun scripts/bench/feeds.ts`.
  */
 import { join } from "node:path";
-import { newAgentToken, sha256Hex } from "../../src/auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../../src/domain/tokens.ts";
 import { insertAgent } from "../../src/db/agents.ts";
 import { closeDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
@@ -164,4 +164,4 @@ export async function feedsBench(): Promise<BenchRow[]> {
   }
 }
 
-if (import.meta.main) printBenchRows("Feeds under a min walk (SPEC §16.3)", await feedsBench());
+if (import.meta.main) printBenchRows("Feeds under a min walk", await feedsBench());

@@ -288,4 +288,4 @@ export async function gripBench(): Promise<BenchRow[]> {
   return rows;
 }
 
-if (import.meta.main) printBenchRows("Streams through GRIP proxies (SPEC §20)", await gripBench());
+if (import.meta.main) printBenchRows("Streams through GRIP proxies", await gripBench());

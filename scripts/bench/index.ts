@@ -63,7 +63,7 @@ for (const [name, bench] of Object.entries(BENCHES)) {
   if (only && !only.includes(name)) continue;
   rows.push(...(await bench()));
 }
-printBenchRows("Budgets (SPEC §15)", rows);
+printBenchRows("Budgets", rows);
 let accuracy: AccuracyResult | null = null;
 if (!only || only.includes(ACCURACY)) {
   accuracy = accuracyBench();

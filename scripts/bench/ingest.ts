@@ -3,7 +3,8 @@
  * per 240 s, so one agent per reading), after a short warm-up, against a bare
  * Bun.serve that only parses and inserts, committing the readings of one
  * turn of its event loop together as the hub does (the baseline), then one
- * commit per reading. Reports the rate sustained, p50/p99
+ * commit per reading. Reports whether the hub keeps up with that offered
+ * load (a load it is given, not the most it can take), p50/p99
  * latency and readings lost (acknowledged with 201 but not stored). Every
  * commit is synchronous = FULL (SPEC §16.2); a second bare run with NORMAL
  * shows what that costs on this disk. Beside the latency the client sees, the
@@ -14,10 +15,11 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
 import { RawPoster } from "./raw-post.ts";
+import { offeredLoadFigure } from "./report.ts";
 import { checkLatencies, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 
 const RATE = Number(process.env.BENCH_INGEST_RATE ?? 2000);
@@ -217,10 +219,10 @@ export async function ingestBench(): Promise<BenchRow[]> {
     await checkLatencies("bare insert, NORMAL, p50 / p99", [percentile(normalRun.measured.latencies, 0.5), percentile(normalRun.measured.latencies, 0.99)]);
     return [
       {
-        figure: `Ingest readings/s over ${SECONDS} s (after ${WARMUP_SECONDS} s warm-up; ${hubLoad.sent} agents; ${WEBHOOKS} webhooks subscribed)`,
-        value: `${fmt(rate, 0)}/s (${hubLoad.acknowledged} of ${hubLoad.sent} acknowledged)`,
-        budget: `≥ ${RATE}/s`,
-        baseline: `${fmt(groupRate, 0)}/s bare insert (group commit)`,
+        figure: offeredLoadFigure(RATE, SECONDS, WARMUP_SECONDS, hubLoad.sent, WEBHOOKS),
+        value: `${fmt(rate, 0)}/s acknowledged (${hubLoad.acknowledged} of ${hubLoad.sent})`,
+        budget: `keeps up with ${RATE}/s`,
+        baseline: `${fmt(groupRate, 0)}/s acknowledged by a bare insert (group commit) at the same offered load`,
         ratio: `${fmt(rate / groupRate, 2)}×`,
         ok: hubLoad.acknowledged === hubLoad.sent && hubLoad.errors === 0 && rate >= RATE * 0.99,
       },

@@ -12,7 +12,7 @@ import { createECDH, randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomToken, sha256Hex } from "../../src/auth/tokens.ts";
+import { randomToken, sha256Hex } from "../../src/domain/tokens.ts";
 import { fmt, percentile, printBenchRows, rssBytes, scratch, scratchDb, startHubProcess, type BenchRow, type Running } from "./common.ts";
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_PUSH_SUBSCRIPTIONS ?? 10_000);

@@ -58,6 +58,36 @@ export function loadAverage(): number {
   return loadavg()[0] ?? 0;
 }
 
+/**
+ * The ingest row's figure: the rate is the load the bench offers (open loop,
+ * whatever the server's pace), so the row says so and never reads as the
+ * most the hub can take.
+ */
+export function offeredLoadFigure(rate: number, seconds: number, warmupSeconds: number, agents: number, webhooks: number): string {
+  return `Ingest at an offered load of ${rate} readings/s (open loop, not a capacity) over ${seconds} s, after ${warmupSeconds} s warm-up; ${agents} agents; ${webhooks} webhooks subscribed`;
+}
+
+/**
+ * A row as the benches word it now. Runs recorded before the ingest row said
+ * that its rate is an offered load ("Ingest readings/s over 30 s …", "≥ 2000/s")
+ * are shown with today's words; their figures are unchanged.
+ */
+export function currentWording(row: BenchRow): BenchRow {
+  const old = /^Ingest readings\/s over (\d+) s \(after (\d+) s warm-up; (\d+) agents; (\d+) webhooks subscribed\)$/.exec(row.figure);
+  const rate = /^≥ (\d+)\/s$/.exec(row.budget)?.[1];
+  if (!old || !rate) return row;
+  const [, seconds = "", warmup = "", agents = "", webhooks = ""] = old;
+  const value = /^(\S+) \((\d+) of (\d+) acknowledged\)$/.exec(row.value);
+  const baseline = /^(\S+) bare insert \(group commit\)$/.exec(row.baseline);
+  return {
+    ...row,
+    figure: offeredLoadFigure(Number(rate), Number(seconds), Number(warmup), Number(agents), Number(webhooks)),
+    value: value ? `${value[1]} acknowledged (${value[2]} of ${value[3]})` : row.value,
+    budget: `keeps up with ${rate}/s`,
+    baseline: baseline ? `${baseline[1]} acknowledged by a bare insert (group commit) at the same offered load` : row.baseline,
+  };
+}
+
 function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
@@ -87,11 +117,11 @@ export function renderPerformance(run: BenchRun): string {
     `| One loopback round trip | ${run.loopbackRoundTripMs.toFixed(3)} ms: no latency below it is printed |`,
     `| Took | ${run.seconds.toFixed(0)} s |`,
     "",
-    "## Budgets (SPEC §15)",
+    "## Budgets",
     "",
     "| Figure | Measured | Budget | Baseline (same run) | Ratio | Within budget |",
     "|---|---|---|---|---|---|",
-    ...run.rows.map((r) => `| ${cell(r.figure)} | ${cell(r.value)} | ${cell(r.budget) || "—"} | ${cell(r.baseline) || "—"} | ${cell(r.ratio) || "—"} | ${r.ok === null ? "—" : r.ok ? "yes" : "**no**"} |`),
+    ...run.rows.map(currentWording).map((r) => `| ${cell(r.figure)} | ${cell(r.value)} | ${cell(r.budget) || "—"} | ${cell(r.baseline) || "—"} | ${cell(r.ratio) || "—"} | ${r.ok === null ? "—" : r.ok ? "yes" : "**no**"} |`),
     "",
   );
   if (run.accuracy) {
@@ -104,7 +134,7 @@ export function renderPerformance(run: BenchRun): string {
       "| Forecast | Survivor MAE | Killer MAE |",
       "|---|---|---|",
       `| This hub's model (anomaly persistence) | ${model.survivor.toFixed(2)} | ${model.killer.toFixed(2)} |`,
-      `| SPEC §13's model as written (level persistence) | ${specModel.survivor.toFixed(2)} | ${specModel.killer.toFixed(2)} |`,
+      `| Climatology blended with the last level (level persistence) | ${specModel.survivor.toFixed(2)} | ${specModel.killer.toFixed(2)} |`,
       `| Seasonal-naive (the same hour a week earlier) | ${seasonalNaive.survivor.toFixed(2)} | ${seasonalNaive.killer.toFixed(2)} |`,
       `| Persistence (the last value) | ${persistence.survivor.toFixed(2)} | ${persistence.killer.toFixed(2)} |`,
       "",
@@ -117,4 +147,18 @@ export function renderPerformance(run: BenchRun): string {
 export function writeReport(dir: string, run: BenchRun): void {
   writeFileSync(join(dir, "performance.md"), renderPerformance(run));
   appendFileSync(join(dir, "performance.jsonl"), `${JSON.stringify(run)}\n`);
+}
+
+/** The last run recorded in a performance.jsonl. */
+export function lastRun(jsonl: string): BenchRun {
+  const line = jsonl.trim().split("\n").at(-1);
+  if (!line) throw new Error("performance.jsonl holds no run");
+  return JSON.parse(line) as BenchRun;
+}
+
+// `bun scripts/bench/report.ts` writes docs/performance.md again from the last recorded run, with today's words.
+if (import.meta.main) {
+  const dir = join(import.meta.dir, "..", "..", "docs");
+  writeFileSync(join(dir, "performance.md"), renderPerformance(lastRun(readFileSync(join(dir, "performance.jsonl"), "utf8"))));
+  console.log("docs/performance.md written from the last run in docs/performance.jsonl");
 }

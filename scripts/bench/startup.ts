@@ -6,7 +6,7 @@
  * figures from source are printed beside them, without a budget.
  */
 import { join } from "node:path";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { BUILT_IN_REGIONS, PLATFORMS } from "../../src/domain/catalogue.ts";
 import { buildHub, checkLatencies, fmt, freePort, median, MAIN, printBenchRows, scratch, settledRssBytes, startProcess, type BenchRow } from "./common.ts";

@@ -479,7 +479,7 @@ export async function webBench(): Promise<BenchRow[]> {
   // Without a browser the other benchmarks still run; the missing figures are said, not silently dropped.
   if (!existsSync(CHROMIUM)) {
     console.warn(`web bench: ${CHROMIUM} is missing (apt-get install chromium, or set CHROMIUM_PATH); the web app's figures are not measured`);
-    return [{ figure: "Web app budgets (SPEC §17)", value: "not measured", budget: "—", baseline: `no browser at ${CHROMIUM}`, ratio: "—", ok: null }];
+    return [{ figure: "Web app budgets", value: "not measured", budget: "—", baseline: `no browser at ${CHROMIUM}`, ratio: "—", ok: null }];
   }
   const dir = scratch("web");
   let hub: Running | null = null;
@@ -599,4 +599,4 @@ export async function webBench(): Promise<BenchRow[]> {
   }
 }
 
-if (import.meta.main) printBenchRows("Web app (SPEC §17)", await webBench());
+if (import.meta.main) printBenchRows("Web app", await webBench());

@@ -4,7 +4,7 @@
  * beside the time the reading's own request took (the baseline: what the
  * agent waits for anyway).
  */
-import { newAgentToken, sha256Hex } from "../../src/auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../../src/domain/tokens.ts";
 import { insertAgent } from "../../src/db/agents.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { benchHub, checkLatencies, fmt, percentile, printBenchRows, type BenchRow } from "./common.ts";

@@ -4,7 +4,7 @@
  * lets the live store push any payload that changed.
  */
 import { and, eq, gte, isNull, lte, sql, type SQL } from "drizzle-orm";
-import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../domain/tokens.ts";
 import { audit, type Actor } from "../db/audit.ts";
 import { insertAgent, type Agent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
@@ -16,7 +16,7 @@ import { characters } from "../domain/characters.ts";
 import type { EventReportMode } from "../domain/events.ts";
 import { isAgentSource, type AgentSource } from "../domain/provenance.ts";
 import { withdrawAgentEvents } from "../events/withdraw.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { EventBook } from "../live/events.ts";
 import type { Ingest } from "../live/ingest.ts";

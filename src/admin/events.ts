@@ -11,7 +11,7 @@ import { events, hiddenEvents } from "../db/schema.ts";
 import { isPlatform, PLATFORMS } from "../domain/catalogue.ts";
 import { eventIdentity, type EventSource } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { characters } from "../domain/characters.ts";
 import type { EventBook } from "../live/events.ts";
 import type { LiveStore } from "../live/store.ts";

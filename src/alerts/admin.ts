@@ -4,17 +4,17 @@ import { audit, type Actor } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { webhooks } from "../db/schema.ts";
 import { PLATFORMS, type Catalogue } from "../domain/catalogue.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import type { LiveStore } from "../live/store.ts";
 import { eventAlertDestination, type EventAlertRate } from "./event-rate.ts";
 import type { FormatSpec } from "./formats/format.ts";
-import type { WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
 import { targetProblem } from "./guard.ts";
-import { ALERT_ROLES, type AlertMessage, type AlertRole, type Webhook } from "./model.ts";
+import type { AlertMessage, Webhook } from "./model.ts";
 import type { DeliveryPage, Outbox } from "./outbox.ts";
 import { bonusHolds, type AlertRules } from "./rules.ts";
 import { maskUrl, newWebhookSecret, UNREADABLE_URL, type WebhookSecrets } from "./secrets.ts";
+import { ALERT_ROLES, type AlertRole, type WebhookFormat } from "../domain/alerts.ts";
 
 export interface WebhookInput {
   readonly url?: string;

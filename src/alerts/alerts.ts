@@ -21,15 +21,17 @@ import type { Logger } from "../log.ts";
 import { WebhookAdmin } from "./admin.ts";
 import { EVENT_ALERT_LIMIT, eventAlertDestination, EventAlertRate, type EventAlertBatch } from "./event-rate.ts";
 import type { FormatSpec } from "./formats/format.ts";
-import { FORMATS, type WebhookFormat } from "./formats/index.ts";
+import { FORMATS } from "./formats/index.ts";
 import type { FormatRegistry } from "./formats/registry.ts";
 import { resolveWithBun, type Resolve } from "./guard.ts";
-import type { AlertMessage, BackupFailedData, EventChangedData } from "./model.ts";
+import type { AlertMessage, EventChangedData } from "./model.ts";
 import { Outbox } from "./outbox.ts";
 import { AlertRules, follows } from "./rules.ts";
 import { sealStoredWebhookUrls, WebhookSecrets } from "./secrets.ts";
 import type { Fetcher } from "./transport.ts";
 import { DEFAULT_POLICY, DeliveryWorker, type DeliveryPolicy } from "./worker.ts";
+import type { BackupFailedData } from "../backup/service.ts";
+import type { WebhookFormat } from "../domain/alerts.ts";
 
 export interface AlertsOptions {
   readonly policy?: Partial<DeliveryPolicy>;

@@ -1,18 +1,8 @@
 /** The vocabulary of alerts (SPEC §18): webhooks, the messages they carry and their deliveries. */
+import type { BackupFailedData } from "../backup/service.ts";
+import type { AlertRole, AlertType, DeliveryStatus, WebhookFormat } from "../domain/alerts.ts";
 import type { PublicEvent } from "../domain/events.ts";
 import type { PlatformStatus } from "../domain/incentives.ts";
-import type { WebhookFormat } from "./formats/index.ts";
-
-export const ALERT_ROLES = ["survivor", "killer"] as const;
-export type AlertRole = (typeof ALERT_ROLES)[number];
-
-/** The kinds of message a webhook is sent (SPEC §18). */
-export const ALERT_TYPES = ["bonus.reached", "status.changed", "event.started", "event.ended", "backup.failed", "test"] as const;
-export type AlertType = (typeof ALERT_TYPES)[number];
-
-/** pending (waiting or retrying), delivered (a 2xx came back) or failed (given up). */
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** Bonus percents a condition may ask for. */
 export const MIN_BONUS_RANGE = { minimum: 0, maximum: 1000 } as const;
@@ -50,17 +40,6 @@ export interface EventChangedData extends PublicEvent {
    * limit of six an hour (SPEC §16.3); present only when some were.
    */
   readonly heldBack?: { readonly count: number; readonly since: string };
-}
-
-/** Two backup runs failed in a row (SPEC §25); sent to the webhooks that listen for status. */
-export interface BackupFailedData {
-  /** Where backups go: a path or an s3:// address, never a credential. */
-  readonly target: string;
-  readonly error: string;
-  /** Failed runs in a row. */
-  readonly failures: number;
-  /** ISO time of the last backup that succeeded, or null. */
-  readonly lastSuccessAt: string | null;
 }
 
 export interface TestData {

@@ -4,8 +4,8 @@
  * worker then only moves them from pending to delivered or failed.
  */
 import type { HubDb } from "../db/open.ts";
-import type { WebhookFormat } from "./formats/index.ts";
-import type { AlertMessage, AlertType, Delivery, DeliveryStatus } from "./model.ts";
+import type { AlertMessage, Delivery } from "./model.ts";
+import type { AlertType, DeliveryStatus, WebhookFormat } from "../domain/alerts.ts";
 
 /** The oldest pending delivery of a webhook: the only one of it that may be sent, so each webhook gets its messages in order. */
 export interface Head {

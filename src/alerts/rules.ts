@@ -5,7 +5,7 @@
  * database only when a condition turns.
  */
 import type { HubDb } from "../db/open.ts";
-import { ALERT_ROLES, type AlertRole } from "./model.ts";
+import { ALERT_ROLES, type AlertRole } from "../domain/alerts.ts";
 
 export interface Rule {
   readonly id: number;

@@ -4,6 +4,7 @@
  * checked again), within a time limit, reading only the start of the reply.
  */
 import { RefusedTarget, resolveTarget, type Resolve } from "./guard.ts";
+import { redactAnswer } from "./redact.ts";
 import type { FormatMethod, FormatSpec, Rendered } from "./formats/format.ts";
 
 /** fetch as Bun has it: with TLS options, which pin the certificate's name while the URL names the address. */
@@ -26,7 +27,10 @@ export interface Outcome {
   readonly delivered: boolean;
   /** The last reply's status, or null when none came. */
   readonly statusCode: number | null;
-  /** Why it was not delivered, in words safe to show and store (never the URL, which may hold a token). */
+  /**
+   * Why it was not delivered, in words safe to show, store and log: never the URL (which may hold a token), and the
+   * receiver's answer only as redactAnswer leaves it (no URL, no token-like run, at most 200 characters).
+   */
   readonly error: string | null;
 }
 
@@ -48,7 +52,6 @@ export function formatRequest(format: FormatSpec, target: string, messageId: str
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const ERROR_SNIPPET = 300;
 
 /** Reads at most `cap` bytes of a reply, then drops the rest (and, with keep-alive off, the connection). */
 async function readCapped(response: Response, cap: number): Promise<string> {
@@ -67,12 +70,6 @@ async function readCapped(response: Response, cap: number): Promise<string> {
     await reader.cancel().catch(() => undefined);
   }
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, cap));
-}
-
-/** A reply's text, fit for the delivery log: one line, printable, short. */
-function snippet(text: string): string {
-  const line = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
-  return line.length > ERROR_SNIPPET ? `${line.slice(0, ERROR_SNIPPET)}…` : line;
 }
 
 /**
@@ -133,8 +130,8 @@ export async function deliver(
         await response.body?.cancel().catch(() => undefined);
         return { delivered: true, statusCode, error: null };
       }
-      const said = snippet(await readCapped(response, options.bodyCapBytes));
-      return { delivered: false, statusCode, error: said === "" ? `HTTP ${response.status}` : `HTTP ${response.status}: ${said}` };
+      const said = (await readCapped(response, options.bodyCapBytes)).trim();
+      return { delivered: false, statusCode, error: redactAnswer(said === "" ? `HTTP ${response.status}` : `HTTP ${response.status}: ${said}`) };
     }
   } catch (error) {
     return { delivered: false, statusCode, error: failure(error, options.timeoutMs, stop.aborted) };

@@ -10,11 +10,11 @@ import { audit, SYSTEM_ACTOR } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import type { Logger } from "../log.ts";
 import type { FormatSpec } from "./formats/format.ts";
-import type { WebhookFormat } from "./formats/index.ts";
 import type { FormatRegistry, Prepared } from "./formats/registry.ts";
 import type { Head, Outbox, Sendable } from "./outbox.ts";
 import type { WebhookSecrets } from "./secrets.ts";
 import { deliver, type Outcome, type TransportOptions } from "./transport.ts";
+import type { WebhookFormat } from "../domain/alerts.ts";
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
@@ -56,6 +56,14 @@ const MAX_SLEEP_MS = 60 * SECOND;
 const PRUNE_INTERVAL_MS = HOUR;
 const PUMP_SPACING_MS = 10;
 
+/**
+ * How a delivery attempt ended, for /metrics: delivered (2xx), retry (it
+ * failed and is tried again later), given_up (it failed with no attempt left
+ * in its day), expired (its day ran out before it could be sent).
+ */
+export const WEBHOOK_DELIVERY_RESULTS = ["delivered", "retry", "given_up", "expired"] as const;
+export type WebhookDeliveryResult = (typeof WEBHOOK_DELIVERY_RESULTS)[number];
+
 export interface WorkerDeps {
   readonly db: HubDb;
   readonly outbox: Outbox;
@@ -84,6 +92,8 @@ export class DeliveryWorker {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private pruner: ReturnType<typeof setInterval> | null = null;
   private readonly transport: TransportOptions;
+  /** Attempts since start by result, every result present from the start so a rate over them is defined. */
+  readonly results = new Map<WebhookDeliveryResult, number>(WEBHOOK_DELIVERY_RESULTS.map((result) => [result, 0]));
 
   constructor(private readonly deps: WorkerDeps) {
     const { policy } = deps;
@@ -162,6 +172,7 @@ export class DeliveryWorker {
         this.held.delete(head.webhookId);
         if (now >= head.createdAt + policy.giveUpAfterMs) {
           outbox.expire(head, `not delivered within ${Math.round(policy.giveUpAfterMs / HOUR)} h of being written`);
+          this.count("expired");
           again = true;
         } else if (head.nextAttemptAt > now) {
           wake = Math.min(wake, head.nextAttemptAt);
@@ -211,12 +222,18 @@ export class DeliveryWorker {
         typeof prepared === "string" ? { delivered: false, statusCode: null, error: prepared } : await deliver(prepared.url, prepared.request, this.transport, stop);
       // An attempt cut short by shutdown is not the receiver's failure: it stays pending and is sent again at the next start.
       if (!outcome.delivered && stop.aborted) return;
-      if (outcome.delivered) this.deps.outbox.delivered(head, outcome.statusCode, this.deps.now());
-      else this.recordFailure(head, outcome);
+      if (outcome.delivered) {
+        this.deps.outbox.delivered(head, outcome.statusCode, this.deps.now());
+        this.count("delivered");
+      } else this.recordFailure(head, outcome);
     } catch (error) {
       this.held.set(head.webhookId, this.deps.now() + this.backoff(1));
       if (!this.deps.storageRefusal(error)) this.deps.log.error("a webhook delivery could not be attempted or its outcome stored", { webhookId: head.webhookId, deliveryId: head.id, error });
     }
+  }
+
+  private count(result: WebhookDeliveryResult): void {
+    this.results.set(result, (this.results.get(result) ?? 0) + 1);
   }
 
   /** The wait after the n-th failed attempt (1-based), with jitter. */
@@ -235,6 +252,7 @@ export class DeliveryWorker {
     const giveUp = retryAt >= head.createdAt + policy.giveUpAfterMs;
     const error = outcome.error ?? "not delivered";
     outbox.failed(head, { statusCode: outcome.statusCode, error, nextAttemptAt: giveUp ? null : retryAt }, now);
+    this.count(giveUp ? "given_up" : "retry");
     const fields = { webhookId: head.webhookId, deliveryId: head.id, attempts, error };
     if (giveUp) log.warn("a webhook delivery was given up", fields);
     else log.info("a webhook delivery failed; it will be retried", { ...fields, retryInSeconds: Math.round((retryAt - now) / SECOND) });

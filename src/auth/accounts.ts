@@ -18,7 +18,7 @@ import {
   type UserBody,
   type UserRow,
 } from "../db/users.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import type { Logger } from "../log.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { eq } from "drizzle-orm";
@@ -28,7 +28,7 @@ import { Passkeys } from "./passkeys.ts";
 import { hashPassword, hashPasswordSync, isFieldPasswordHash, passwordProblem, verifyPassword } from "./passwords.ts";
 import type { HubSecrets } from "./keys.ts";
 import { Presence } from "./presence.ts";
-import type { AuthLevel, Method } from "./levels.ts";
+import type { AuthLevel, Method } from "../domain/auth-levels.ts";
 import { SessionStore, type Session } from "./sessions.ts";
 import type { TotpSecrets } from "./totp.ts";
 import { LoginThrottle, type Attempt, type Secret } from "./throttle.ts";

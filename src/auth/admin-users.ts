@@ -4,6 +4,9 @@
  * once and their API keys stop working with them. Resetting a user's password
  * also forgets their remembered devices and switches their API keys off:
  * whoever knew the old password may have made keys with it (SPEC §10.1).
+ * Each of the three (disabled, deleted, password reset) also ends what was
+ * granted through the user's access elsewhere, through `accessEnded` (their
+ * push subscriptions, SPEC §16.4).
  */
 import { eq } from "drizzle-orm";
 import type { Role } from "../config/options.ts";
@@ -11,7 +14,7 @@ import { audit, type Actor } from "../db/audit.ts";
 import type { HubDb } from "../db/open.ts";
 import { users } from "../db/schema.ts";
 import { findUserById, findUserByName, insertUser, listUsers, otherEnabledAdmins, toUserBody, type UserBody, type UserRow } from "../db/users.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { checkPassword, checkUsername, type Accounts } from "./accounts.ts";
 import { hashPassword } from "./passwords.ts";
 
@@ -28,6 +31,8 @@ export class UserAdmin {
     private readonly db: HubDb,
     private readonly accounts: Accounts,
     private readonly now: () => number,
+    /** Told of a user disabled, deleted or whose password was reset, once it is stored. */
+    private readonly accessEnded: (userId: number) => void = () => undefined,
   ) {}
 
   private get(id: number): UserRow {
@@ -94,6 +99,7 @@ export class UserAdmin {
       this.accounts.devices.forgetAll(id);
       this.accounts.apiKeys.disableAll(id);
     }
+    if (patch.enabled === false || patch.password !== undefined) this.accessEnded(id);
     return this.body(row);
   }
 
@@ -104,6 +110,7 @@ export class UserAdmin {
       this.db.orm.delete(users).where(eq(users.id, id)).run();
       audit(this.db.orm, actor, "user.delete", `user:${id}`, { username: user.username }, this.now());
     })();
+    this.accessEnded(id);
   }
 
   resetMfa(actor: Actor, id: number): void {

@@ -8,8 +8,8 @@ import type { Orm } from "../db/open.ts";
 import { apiKeys } from "../db/schema.ts";
 import { writeIfPossible } from "../db/storage.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
-import { HttpProblem } from "../http/problem.ts";
-import { randomToken, sha256Hex } from "./tokens.ts";
+import { HttpProblem } from "../domain/problem.ts";
+import { randomToken, sha256Hex } from "../domain/tokens.ts";
 
 export const API_KEY_PREFIX = "hub_";
 export const API_KEY_PATTERN = /^hub_[A-Za-z0-9_-]{43}$/;

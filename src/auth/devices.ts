@@ -3,7 +3,7 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { trustedDevices } from "../db/schema.ts";
 import { keyedHash } from "./sessions.ts";
-import { randomToken } from "./tokens.ts";
+import { randomToken } from "../domain/tokens.ts";
 
 export const DEVICE_COOKIE = "hub_device";
 export const DEVICE_TTL_MS = 30 * 24 * 60 * 60_000;

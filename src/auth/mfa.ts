@@ -10,10 +10,10 @@ import { eq } from "drizzle-orm";
 import type { HubDb } from "../db/open.ts";
 import { users } from "../db/schema.ts";
 import { findUserById, type UserRow } from "../db/users.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { HUB_NAME } from "../version.ts";
 import { SignInRefusal, type Accounts, type SignInAttempt, type UserPrincipal } from "./accounts.ts";
-import type { Method } from "./levels.ts";
+import type { Method } from "../domain/auth-levels.ts";
 import { CHALLENGE_TTL_MS, toPasskeyBody, type PasskeyBody } from "./passkeys.ts";
 import { acceptTotp, newTotpSecret, qrDataUrl, totpUri } from "./totp.ts";
 

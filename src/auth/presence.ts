@@ -1,4 +1,6 @@
 /** Who is looking: unique client IPs with an open stream or a read within the last 45 seconds. */
+import { parseIp } from "../domain/net.ts";
+
 export const PRESENCE_WINDOW_MS = 45_000;
 const MAX_TRACKED = 100_000;
 /** A viewer already seen this recently is not re-recorded: a second is far finer than the 45 s window. */
@@ -64,4 +66,19 @@ export class Presence {
       this.lastRead.delete(ip);
     }
   }
+}
+
+/**
+ * Whom a per-client limit counts an address against: an IPv4 address in
+ * either spelling (::ffff:a.b.c.d is a.b.c.d), and an IPv6 address by its
+ * /64, because one subscriber is handed a whole /64 and could otherwise take
+ * a fresh address for every connection.
+ */
+export function clientKey(ip: string): string {
+  const address = viewerKey(ip);
+  if (!address.includes(":")) return address;
+  const value = parseIp(address);
+  if (value === null) return address;
+  const prefix = [48n, 32n, 16n, 0n].map((shift) => ((value >> (64n + shift)) & 0xffffn).toString(16));
+  return `${prefix.join(":")}::/64`;
 }

@@ -11,8 +11,8 @@ import { and, eq, lt, lte, ne, or } from "drizzle-orm";
 import type { Orm } from "../db/open.ts";
 import { sessions } from "../db/schema.ts";
 import { writeIfPossible } from "../db/storage.ts";
-import type { AuthLevel } from "./levels.ts";
-import { randomToken } from "./tokens.ts";
+import type { AuthLevel } from "../domain/auth-levels.ts";
+import { randomToken } from "../domain/tokens.ts";
 
 export const SESSION_COOKIE = "hub_session";
 /** The name on an https origin: browsers keep a __Host- cookie only if it is Secure, for Path=/ and without Domain, so no sibling host can set or shadow it. */

@@ -1,3 +1,4 @@
+import { clientKey } from "./presence.ts";
 /**
  * Throttling of guesses at a secret (a password, a TOTP code, a passkey
  * assertion): after 10 failures for one username, or 50 from one IP, within
@@ -14,7 +15,6 @@
  * and request caps are: an IPv6 client is its /64, and an IPv4 address counts
  * once whether written plainly or as ::ffff:a.b.c.d.
  */
-import { clientKey } from "../http/client-ip.ts";
 
 export const WINDOW_MS = 15 * 60_000;
 export const MAX_PER_USERNAME = 10;

@@ -8,7 +8,7 @@ import * as OTPAuth from "otpauth";
 import { renderSVG } from "uqr";
 import type { HubDb } from "../db/open.ts";
 import { replaceTotpSecret, storedTotpSecrets } from "../db/users.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { isSealed, seal, unseal } from "./sealed.ts";
 
 const PERIOD_SECONDS = 30;

@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { acquireServerLock, ServerLockHeld } from "../db/open.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
 import { BackupFormatError, decodeBackupFile, readBackupFileHeader } from "./format.ts";
-import { parseTargetSpec } from "./spec.ts";
+import { parseTargetSpec } from "../config/backup-target.ts";
 import { openTarget, type S3Credentials } from "./target.ts";
 
 /** A restore that was refused or failed; nothing was changed. */

@@ -6,10 +6,9 @@
  */
 import type { Logger } from "../log.ts";
 import type { BackupRunResult } from "./run.ts";
-import type { BackupFailedData } from "../alerts/model.ts";
-import { describeBackupSchedule, nextBackupAt } from "./schedule.ts";
+import { describeBackupSchedule, nextBackupAt } from "../config/backup-schedule.ts";
 import { s3Credentials, type BackupConfig } from "./settings.ts";
-import { describeTargetSpec } from "./spec.ts";
+import { describeTargetSpec } from "../config/backup-target.ts";
 import { openTarget, type BackupTarget, type StoredBackup } from "./target.ts";
 import type { BackupWorkerReply, BackupWorkerRequest } from "./worker.ts";
 
@@ -221,4 +220,15 @@ export class BackupService {
     }, delay);
     this.timer.unref?.();
   }
+}
+
+/** Two backup runs failed in a row (SPEC §25); sent to the webhooks that listen for status. */
+export interface BackupFailedData {
+  /** Where backups go: a path or an s3:// address, never a credential. */
+  readonly target: string;
+  readonly error: string;
+  /** Failed runs in a row. */
+  readonly failures: number;
+  /** ISO time of the last backup that succeeded, or null. */
+  readonly lastSuccessAt: string | null;
 }

@@ -1,6 +1,6 @@
 /** The backup settings as the targets, runs and restores take them. */
 import type { Config } from "../config/load.ts";
-import { parseTargetSpec, type TargetSpec } from "./spec.ts";
+import { parseTargetSpec, type TargetSpec } from "../config/backup-target.ts";
 import { openTarget, type BackupTarget, type S3Credentials } from "./target.ts";
 
 export type BackupConfig = Pick<

@@ -9,7 +9,7 @@ import { pipeline } from "node:stream/promises";
 import { syncedFile } from "./synced.ts";
 import { join, resolve } from "node:path";
 import { parseBackupName } from "./format.ts";
-import { describeTargetSpec, type TargetSpec } from "./spec.ts";
+import { describeTargetSpec, type TargetSpec } from "../config/backup-target.ts";
 
 export interface StoredBackup {
   readonly name: string;

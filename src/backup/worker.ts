@@ -5,7 +5,7 @@
  * by more than 100 ms). Its thread runs at the lowest priority.
  */
 import { runBackup, type BackupRunResult } from "./run.ts";
-import type { TargetSpec } from "./spec.ts";
+import type { TargetSpec } from "../config/backup-target.ts";
 import { openTarget, type S3Credentials } from "./target.ts";
 
 declare const self: Worker;

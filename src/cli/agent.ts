@@ -2,8 +2,8 @@
 import { insertAgent, listAgents } from "../db/agents.ts";
 import { migrate, openDatabase, type HubDb } from "../db/open.ts";
 import { parseProvider, PROVIDERS } from "../domain/catalogue.ts";
-import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
-import { sendToHub, writerFor } from "../control/client.ts";
+import { newAgentToken, sha256Hex } from "../domain/tokens.ts";
+import { sendToHub, writerFor } from "./control-client.ts";
 import { CONTROL_ROUTES, type AgentList, type CreatedAgent, type CreateAgentRequest, type ListedAgent } from "../control/protocol.ts";
 import { CommandError, type Command } from "./command.ts";
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { keyFilePath } from "../auth/keys.ts";
-import { BACKUP_TARGET_ALLOWED } from "../backup/spec.ts";
+import { BACKUP_TARGET_ALLOWED } from "../config/backup-target.ts";
 import { runBackup } from "../backup/run.ts";
 import { targetFrom } from "../backup/settings.ts";
 import { BackupTargetError } from "../backup/target.ts";

@@ -1,4 +1,4 @@
-import { BACKUP_TARGET_ALLOWED } from "../backup/spec.ts";
+import { BACKUP_TARGET_ALLOWED } from "../config/backup-target.ts";
 import { targetFrom } from "../backup/settings.ts";
 import type { StoredBackup } from "../backup/target.ts";
 import { CommandError, type Command } from "./command.ts";

@@ -1,7 +1,7 @@
 /** `hub import-field --from PATH [--dry-run]`: the field hub's database into this one (SPEC §22); the work is in field/. */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { sendToHub, writerFor } from "../control/client.ts";
+import { sendToHub, writerFor } from "./control-client.ts";
 import { CONTROL_ROUTES, type ImportedField, type ImportFieldRequest } from "../control/protocol.ts";
 import { IMPORT_TABLES } from "../field/import.ts";
 import { FieldImportError, openSource, runFieldImport, type FieldImportResult, type Progress } from "../field/run.ts";

@@ -1,4 +1,4 @@
-import { sendToHub, writerFor, type HubWriter } from "../control/client.ts";
+import { sendToHub, writerFor, type HubWriter } from "./control-client.ts";
 import { CONTROL_ROUTES, type SchemaState } from "../control/protocol.ts";
 import { migrate as applyMigrations, openDatabase } from "../db/open.ts";
 import { MIGRATIONS } from "../db/migrations.ts";

@@ -1,6 +1,6 @@
 /** `hub push rotate-key`: a new VAPID key pair, beside a running server or on the database file. */
 import { loadOrCreateKey } from "../auth/keys.ts";
-import { sendToHub, writerFor } from "../control/client.ts";
+import { sendToHub, writerFor } from "./control-client.ts";
 import { CONTROL_ROUTES, type RotatedPushKey } from "../control/protocol.ts";
 import { audit, CLI_ACTOR } from "../db/audit.ts";
 import { migrate, openDatabase } from "../db/open.ts";

@@ -5,7 +5,7 @@ import { pageHeads } from "../share/head.ts";
 import { unixSocketPath } from "../domain/net.ts";
 import { publicDirectory, publicDirRoutes } from "../http/public-dir.ts";
 import { htmlCsp } from "../http/security.ts";
-import { lazyFirstPaints, webNotFoundPage, webRoutes } from "../http/web.ts";
+import { webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
@@ -13,6 +13,7 @@ import { DEMO_ADMIN, DEMO_DAYS, demoDirectory, demoKey, playDemoAgents, seedDemo
 import { isFieldDatabase } from "../field/source.ts";
 import { HUB_VERSION } from "../version.ts";
 import { CommandError, type Command } from "./command.ts";
+import { lazyFirstPaints } from "../share/first-paint-loader.ts";
 
 function nextSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -78,7 +79,7 @@ export const serve: Command = {
     if (applied.length > 0) log.info("migrations applied", { applied });
     const signal = nextSignal();
     const web =
-      publicRoot === null ? webRoutes(https, csp, pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, origin: config.origin, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
+      publicRoot === null ? webRoutes(https, csp, config.catalogue.regions.map((r) => r.id), pageHeads(ctx), lazyFirstPaints(ctx)) : publicDirRoutes({ root: publicRoot, origin: config.origin, https, csp: config.publicDirCsp, hub: (request) => app.fetch(request) });
     let control;
     try {
       control = startControlSocket(ctx, { reload: hub.reloadExternal, importer: workers.fieldImporter });

@@ -6,7 +6,7 @@ import { readSecretFile, type Env } from "../config/load.ts";
 import { acquireServerLock, closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { allSlots, backfill, BackfillError } from "../sim/backfill.ts";
 import { playLive, provisionSimAgents, provisionSimAgentsViaApi, SIMULATOR_AGENT_LABEL, type SimAgent } from "../sim/live.ts";
-import { sendToHub, writerFor } from "../control/client.ts";
+import { sendToHub, writerFor } from "./control-client.ts";
 import { CONTROL_ROUTES, type SimulatorAgents, type SimulatorAgentsRequest } from "../control/protocol.ts";
 import { isPlatform, type Region } from "../domain/catalogue.ts";
 import { CommandError, type Command } from "./command.ts";

@@ -1,13 +1,14 @@
 /** `hub user create` and `hub user reset-password`: accounts from the command line, beside a running server. */
 import { eq } from "drizzle-orm";
 import { hashPasswordSync, passwordProblem } from "../auth/passwords.ts";
-import { randomToken } from "../auth/tokens.ts";
-import { sendToHub, writerFor } from "../control/client.ts";
+import { randomToken } from "../domain/tokens.ts";
+import { sendToHub, writerFor } from "./control-client.ts";
 import { CONTROL_ROUTES, type ChangedUser, type CreateUserRequest, type ResetPasswordRequest } from "../control/protocol.ts";
 import { audit, CLI_ACTOR } from "../db/audit.ts";
 import { migrate, openDatabase } from "../db/open.ts";
 import { apiKeys, sessions, trustedDevices, users } from "../db/schema.ts";
 import { findUserByName, insertUser, USERNAME_PATTERN } from "../db/users.ts";
+import { deleteSubscriptionsOf } from "../push/subscriptions.ts";
 import { CommandError, type Command } from "./command.ts";
 
 async function readPassword(stdin: () => Promise<string>): Promise<string> {
@@ -78,6 +79,7 @@ export const user: Command = {
             db.orm.delete(sessions).where(eq(sessions.userId, row.id)).run();
             db.orm.delete(trustedDevices).where(eq(trustedDevices.userId, row.id)).run();
             db.orm.update(apiKeys).set({ enabled: false }).where(eq(apiKeys.userId, row.id)).run();
+            deleteSubscriptionsOf(db, row.id);
             audit(db.orm, CLI_ACTOR, "user.passwordReset", `user:${row.id}`, { username: row.username }, Date.now());
           })();
           changed = row.username;

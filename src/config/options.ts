@@ -8,8 +8,8 @@ import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { parseProvider, PROVIDERS, type Provider } from "../domain/catalogue.ts";
 import { listOr } from "../domain/lists.ts";
 import { parseTrustedProxies, type TrustedProxies } from "../domain/net.ts";
-import { BACKUP_SCHEDULE_ALLOWED, parseBackupSchedule, type BackupSchedule } from "../backup/schedule.ts";
-import { BACKUP_TARGET_ALLOWED, parseTargetSpec, type TargetSpec } from "../backup/spec.ts";
+import { BACKUP_SCHEDULE_ALLOWED, parseBackupSchedule, type BackupSchedule } from "./backup-schedule.ts";
+import { BACKUP_TARGET_ALLOWED, parseTargetSpec, type TargetSpec } from "./backup-target.ts";
 
 export const ROLES = ["admin", "user"] as const;
 export type Role = (typeof ROLES)[number];

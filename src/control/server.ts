@@ -18,7 +18,7 @@ import { findUserByName } from "../db/users.ts";
 import { loadOrCreateKey } from "../auth/keys.ts";
 import { BUILT_IN_REGIONS } from "../domain/catalogue.ts";
 import { FieldImportError, runFieldImportOnWorker } from "../field/run.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { storageProblem } from "../http/storage-gate.ts";
 import { PushRefusal } from "../push/push.ts";
 import { provisionSimAgentsThrough } from "../sim/live.ts";
@@ -92,7 +92,7 @@ function clearStale(path: string): void {
 export function startControlSocket(ctx: HubContext, options: { readonly reload: () => void; readonly importer: URL }): ControlSocket | null {
   if (ctx.db.path === ":memory:") return null;
   const path = controlSocketPath(ctx.db.path);
-  const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now);
+  const users = new UserAdmin(ctx.db, ctx.accounts, ctx.now, (id) => ctx.push.subscriptions.deleteOwnedBy(id));
   const agents = new AgentAdmin(ctx.db, ctx.config.catalogue, ctx.agents, ctx.live, ctx.ingest, ctx.now, ctx.events);
 
   const reads: Readonly<Record<string, () => Response>> = {

@@ -1,7 +1,7 @@
 /** The agents table: creation, provisioning and look-ups. */
 import { eq } from "drizzle-orm";
 import { platformOf, type Platform, type Provider } from "../domain/catalogue.ts";
-import { sha256Hex } from "../auth/tokens.ts";
+import { sha256Hex } from "../domain/tokens.ts";
 import type { ProvisionEntry } from "../config/options.ts";
 import type { Orm } from "./open.ts";
 import { agents } from "./schema.ts";

@@ -30,9 +30,16 @@
  */
 import { statSync } from "node:fs";
 import type { Logger } from "../log.ts";
-import type { CheckpointerMessage, CheckpointerReport } from "./checkpointer.ts";
 import type { HubDb } from "./open.ts";
 import type { WatchedFiles } from "./storage.ts";
+
+/** What the hub tells the checkpointer (src/db/checkpointer.ts, a worker thread): start on a database, or stop. */
+export type CheckpointerMessage =
+  | { readonly type: "start"; readonly path: string; readonly intervalMs: number; readonly busyMs: number; readonly files: WatchedFiles | null }
+  | { readonly type: "stop" };
+
+/** What the worker tells the hub: it runs, it stopped when asked, or it stopped because the files changed. */
+export type CheckpointerReport = "started" | "stopped" | "files-changed";
 
 /** Between two checkpoints while the log stays as it was. */
 export const CHECKPOINT_INTERVAL_MS = 500;

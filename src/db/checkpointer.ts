@@ -7,17 +7,10 @@
  * database, or from a log nobody else can see, would corrupt what remains.
  */
 import { Database } from "bun:sqlite";
-import { nextCheckpointDelay, type CheckpointRound } from "./checkpoint.ts";
-import { filesChanged, type WatchedFiles } from "./storage.ts";
+import { nextCheckpointDelay, type CheckpointerMessage, type CheckpointerReport, type CheckpointRound } from "./checkpoint.ts";
+import { filesChanged } from "./storage.ts";
 
 declare const self: Worker;
-
-export type CheckpointerMessage =
-  | { readonly type: "start"; readonly path: string; readonly intervalMs: number; readonly busyMs: number; readonly files: WatchedFiles | null }
-  | { readonly type: "stop" };
-
-/** What the worker tells the hub: it runs, it stopped when asked, or it stopped because the files changed. */
-export type CheckpointerReport = "started" | "stopped" | "files-changed";
 
 let db: Database | null = null;
 let timer: ReturnType<typeof setTimeout> | null = null;

@@ -14,6 +14,7 @@ import noValueChecks from "../../migrations/0009_no_value_checks.sql" with { typ
 import passkeyFlags from "../../migrations/0010_passkey_flags.sql" with { type: "text" };
 import agentEventReports from "../../migrations/0011_agent_event_reports.sql" with { type: "text" };
 import push from "../../migrations/0012_push.sql" with { type: "text" };
+import pushSubscriptionOwner from "../../migrations/0013_push_subscription_owner.sql" with { type: "text" };
 
 export interface Migration {
   readonly version: number;
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: "0010_passkey_flags", sql: passkeyFlags },
   { version: 11, name: "0011_agent_event_reports", sql: agentEventReports },
   { version: 12, name: "0012_push", sql: push },
+  { version: 13, name: "0013_push_subscription_owner", sql: pushSubscriptionOwner },
 ];

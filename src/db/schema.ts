@@ -3,14 +3,13 @@
  * source of truth; test/api/db.test.ts checks that both agree.
  */
 import { sql } from "drizzle-orm";
-import type { WebhookFormat } from "../alerts/formats/index.ts";
-import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../alerts/model.ts";
-import { AUTH_LEVELS } from "../auth/levels.ts";
+import { AUTH_LEVELS } from "../domain/auth-levels.ts";
 import { ROLES } from "../config/options.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
 import { EVENT_REPORT_MODES, EVENT_SOURCES } from "../domain/events.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../domain/provenance.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES, type WebhookFormat } from "../domain/alerts.ts";
 
 export const agents = sqliteTable(
   "agents",

@@ -91,6 +91,35 @@ export function filesChanged(path: string, watched: WatchedFiles): string | null
   return null;
 }
 
+/** The mount table as Linux shows it to this process; empty where there is none. */
+function readMountinfo(): string {
+  try {
+    return readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Whether the file system of device `dev` (a stat's `dev`) is read-only by
+ * its super-block options in /proc/self/mountinfo. Since Linux 6.15 an ext4
+ * that hits an error with `errors=remount-ro` says `emergency_ro` there and
+ * refuses writes, while access(2) and statvfs(2) still say writable.
+ */
+export function superblockReadOnly(mountinfo: string, dev: number): boolean {
+  const id = BigInt(dev);
+  const major = ((id >> 8n) & 0xfffn) | ((id >> 32n) & ~0xfffn);
+  const minor = (id & 0xffn) | ((id >> 12n) & ~0xffn);
+  const wanted = `${major}:${minor}`;
+  for (const line of mountinfo.split("\n")) {
+    const [before, after] = line.split(" - ");
+    if (before?.split(" ")[2] !== wanted || after === undefined) continue;
+    const options = (after.split(" ")[2] ?? "").split(",");
+    if (options.includes("ro") || options.includes("emergency_ro")) return true;
+  }
+  return false;
+}
+
 /**
  * Runs a write that may be skipped when storage refuses it (a session's
  * sliding renewal, a key's last use: both on read paths, which must never
@@ -184,10 +213,10 @@ export class Storage {
     if (!this.onDisk) return false;
     try {
       accessSync(this.db.path, constants.W_OK);
-      return false;
     } catch (error) {
       return osCode(error) === "EROFS";
     }
+    return this.watched !== null && superblockReadOnly(readMountinfo(), this.watched.database.dev);
   }
 
   private freeBytes(): number {

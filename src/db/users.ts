@@ -1,6 +1,6 @@
 /** The users table and the public User shape. */
 import { and, count, eq, isNotNull, ne } from "drizzle-orm";
-import type { Method } from "../auth/levels.ts";
+import type { Method } from "../domain/auth-levels.ts";
 import type { Role } from "../config/options.ts";
 import type { Orm } from "./open.ts";
 import { passkeys, users } from "./schema.ts";

@@ -6,7 +6,7 @@
  */
 import { PLATFORMS } from "./catalogue.ts";
 import { characters } from "./characters.ts";
-import type { ReportedEvent } from "./readings.ts";
+import { DAY_MS } from "./timezone.ts";
 
 /** Who put an event on the schedule. */
 export const EVENT_SOURCES = ["admin", "agent"] as const;
@@ -15,6 +15,15 @@ export type EventSource = (typeof EVENT_SOURCES)[number];
 /** What becomes of an agent's event reports (SPEC §16.3): scheduled, or answered and dropped. */
 export const EVENT_REPORT_MODES = ["accepted", "ignored"] as const;
 export type EventReportMode = (typeof EVENT_REPORT_MODES)[number];
+
+/** An event as an agent reports it (in a reading's activeEvent or a report). */
+export interface ReportedEvent {
+  readonly key: string;
+  readonly label: string;
+  readonly multiplier: number;
+  readonly startsAt: number;
+  readonly endsAt: number;
+}
 
 /** An event of the events table: one an admin defined, or one of the schedule agents report. */
 export interface ScheduledEvent extends ReportedEvent {
@@ -57,6 +66,34 @@ export const MAX_EVENT_LABEL = 120;
 
 /** An agent's multiplier, in a report or a reading's activeEvent (SPEC §9.1, §16.3); admins may set any above 0. */
 export const AGENT_MULTIPLIER_RANGE = [1, 100] as const;
+
+const MINUTE_MS = 60_000;
+/**
+ * How long an event an agent reports may last, in a report or a reading's
+ * activeEvent: the game's events last hours to weeks, never moments or months
+ * (SPEC §16.3, §16.4).
+ */
+export const EVENT_DURATION_RANGE_MS = [10 * MINUTE_MS, 31 * DAY_MS] as const;
+/** How far ahead of the hub's clock an event an agent reports may start. */
+export const MAX_START_AHEAD_MS = 60 * DAY_MS;
+
+/** The bounds of an agent-reported event, as a rule's words. */
+export const EVENT_BOUNDS_RULE = `last ${EVENT_DURATION_RANGE_MS[0] / MINUTE_MS} minutes to ${EVENT_DURATION_RANGE_MS[1] / DAY_MS} days and start at most ${MAX_START_AHEAD_MS / DAY_MS} days ahead`;
+
+/** The bounds of an agent-reported event, each with the words that say it is broken. */
+export const EVENT_BOUNDS = {
+  duration: `the event does not last between ${EVENT_DURATION_RANGE_MS[0] / MINUTE_MS} minutes and ${EVENT_DURATION_RANGE_MS[1] / DAY_MS} days`,
+  ahead: `the event starts more than ${MAX_START_AHEAD_MS / DAY_MS} days ahead`,
+} as const;
+export type EventBound = keyof typeof EVENT_BOUNDS;
+
+/** Which bound an agent-reported event breaks (the first), or null when it keeps them. */
+export function brokenEventBound(startsAt: number, endsAt: number, now: number): EventBound | null {
+  const duration = endsAt - startsAt;
+  if (duration < EVENT_DURATION_RANGE_MS[0] || duration > EVENT_DURATION_RANGE_MS[1]) return "duration";
+  if (startsAt > now + MAX_START_AHEAD_MS) return "ahead";
+  return null;
+}
 
 /**
  * C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and

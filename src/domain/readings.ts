@@ -5,7 +5,7 @@
  * whether the probe exception of rule 5 applies.
  */
 import { characters } from "./characters.ts";
-import { AGENT_MULTIPLIER_RANGE, plainLabel } from "./events.ts";
+import { AGENT_MULTIPLIER_RANGE, brokenEventBound, EVENT_BOUNDS, EVENT_BOUNDS_RULE, plainLabel, type ReportedEvent } from "./events.ts";
 import { parseIsoTime } from "./iso-time.ts";
 
 export const MAX_FUTURE_MS = 60_000;
@@ -15,14 +15,6 @@ export const MAX_RATIO = 100_000;
 export const MAX_LABEL_LENGTH = 64;
 export const REFRESH_TIME_RANGE = [1, 21_600] as const;
 export const RATE_FACTOR = 0.8;
-
-export interface ReportedEvent {
-  readonly key: string;
-  readonly label: string;
-  readonly multiplier: number;
-  readonly startsAt: number;
-  readonly endsAt: number;
-}
 
 export interface AcceptedReading {
   readonly region: string;
@@ -181,6 +173,12 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
   if (multiplierOutOfRange(input.activeEvent)) {
     return refuse(6, "body.activeEvent.multiplier", `activeEvent.multiplier must be a number from ${AGENT_MULTIPLIER_RANGE[0]} to ${AGENT_MULTIPLIER_RANGE[1]}.`);
   }
+  const activeEvent = parseReportedEvent(input.activeEvent);
+  // The bounds of a report's entry (SPEC §16.4): an event lasting until the year 9999 is refused, not shown.
+  const broken = activeEvent === null ? null : brokenEventBound(activeEvent.startsAt, activeEvent.endsAt, context.now);
+  if (broken !== null) {
+    return refuse(6, `body.activeEvent.${broken === "duration" ? "endsAt" : "startsAt"}`, `activeEvent must ${EVENT_BOUNDS_RULE}; ${EVENT_BOUNDS[broken]}.`);
+  }
   const refreshTimeSeconds = keptRefreshTime(input.refreshTimeSeconds);
 
   return {
@@ -196,7 +194,7 @@ export function checkReading(body: unknown, context: ReadingContext): Verdict {
       version: version.value,
       category: category.value,
       refreshTimeSeconds,
-      activeEvent: parseReportedEvent(input.activeEvent),
+      activeEvent,
     },
   };
 }

@@ -5,9 +5,8 @@
  * the others.
  */
 import { characters } from "../domain/characters.ts";
-import { AGENT_MULTIPLIER_RANGE, eventIdentity, plainLabel } from "../domain/events.ts";
+import { AGENT_MULTIPLIER_RANGE, brokenEventBound, EVENT_BOUNDS, eventIdentity, plainLabel, type ReportedEvent } from "../domain/events.ts";
 import { parseIsoTime } from "../domain/iso-time.ts";
-import type { ReportedEvent } from "../domain/readings.ts";
 
 /** Entries past this many are not read at all (SPEC §16.3). */
 export const MAX_REPORT_ENTRIES = 50;
@@ -15,12 +14,6 @@ export const MAX_REPORT_ENTRIES = 50;
 export const REPORT_INTERVAL_MS = 15_000;
 export const MULTIPLIER_RANGE = AGENT_MULTIPLIER_RANGE;
 export const MAX_EVENT_KEY = 64;
-const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
-/** How long an entry may last: the game's events last hours to weeks, never moments or months (SPEC §16.3). */
-export const EVENT_DURATION_RANGE_MS = [10 * MINUTE_MS, 31 * DAY_MS] as const;
-/** How far ahead an entry may start. */
-export const MAX_START_AHEAD_MS = 60 * DAY_MS;
 
 /** Why an entry was skipped; the label of /metrics and the words of the log. */
 export const SKIP_REASONS = {
@@ -30,8 +23,7 @@ export const SKIP_REASONS = {
   multiplier: `multiplier is not a finite number in [${MULTIPLIER_RANGE[0]}, ${MULTIPLIER_RANGE[1]}]`,
   startsAt: "startsAt is not an ISO-8601 time with a zone",
   endsAt: "endsAt is not an ISO-8601 time with a zone after startsAt",
-  duration: "the event does not last between 10 minutes and 31 days",
-  ahead: "the event starts more than 60 days ahead",
+  ...EVENT_BOUNDS,
   duplicate: "the report already holds an event with this key and startsAt",
 } as const;
 export type SkipReason = keyof typeof SKIP_REASONS;
@@ -61,9 +53,8 @@ function readEntry(value: unknown, now: number): ReportedEvent | SkipReason {
   if (startsAt === null) return "startsAt";
   const endsAt = parseIsoTime(entry.endsAt);
   if (endsAt === null || endsAt <= startsAt) return "endsAt";
-  const duration = endsAt - startsAt;
-  if (duration < EVENT_DURATION_RANGE_MS[0] || duration > EVENT_DURATION_RANGE_MS[1]) return "duration";
-  if (startsAt > now + MAX_START_AHEAD_MS) return "ahead";
+  const broken = brokenEventBound(startsAt, endsAt, now);
+  if (broken !== null) return broken;
   return { key, label: plainLabel(label, key), multiplier, startsAt, endsAt };
 }
 

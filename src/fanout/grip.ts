@@ -159,6 +159,26 @@ class ProxyLink {
   }
 }
 
+/** How far ahead a Grip-Sig may expire (SPEC §16.4): Pushpin and Fastly Fanout sign for an hour. */
+export const GRIP_SIG_MAX_LIFE_SECONDS = 3600;
+
+/**
+ * Whether a Grip-Sig's claims say when it expires, at most an hour ahead of
+ * `nowMs`: a signature without `exp`, or good for longer, would let whoever
+ * once saw one claim to be the proxy for ever, so it counts as none. Whether
+ * it is signed, and not yet expired, is the library's check.
+ */
+export function gripSigExpiresInTime(signature: string, nowMs: number): boolean {
+  const claims = signature.split(".")[1];
+  if (claims === undefined) return false;
+  try {
+    const { exp } = JSON.parse(Buffer.from(claims, "base64url").toString("utf8")) as { exp?: unknown };
+    return typeof exp === "number" && Number.isFinite(exp) && exp - Math.floor(nowMs / 1000) <= GRIP_SIG_MAX_LIFE_SECONDS;
+  } catch {
+    return false;
+  }
+}
+
 export class GripFanout {
   private readonly verifier: Promise<Publisher>;
   private readonly links: ProxyLink[];
@@ -182,10 +202,10 @@ export class GripFanout {
     this.unsubscribe = live.onChange((published) => this.publish(published));
   }
 
-  /** Whether the request came through a proxy that holds the key: a valid, unexpired Grip-Sig. */
+  /** Whether the request came through a proxy that holds the key: a valid Grip-Sig that expires within the hour. */
   async isProxied(request: Request): Promise<boolean> {
     const signature = request.headers.get("grip-sig");
-    if (signature === null) return false;
+    if (signature === null || !gripSigExpiresInTime(signature, Date.now())) return false;
     try {
       return (await (await this.verifier).validateGripSig(signature)).isSigned;
     } catch {

@@ -6,6 +6,7 @@
  * is unknown, never zero: its last count is kept for a while, then dropped.
  */
 import type { Logger } from "../log.ts";
+import type { NodeViewers } from "../metrics.ts";
 
 export const STATS_POLL_MS = 5_000;
 const STATS_TIMEOUT_MS = 2_000;
@@ -15,17 +16,6 @@ export const STATS_KEEP_MS = 30_000;
 const MAX_BODY_BYTES = 1_000_000;
 /** Pushpin's gauge, after any `prometheus_prefix`. */
 const GAUGE = /^([A-Za-z_:][A-Za-z0-9_:]*)?connection_connected(?:\{[^}]*\})?[ \t]+(\S+)/;
-
-export interface NodeViewers {
-  /** host:port of the node's publish endpoint, as GRIP_URL names it (the `proxy` of the publish metrics). */
-  readonly node: string;
-  /** Connections the node holds, as last read; null when unknown. */
-  readonly viewers: number | null;
-  /** When `viewers` was read (epoch ms); null when never, or dropped. */
-  readonly readAt: number | null;
-  /** Why the last read failed; null when it succeeded. */
-  readonly problem: string | null;
-}
 
 /** The node's connection count from its Prometheus text, or why there is none. */
 export function connectionsIn(text: string): number | string {

@@ -7,28 +7,10 @@
  */
 import { hubSecrets } from "../auth/keys.ts";
 import { openDatabase } from "../db/open.ts";
-import { Catalogue, type Region } from "../domain/catalogue.ts";
-import { FieldImportError, runFieldImportInHub, type FieldImportResult } from "./run.ts";
+import { Catalogue } from "../domain/catalogue.ts";
+import { FieldImportError, runFieldImportInHub, type FieldImportJob, type FieldImportReport } from "./run.ts";
 
 declare const self: Worker;
-
-/** Everything the import needs from the hub; the key stays in memory between the hub's threads. */
-export interface FieldImportJob {
-  readonly db: string;
-  readonly from: string;
-  readonly dryRun: boolean;
-  /** The operator's regions, after the built-in ones every catalogue starts with. */
-  readonly extraRegions: readonly Region[];
-  readonly key: Uint8Array;
-  readonly sessionSecret: string | null;
-  readonly now: number;
-}
-
-export type FieldImportReport =
-  | { readonly type: "progress"; readonly done: number; readonly total: number }
-  | { readonly type: "done"; readonly result: FieldImportResult }
-  | { readonly type: "refused"; readonly message: string }
-  | { readonly type: "failed"; readonly message: string };
 
 function report(message: FieldImportReport): void {
   self.postMessage(message);

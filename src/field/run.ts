@@ -10,10 +10,9 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { hubSecrets, loadOrCreateKey } from "../auth/keys.ts";
 import type { TotpSecrets } from "../auth/totp.ts";
 import type { Config } from "../config/load.ts";
-import type { Catalogue } from "../domain/catalogue.ts";
+import type { Catalogue, Region } from "../domain/catalogue.ts";
 import { closeDatabase, migrate, openDatabase } from "../db/open.ts";
 import { FieldImportRefusal, importField, type ImportOptions, type ImportOutcome } from "./import.ts";
-import type { FieldImportJob, FieldImportReport } from "./import-worker.ts";
 import { FieldSource, FieldSourceError, openForReading } from "./source.ts";
 
 /** The import did not run, or was refused; nothing was changed. */
@@ -128,6 +127,24 @@ export function runFieldImportInHub(target: ServedTarget, from: string, dryRun: 
     source.close();
   }
 }
+
+/** Everything the import on a worker thread (src/field/import-worker.ts) needs from the hub; the key stays in memory between the hub's threads. */
+export interface FieldImportJob {
+  readonly db: string;
+  readonly from: string;
+  readonly dryRun: boolean;
+  /** The operator's regions, after the built-in ones every catalogue starts with. */
+  readonly extraRegions: readonly Region[];
+  readonly key: Uint8Array;
+  readonly sessionSecret: string | null;
+  readonly now: number;
+}
+
+export type FieldImportReport =
+  | { readonly type: "progress"; readonly done: number; readonly total: number }
+  | { readonly type: "done"; readonly result: FieldImportResult }
+  | { readonly type: "refused"; readonly message: string }
+  | { readonly type: "failed"; readonly message: string };
 
 /**
  * Runs the serving hub's import on a worker thread (`import-worker.ts`, at

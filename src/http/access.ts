@@ -8,16 +8,15 @@
 import { Elysia, type Cookie } from "elysia";
 import type { Accounts, UserPrincipal } from "../auth/accounts.ts";
 import { HOST_SESSION_COOKIE, SESSION_COOKIE } from "../auth/sessions.ts";
-import { bearerToken, secretsEqual, sha256Hex } from "../auth/tokens.ts";
+import { bearerToken, secretsEqual, sha256Hex } from "../domain/tokens.ts";
 import type { Config } from "../config/load.ts";
 import type { Agent } from "../db/agents.ts";
-import type { AgentDirectory } from "../live/agents.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { clientIp, type SocketSource } from "./client-ip.ts";
 import { readCookie, serializeCookie, type CookieAttributes } from "./cookies.ts";
 import { AccessRefusal, PendingBody, readBodyAfterAccess } from "./errors.ts";
 import { receivedRequest } from "./incentives.ts";
-import { HttpProblem } from "./problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 
 export const ACCESS_RULES = ["public", "public-read", "agent", "session-partial", "session", "admin", "metrics"] as const;
 export type AccessRule = (typeof ACCESS_RULES)[number];
@@ -51,7 +50,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 export interface AccessDeps {
   readonly config: Config;
   readonly settings: RuntimeSettings;
-  readonly agents: AgentDirectory;
+  /** The agents by token hash (the live directory, src/live/agents.ts, in the hub). */
+  readonly agents: { findByTokenHash(tokenHash: string): Agent | undefined };
   readonly accounts: Accounts;
 }
 

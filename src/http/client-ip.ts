@@ -5,8 +5,7 @@
  * request (in-process tests). X-Forwarded-For is believed only across the
  * proxies TRUSTED_PROXIES trusts.
  */
-import { viewerKey } from "../auth/presence.ts";
-import { parseIp, resolveClientIp, type TrustedProxies } from "../domain/net.ts";
+import { resolveClientIp, type TrustedProxies } from "../domain/net.ts";
 
 /** A fixed address, or the server that can tell a request's peer. */
 export type SocketSource = string | { requestIP(request: Request): { address: string } | null };
@@ -26,21 +25,6 @@ export function clientIp(request: Request, trust: TrustedProxies, server: Socket
   const source = sockets.get(request) ?? server;
   const socket = typeof source === "string" ? source : (source?.requestIP(request)?.address ?? NO_SOCKET_ADDRESS);
   return trust.kind === "none" ? socket : resolveClientIp(socket, request.headers.get("x-forwarded-for"), trust);
-}
-
-/**
- * Whom a per-client limit counts an address against: an IPv4 address in
- * either spelling (::ffff:a.b.c.d is a.b.c.d), and an IPv6 address by its
- * /64, because one subscriber is handed a whole /64 and could otherwise take
- * a fresh address for every connection.
- */
-export function clientKey(ip: string): string {
-  const address = viewerKey(ip);
-  if (!address.includes(":")) return address;
-  const value = parseIp(address);
-  if (value === null) return address;
-  const prefix = [48n, 32n, 16n, 0n].map((shift) => ((value >> (64n + shift)) & 0xffffn).toString(16));
-  return `${prefix.join(":")}::/64`;
 }
 
 /** How many of something (open streams, requests in progress) each client holds right now. */

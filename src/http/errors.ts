@@ -8,12 +8,12 @@
  */
 import { platformRedirect, wantsHtmlPage } from "./addresses.ts";
 import { Elysia, NotFoundError, ParseError, ValidationError } from "elysia";
-import { viewerKey } from "../auth/presence.ts";
+import { clientKey, viewerKey } from "../auth/presence.ts";
 import { OPTIONS } from "../config/options.ts";
 import type { LogFields, Logger } from "../log.ts";
-import { clientIp, clientKey } from "./client-ip.ts";
+import { clientIp } from "./client-ip.ts";
 import type { StorageRefusal } from "../db/storage.ts";
-import { HttpProblem, type ProblemField } from "./problem.ts";
+import { HttpProblem, type ProblemField } from "../domain/problem.ts";
 import { storageProblem } from "./storage-gate.ts";
 import { ruleMessage } from "./rules.ts";
 

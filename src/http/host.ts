@@ -7,7 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { Config } from "../config/load.ts";
-import { HttpProblem } from "./problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 
 /** Methods that only read; everything else changes state. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -5,10 +5,13 @@
  * case (no sign-in required, no cross-origin request); anything else goes
  * through the full app.
  */
-import type { HubContext } from "../context.ts";
-import { isPlatform, type Platform } from "../domain/catalogue.ts";
-import type { Published } from "../live/store.ts";
 import type { BunRequest, Server } from "bun";
+import type { Accounts } from "../auth/accounts.ts";
+import type { Config } from "../config/load.ts";
+import { isPlatform, type Platform } from "../domain/catalogue.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import type { RuntimeSettings } from "../settings.ts";
 import { clientIp } from "./client-ip.ts";
 import { acceptedEncoding, compress, MIN_COMPRESS_BYTES, type Encoding } from "./compress.ts";
 import { etagMatches, JSON_TYPE, readCacheControl } from "./schemas.ts";
@@ -18,13 +21,34 @@ export const INCENTIVES_ROUTE = "/api/v1/platforms/:platform/incentives";
 
 type Variant = "identity" | Encoding;
 
+/** A platform's payload as the live store last published it (src/live/store.ts): one object per revision. */
+interface PublishedPayload {
+  readonly json: string;
+  readonly etag: string;
+}
+
+/** What the replies read of the hub: each platform's published payload, and whether reads need a sign-in. */
+interface IncentivesSource {
+  readonly live: { current(platform: Platform): PublishedPayload };
+  readonly settings: RuntimeSettings;
+}
+
+/** What the fast route reads of the hub besides the replies. */
+interface FastRouteDeps {
+  readonly config: Config;
+  readonly settings: RuntimeSettings;
+  readonly accounts: Accounts;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+}
+
 /** What one published payload is answered with: its body in each encoding and the headers for each (body, cache mode). */
 class PreparedReply {
   private readonly bodies = new Map<Variant, Uint8Array<ArrayBuffer>>();
   private readonly headers = new Map<string, Headers>();
   readonly compressible: boolean;
 
-  constructor(private readonly published: Published) {
+  constructor(private readonly published: PublishedPayload) {
     const identity = new TextEncoder().encode(published.json);
     this.bodies.set("identity", identity);
     this.compressible = identity.byteLength > MIN_COMPRESS_BYTES;
@@ -54,9 +78,9 @@ class PreparedReply {
 
 export class IncentivesReplies {
   /** Each published payload gets its bodies and headers built once (copying a Headers is cheap). */
-  private readonly prepared = new WeakMap<Published, PreparedReply>();
+  private readonly prepared = new WeakMap<PublishedPayload, PreparedReply>();
 
-  constructor(private readonly ctx: HubContext) {}
+  constructor(private readonly ctx: IncentivesSource) {}
 
   reply(platform: Platform, request: Request): Response {
     const published = this.ctx.live.current(platform);
@@ -108,7 +132,7 @@ type BunRouteHandler = (request: BunRequest<string>, server: Server<unknown>) =>
  * request metrics included) and hands everything else to the full app.
  */
 export function incentivesFastRoute(
-  ctx: HubContext,
+  ctx: FastRouteDeps,
   replies: IncentivesReplies,
   fallback: (request: Request) => Response | Promise<Response>,
 ): { GET: BunRouteHandler } {

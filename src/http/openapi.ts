@@ -21,7 +21,8 @@ import { HUB_NAME, HUB_VERSION } from "../version.ts";
 import { ACCESS_DESCRIPTIONS, type AccessRule } from "./access.ts";
 import { MAX_BODY_BYTES } from "./errors.ts";
 import { hostChecked } from "./host.ts";
-import { ProblemSchema, STATUS_TITLES, type ProblemBody } from "./problem.ts";
+import { STATUS_TITLES, type ProblemBody } from "../domain/problem.ts";
+import { ProblemSchema } from "./problem.ts";
 import { DOCUMENT_AS } from "./schemas.ts";
 
 export const TAGS = [
@@ -335,8 +336,10 @@ function buildOperation(route: { method: string; path: string; hooks: unknown },
   const hasBody = bodySchema !== undefined;
   if (hasBody) {
     const schema = toDocSchema(bodySchema);
+    // The schema's first example is the body's example too, so /docs fills the request in (it does not read a referenced schema's `examples`).
+    const example = isObject(bodySchema) && Array.isArray(bodySchema.examples) ? bodySchema.examples[0] : undefined;
     // The hub refuses a missing body even where every field is optional; a route that takes none says so.
-    operation.requestBody = { required: detail["x-body-optional"] !== true, content: { "application/json": { schema } } };
+    operation.requestBody = { required: detail["x-body-optional"] !== true, content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } } };
   }
 
   const declared: Record<string, unknown> = isObject(hooks.response) && !("type" in hooks.response) && !("anyOf" in hooks.response) ? hooks.response : {};

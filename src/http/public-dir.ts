@@ -6,18 +6,19 @@
  * as the embedded app, and every answer the page's CSP (the hub's, widened
  * only by PUBLIC_DIR_CSP). A path that would leave the folder (`..`, encoded
  * or not, a symlink pointing out) or names a hidden file (a segment starting
- * with `.`, outside `/.well-known/`) is a 404. The hub's own public routes
+ * with `.`, outside `/.well-known/`) is a 404, and so is a plain name that
+ * resolves to one (`envlink` → `.env`, `gitdir/config` → `.git/config`). The hub's own public routes
  * (SPEC §19) keep answering. The field's pages leave their origin to the hub
  * as `__OG_ORIGIN__`, which is filled in.
  */
 import type { BunRequest } from "bun";
 import { realpathSync, statSync } from "node:fs";
-import { extname, join, sep } from "node:path";
+import { extname, join, relative, sep } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import type { CspAdditions } from "../config/options.ts";
 import { HTML_CSP, SECURITY_HEADERS } from "./security.ts";
-import { serveFile, WebFile } from "./web.ts";
 import { retiringWorkerRoute } from "./service-worker.ts";
+import { serveFile, WebFile } from "./web-bundle.ts";
 
 /** Paths the hub itself answers, whatever the folder holds: by prefix, and exactly. */
 const HUB_PATHS = ["/api/", "/docs", "/openapi.", "/healthz", "/metrics", "/og/", "/badge/", "/embed/", "/feeds/"];
@@ -83,6 +84,17 @@ function segmentsOf(pathname: string): string[] | null {
   return segments;
 }
 
+/**
+ * Whether a resolved path may be served from the folder `root`: inside it, and
+ * with no hidden segment once symlinks are followed (a plain name may point
+ * at `.env` or into `.git`), `/.well-known/` aside as for the request path.
+ */
+function servable(root: string, real: string): boolean {
+  if (real === root) return true;
+  if (!real.startsWith(`${root}${sep}`)) return false;
+  return segmentsOf(relative(root, real).split(sep).join("/")) !== null;
+}
+
 type Fallback = (request: Request) => Response | Promise<Response>;
 type Handler = { GET: (request: BunRequest<string>) => Response | Promise<Response> };
 
@@ -112,11 +124,11 @@ export function publicDirRoutes(options: { root: string; origin: string; https: 
     return file;
   };
 
-  /** The file a path names inside the folder, or null; a symlink whose target is outside the folder is not followed. */
+  /** The file a path names inside the folder, or null; a symlink whose target is outside the folder or hidden is not followed. */
   const inside = (segments: readonly string[]): { path: string; version: string } | null => {
     try {
       const real = realpathSync(join(root, ...segments));
-      if (real !== root && !real.startsWith(`${root}${sep}`)) return null;
+      if (!servable(root, real)) return null;
       const stat = statSync(real);
       return stat.isFile() ? { path: real, version: `${stat.mtimeMs}:${stat.size}` } : null;
     } catch {
@@ -146,15 +158,14 @@ export function publicDirRoutes(options: { root: string; origin: string; https: 
         }
         // A missing file (a name with an extension, or anything under /.well-known/) is a 404; any other path is a page of the app.
         if (segments[0] === WELL_KNOWN || extname(segments[segments.length - 1] ?? "") !== "") return notFound();
-        const escapes = (() => {
+        const refused = (() => {
           try {
-            const real = realpathSync(join(root, ...segments));
-            return real !== root && !real.startsWith(`${root}${sep}`);
+            return !servable(root, realpathSync(join(root, ...segments)));
           } catch {
             return false;
           }
         })();
-        return escapes ? notFound() : await page(request);
+        return refused ? notFound() : await page(request);
       },
     },
   };

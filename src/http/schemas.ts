@@ -4,7 +4,8 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Catalogue, Platform } from "../domain/catalogue.ts";
 import { PLATFORM_LABELS, PLATFORMS, isPlatform, unknownPlatform } from "../domain/catalogue.ts";
 import { listOr } from "../domain/lists.ts";
-import { HttpProblem, ProblemSchema } from "./problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
+import { ProblemSchema } from "./problem.ts";
 import { platformSchema, platformStatusSchema } from "./vocabularies.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";

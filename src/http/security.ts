@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import type { CorsOrigins } from "../config/options.ts";
 import { answered } from "./client-ip.ts";
 import { compressFinished, isCompressibleType, neverCompressed, uncompressed } from "./compress.ts";
-import { HttpProblem } from "./problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import type { Metrics } from "../metrics.ts";
 import { JSON_TYPE } from "./schemas.ts";
 

@@ -7,7 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { Storage, StorageRefusal } from "../db/storage.ts";
-import { HttpProblem } from "./problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -6,14 +6,14 @@
  */
 import type { TLiteral } from "@sinclair/typebox";
 import { t } from "elysia";
-import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../alerts/model.ts";
-import { AUTH_LEVELS, FACTOR_METHODS } from "../auth/levels.ts";
+import { AUTH_LEVELS, FACTOR_METHODS } from "../domain/auth-levels.ts";
 import { ROLES } from "../config/options.ts";
 import { STORAGE_STATES } from "../db/storage.ts";
 import { PLATFORMS, PROVIDERS } from "../domain/catalogue.ts";
 import { EVENT_REPORT_MODES, EVENT_SOURCES } from "../domain/events.ts";
 import { PLATFORM_STATUSES } from "../domain/incentives.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../domain/provenance.ts";
+import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../domain/alerts.ts";
 
 type Literals<V extends readonly string[]> = { -readonly [K in keyof V]: TLiteral<V[K]> };
 

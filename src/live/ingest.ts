@@ -8,7 +8,7 @@ import { StorageRefusal, type Storage } from "../db/storage.ts";
 import type { Assignment } from "../domain/cadence.ts";
 import type { Platform } from "../domain/catalogue.ts";
 import { checkReading, type AcceptedReading, type PreviousReading } from "../domain/readings.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import type { Logger } from "../log.ts";
 import type { AgentDirectory } from "./agents.ts";
 import type { LiveStore } from "./store.ts";

@@ -7,9 +7,9 @@
 import type { HubDb } from "../db/open.ts";
 import { oldestVisibleReading } from "../db/readings.ts";
 import { PLATFORMS, type Catalogue, type Platform } from "../domain/catalogue.ts";
-import { nextEventBoundary, selectActiveEvent, selectNextEvent, visibleEvents, type EventCandidate, type SeenEvent } from "../domain/events.ts";
+import { type EventCandidate, nextEventBoundary, type ReportedEvent, type SeenEvent, selectActiveEvent, selectNextEvent, visibleEvents } from "../domain/events.ts";
 import { deriveIncentives, isFresh, type IncentivesContent, type LiveValue } from "../domain/incentives.ts";
-import { MAX_FUTURE_MS, type ReportedEvent } from "../domain/readings.ts";
+import { MAX_FUTURE_MS } from "../domain/readings.ts";
 import type { AgentDirectory } from "./agents.ts";
 import type { EventBook } from "./events.ts";
 

@@ -14,11 +14,12 @@
  * every slot.
  */
 import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
-import { ClientCounts, clientKey } from "../http/client-ip.ts";
+import { ClientCounts } from "../http/client-ip.ts";
 import { CapacityRefusal } from "../http/errors.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { connectionKey, DrainWatch, readSendQueues, type ConnectionId, type SendQueues } from "./send-queues.ts";
 import type { LiveStore, Published } from "./store.ts";
+import { clientKey } from "../auth/presence.ts";
 
 export const PING_INTERVAL_MS = 15_000;
 /** Bytes a client may leave unsent (in its connection's kernel send queue and held by the hub) before it is dropped. */

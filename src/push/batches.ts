@@ -8,11 +8,11 @@
  * chunk at a time, each subscription reached once (the role with the higher
  * bonus when both fire).
  */
-import type { AlertRole } from "../alerts/model.ts";
 import { becameTrue } from "../alerts/rules.ts";
 import type { HubDb } from "../db/open.ts";
 import type { PublicEvent } from "../domain/events.ts";
 import type { PushSubscriptions } from "./subscriptions.ts";
+import type { AlertRole } from "../domain/alerts.ts";
 
 export interface Fired {
   readonly subscriptionId: number;

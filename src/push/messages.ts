@@ -5,12 +5,12 @@
  * `lang` (share/languages.ts loads it), `lang` the tag for numbers and times.
  */
 import { EVENT_ALERT_LIMIT } from "../alerts/event-rate.ts";
-import type { AlertRole } from "../alerts/model.ts";
 import { PLATFORM_LABELS, isPlatform, type Catalogue } from "../domain/catalogue.ts";
 import type { PublicEvent } from "../domain/events.ts";
 import type { ForecastContent } from "../domain/forecast.ts";
 import type { MessageKey, Messages } from "../web/i18n/messages/en.ts";
 import type { PushMessage } from "./model.ts";
+import type { AlertRole } from "../domain/alerts.ts";
 
 function fill(words: Messages, key: MessageKey, values: Readonly<Record<string, string | number>>): string {
   const template = words[key];

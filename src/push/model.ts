@@ -1,5 +1,5 @@
+import type { AlertRole } from "../domain/alerts.ts";
 /** The vocabulary of Web Push (SPEC §23): limits, the known push services, and what a subscription holds. */
-import type { AlertRole } from "../alerts/model.ts";
 
 /** A bonus is old news after 15 minutes: no push service keeps a message longer, and no retry is planned past it. */
 export const PUSH_TTL_SECONDS = 900;
@@ -34,7 +34,12 @@ export interface StoredSubscription {
   readonly lang: string;
   readonly events: boolean;
   readonly rules: readonly PushRule[];
+  /** The user whose session made it while the hub required sign-in (it ends with their access), else null. */
+  readonly userId: number | null;
 }
+
+/** How long a subscription may stay marked failing before it is deleted (SPEC §16.4). */
+export const FAILING_DELETE_AFTER_MS = 7 * 24 * 3_600_000;
 
 /** What a device sees in the notification (the service worker shows it as it is). */
 export interface PushMessage {

@@ -231,15 +231,16 @@ export class Push {
   /**
    * Stores a subscription: a new one (201) within the per-address and total
    * limits, or the same endpoint's rules replaced (200). Either way a fresh
-   * manage token is handed out.
+   * manage token is handed out. `userId`: the user it belongs to while the
+   * hub requires sign-in (SPEC §16.4), else null.
    */
-  async subscribe(input: SubscriptionInput, address: string): Promise<{ created: boolean; id: string; manageToken: string }> {
+  async subscribe(input: SubscriptionInput, address: string, userId: number | null = null): Promise<{ created: boolean; id: string; manageToken: string }> {
     await this.checkEndpoint(input.endpoint);
     const now = this.deps.now();
     const existing = this.subscriptions.findByEndpoint(input.endpoint);
     if (existing !== null) {
       this.subscriptions.delete(existing.id);
-      const { subscription, manageToken } = this.subscriptions.create(input, now);
+      const { subscription, manageToken } = this.subscriptions.create(input, now, userId);
       return { created: false, id: subscription.publicId, manageToken };
     }
     const recent = (this.newByAddress.get(address) ?? []).filter((at) => at > now - HOUR);
@@ -250,7 +251,7 @@ export class Push {
     if (this.subscriptions.count >= this.deps.config.maxPushSubscriptions) {
       throw new PushRefusal(503, "This hub keeps as many push subscriptions as it is set to (MAX_PUSH_SUBSCRIPTIONS); try again later.");
     }
-    const { subscription, manageToken } = this.subscriptions.create(input, now);
+    const { subscription, manageToken } = this.subscriptions.create(input, now, userId);
     recent.push(now);
     // Addresses seen more than an hour ago are forgotten once many are remembered, so a flood cannot grow this without end.
     if (this.newByAddress.size >= MAX_REMEMBERED_ADDRESSES) {

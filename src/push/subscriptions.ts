@@ -3,7 +3,7 @@
  * manage token, and indexed in memory by platform so that judging a reading
  * touches only the rules of its platform.
  */
-import { randomToken, secretsEqual, sha256Hex } from "../auth/tokens.ts";
+import { randomToken, secretsEqual, sha256Hex } from "../domain/tokens.ts";
 import type { HubDb } from "../db/open.ts";
 import type { PushKeys, PushRule, StoredSubscription } from "./model.ts";
 
@@ -17,6 +17,7 @@ interface Row {
   lang: string;
   events: number;
   rules: string;
+  user_id: number | null;
 }
 
 export interface SubscriptionInput {
@@ -40,10 +41,16 @@ const toSubscription = (row: Row): StoredSubscription => ({
   lang: row.lang,
   events: row.events === 1,
   rules: JSON.parse(row.rules) as PushRule[],
+  userId: row.user_id,
 });
 
 /** The endpoint is looked up by its hash: the same device subscribing again replaces its rules. */
 const endpointHash = (endpoint: string): string => sha256Hex(`push-endpoint\u0000${endpoint}`);
+
+/** Deletes a user's push subscriptions in a database no hub serves (`hub user reset-password` on a stopped hub's file). */
+export function deleteSubscriptionsOf(db: HubDb, userId: number): void {
+  db.sqlite.query("DELETE FROM push_subscriptions WHERE user_id = ?").run(userId);
+}
 
 export class PushSubscriptions {
   private readonly byId = new Map<number, StoredSubscription>();
@@ -55,17 +62,19 @@ export class PushSubscriptions {
   private readonly byEndpoint;
   private readonly byPublicId;
   private readonly markFailing;
+  private readonly markWorking;
+  private readonly failingBefore;
 
   /** `deleted`: told of each subscription deleted, so what is kept about it elsewhere (its event-alert budget) goes too. */
   constructor(
     private readonly db: HubDb,
     private readonly deleted: (id: number) => void = () => undefined,
   ) {
-    const columns = "id, public_id, endpoint, p256dh, auth, token_hash, lang, events, rules";
+    const columns = "id, public_id, endpoint, p256dh, auth, token_hash, lang, events, rules, user_id";
     this.all = db.sqlite.query<Row, []>(`SELECT ${columns} FROM push_subscriptions ORDER BY id`);
-    this.insert = db.sqlite.query<{ id: number }, [string, string, string, string, string, string, string, number, string, number, number]>(
-      "INSERT INTO push_subscriptions (public_id, endpoint, endpoint_hash, p256dh, auth, token_hash, lang, events, rules, created_at, updated_at) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    this.insert = db.sqlite.query<{ id: number }, [string, string, string, string, string, string, string, number, string, number, number, number | null]>(
+      "INSERT INTO push_subscriptions (public_id, endpoint, endpoint_hash, p256dh, auth, token_hash, lang, events, rules, created_at, updated_at, user_id) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     );
     this.update = db.sqlite.query<unknown, [string, string, string, string, string, number, string, number, number]>(
       "UPDATE push_subscriptions SET endpoint = ?, endpoint_hash = ?, p256dh = ?, auth = ?, lang = ?, events = ?, rules = ?, updated_at = ?, failing_since = NULL, failure = NULL WHERE id = ?",
@@ -76,6 +85,8 @@ export class PushSubscriptions {
     this.markFailing = db.sqlite.query<{ id: number }, [number, string, number]>(
       "UPDATE push_subscriptions SET failing_since = ?, failure = ? WHERE id = ? AND failing_since IS NULL RETURNING id",
     );
+    this.markWorking = db.sqlite.query<unknown, [number]>("UPDATE push_subscriptions SET failing_since = NULL, failure = NULL WHERE id = ? AND failing_since IS NOT NULL");
+    this.failingBefore = db.sqlite.query<{ id: number }, [number]>("SELECT id FROM push_subscriptions WHERE failing_since IS NOT NULL AND failing_since <= ?");
     this.reload();
   }
 
@@ -133,8 +144,8 @@ export class PushSubscriptions {
     return toSubscription(row);
   }
 
-  /** A new subscription, with the manage token shown only now. */
-  create(input: SubscriptionInput, now: number): { subscription: StoredSubscription; manageToken: string } {
+  /** A new subscription, with the manage token shown only now; `userId` the user it belongs to (SPEC §16.4), or null. */
+  create(input: SubscriptionInput, now: number, userId: number | null = null): { subscription: StoredSubscription; manageToken: string } {
     const manageToken = randomToken(32);
     const publicId = randomToken(12);
     const row = this.insert.get(
@@ -149,9 +160,10 @@ export class PushSubscriptions {
       JSON.stringify(input.rules),
       now,
       now,
+      userId,
     );
     if (row === null) throw new Error("the push subscription was not stored");
-    const subscription: StoredSubscription = { id: row.id, publicId, ...input };
+    const subscription: StoredSubscription = { id: row.id, publicId, ...input, userId };
     this.byId.set(row.id, subscription);
     this.index(subscription);
     return { subscription, manageToken };
@@ -159,7 +171,7 @@ export class PushSubscriptions {
 
   replace(existing: StoredSubscription, input: SubscriptionInput, now: number): StoredSubscription {
     this.update.run(input.endpoint, endpointHash(input.endpoint), input.keys.p256dh, input.keys.auth, input.lang, input.events ? 1 : 0, JSON.stringify(input.rules), now, existing.id);
-    const subscription: StoredSubscription = { id: existing.id, publicId: existing.publicId, ...input };
+    const subscription: StoredSubscription = { id: existing.id, publicId: existing.publicId, ...input, userId: existing.userId };
     this.byId.set(existing.id, subscription);
     this.reindex();
     return subscription;
@@ -174,6 +186,25 @@ export class PushSubscriptions {
   /** Marks a subscription failing; true the first time (so its failure is logged once). */
   failing(id: number, failure: string, now: number): boolean {
     return this.markFailing.get(now, failure, id) !== null;
+  }
+
+  /** A message delivered: the subscription works again, so the days it spent failing no longer count. */
+  working(id: number): void {
+    this.markWorking.run(id);
+  }
+
+  /** Deletes the subscriptions failing since `before` or earlier; how many. */
+  deleteFailingSince(before: number): number {
+    const ids = this.failingBefore.all(before).map((row) => row.id);
+    for (const id of ids) this.delete(id);
+    return ids.length;
+  }
+
+  /** Deletes the subscriptions of a user whose access ended (disabled, deleted, password reset); how many. */
+  deleteOwnedBy(userId: number): number {
+    const ids = [...this.byId.values()].filter((subscription) => subscription.userId === userId).map((subscription) => subscription.id);
+    for (const id of ids) this.delete(id);
+    return ids.length;
   }
 
   /** Drops every subscription (a new key pair makes them all useless). */

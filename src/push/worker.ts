@@ -5,7 +5,9 @@
  * request path. 201/202 is delivered; 404/410 removes the subscription;
  * 429, 5xx and network failures are retried with backoff (or the service's
  * Retry-After), never past the message's TTL; 400/401/403/413 mark the
- * subscription failing and are logged once.
+ * subscription failing and are logged once (the service's answer redacted by
+ * the transport); a subscription still failing 7 days later is deleted, and
+ * one delivered to again is no longer failing (SPEC §16.4).
  */
 import type WebPush from "web-push";
 import { eventAlertDestination, type EventAlertRate } from "../alerts/event-rate.ts";
@@ -18,7 +20,7 @@ import { loadMessages } from "../share/languages.ts";
 import { en, type Messages } from "../web/i18n/messages/en.ts";
 import { bonusMessage, eventMessage, topicOf } from "./messages.ts";
 import type { PushMessage, StoredSubscription } from "./model.ts";
-import { PUSH_TTL_SECONDS } from "./model.ts";
+import { FAILING_DELETE_AFTER_MS, PUSH_TTL_SECONDS } from "./model.ts";
 import type { PushSubscriptions } from "./subscriptions.ts";
 import type { PushStats } from "./stats.ts";
 import { judgeReading, type BatchData, type Fired } from "./batches.ts";
@@ -93,7 +95,7 @@ interface DueRow {
 }
 
 type Result =
-  | { readonly id: number; readonly kind: "delivered"; readonly statusCode: number }
+  | { readonly id: number; readonly kind: "delivered"; readonly subscriptionId: number; readonly statusCode: number }
   | { readonly id: number; readonly kind: "gone"; readonly subscriptionId: number; readonly statusCode: number }
   | { readonly id: number; readonly kind: "retry"; readonly at: number; readonly attempts: number; readonly statusCode: number | null }
   | { readonly id: number; readonly kind: "expired"; readonly statusCode: number | null }
@@ -196,6 +198,8 @@ export class PushWorker {
         const expired = this.queries.expireLate.run(now, now).changes;
         for (let i = 0; i < expired; i++) this.deps.stats.count("expired");
         this.queries.prune.run(now - this.deps.policy.keepMs);
+        const dropped = this.deps.subscriptions.deleteFailingSince(now - FAILING_DELETE_AFTER_MS);
+        if (dropped > 0) this.deps.log.info("push subscriptions refused by their push service for 7 days were deleted", { deleted: dropped });
       }
       const room = Math.min(this.deps.policy.maxParallel - this.inFlight.size, STARTS_PER_PUMP);
       let started = 0;
@@ -387,7 +391,7 @@ export class PushWorker {
 
   private judge(row: DueRow, subscription: StoredSubscription, outcome: Outcome, retryAfter: string | null): Result {
     const status = outcome.statusCode;
-    if (outcome.delivered && (status === 201 || status === 202 || status === 200)) return { id: row.id, kind: "delivered", statusCode: status ?? 201 };
+    if (outcome.delivered && (status === 201 || status === 202 || status === 200)) return { id: row.id, kind: "delivered", subscriptionId: subscription.id, statusCode: status ?? 201 };
     if (status === 404 || status === 410) return { id: row.id, kind: "gone", subscriptionId: subscription.id, statusCode: status };
     if (status !== null && (status === 400 || status === 401 || status === 403 || status === 413 || (status >= 300 && status < 500 && status !== 429))) {
       return { id: row.id, kind: "failed", subscriptionId: subscription.id, statusCode: status, error: outcome.error ?? `HTTP ${status}` };
@@ -416,6 +420,7 @@ export class PushWorker {
           switch (result.kind) {
             case "delivered":
               this.queries.finish.run("delivered", result.statusCode, now, result.id);
+              subscriptions.working(result.subscriptionId);
               break;
             case "gone":
               this.queries.finish.run("gone", result.statusCode, now, result.id);

@@ -2,8 +2,8 @@
 import { Elysia, t } from "elysia";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
-import { AGENT_MULTIPLIER_RANGE, MAX_EVENT_LABEL } from "../domain/events.ts";
-import { EVENT_DURATION_RANGE_MS, MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MAX_START_AHEAD_MS, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
+import { AGENT_MULTIPLIER_RANGE, EVENT_BOUNDS_RULE, EVENT_DURATION_RANGE_MS, MAX_EVENT_LABEL, MAX_START_AHEAD_MS } from "../domain/events.ts";
+import { MAX_EVENT_KEY, MAX_REPORT_ENTRIES, MULTIPLIER_RANGE, REPORT_INTERVAL_MS } from "../events/report.ts";
 import { ActiveEventSchema, AssignmentSchema, problems } from "../http/schemas.ts";
 
 export const ReadingSubmissionSchema = t.Object(
@@ -28,7 +28,11 @@ export const ReadingSubmissionSchema = t.Object(
             description: `A number outside ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]} refuses the reading (rule 6)`,
           }),
         },
-        { description: `The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]} is a 400 (rule 6)` },
+        {
+          description:
+            `The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]}, ` +
+            `or an event that does not ${EVENT_BOUNDS_RULE} (as a report's entry), is a 400 (rule 6)`,
+        },
       ),
     ),
   },
@@ -38,7 +42,8 @@ export const ReadingSubmissionSchema = t.Object(
       "A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time " +
       "at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's " +
       "previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings " +
-      `of at most 64 characters, and activeEvent's multiplier, when it is a number, is in ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]}. A refusal's detail names the first rule broken.`,
+      `of at most 64 characters, activeEvent's multiplier, when it is a number, is in ${AGENT_MULTIPLIER_RANGE[0]}–${AGENT_MULTIPLIER_RANGE[1]}, and a well-formed ` +
+      `activeEvent must ${EVENT_BOUNDS_RULE}. A refusal's detail names the first rule broken.`,
     examples: [{ region: "eu-west-1", platform: "Windows", isReal: true, measuredAt: "2026-11-21T18:04:05.123Z", survivor: 0, killer: 75, ratio: 2.4, version: "9.3.0", refreshTimeSeconds: 300 }],
   },
 );
@@ -146,7 +151,7 @@ export function agentRoutes(ctx: HubContext, access: Access) {
           tags: ["agent"],
           summary: "Report the event schedule",
           description:
-            `The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an \`events\` array. ` +
+            `The game's Bloodpoint-event schedule. Answered 204 whatever became of the entries; 400 only when the body is not an object with an \`events\` array. ` +
             `A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent ` +
             `per ${REPORT_INTERVAL_MS / 1000} s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After ` +
             "and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. " +

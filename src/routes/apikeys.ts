@@ -8,7 +8,7 @@ import { audit } from "../db/audit.ts";
 import { ApiKeySchema, NewApiKeySchema } from "../http/account-schemas.ts";
 import type { Access } from "../http/access.ts";
 import { LabelSchema } from "../http/field-schemas.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { idParams, problems } from "../http/schemas.ts";
 
 const DAY_MS = 86_400_000;

@@ -5,6 +5,12 @@ import type { Access } from "../http/access.ts";
 import { storageStateSchema } from "../http/vocabularies.ts";
 import { HUB_VERSION } from "../version.ts";
 
+/**
+ * What the public health answer says of a failed backup (SPEC §16.4): that it failed, never where backups go or
+ * what the storage server said; the target, the bucket and the server's words are the admin's (the console, the log).
+ */
+export const BACKUP_FAILED = "the last backup failed; an admin can see why in the console";
+
 export const HealthSchema = t.Object(
   {
     status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("unhealthy")], {
@@ -21,7 +27,11 @@ export const HealthSchema = t.Object(
     backup: t.Object(
       {
         last: t.Nullable(t.Integer({ description: "When the last backup that was uploaded and checked was taken, epoch ms; null when none is known" })),
-        lastError: t.Nullable(t.String({ description: "Why the last run failed, when it failed after the last success; null otherwise" })),
+        lastError: t.Nullable(
+          t.String({
+            description: `"${BACKUP_FAILED}" when the last run failed after the last success; null otherwise. Why it failed is for admins only (GET /api/v1/admin/backups, the console's Backups page, the log)`,
+          }),
+        ),
         next: t.Nullable(t.Integer({ description: "When the next scheduled run or retry starts, epoch ms; null when none is planned" })),
       },
       { description: "Backups off the machine (BACKUP_SCHEDULE, BACKUP_TARGET); all null when none are set up" },
@@ -43,7 +53,7 @@ export function healthRoutes(ctx: HubContext, access: Access) {
       const uptimeSeconds = Math.max(0, Math.floor((now - ctx.startedAt) / 1000));
       const storage = ctx.storage.state;
       const { last, lastError, next } = ctx.backups.status();
-      const backup = { last, lastError, next };
+      const backup = { last, lastError: lastError === null ? null : BACKUP_FAILED, next };
       try {
         ping.get();
         const agentsConfigured = ctx.agents.enabledCount();

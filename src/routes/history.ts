@@ -5,7 +5,7 @@ import { bucketWidthFor, MAX_HISTORY_POINTS, resolveHistoryWindow } from "../dom
 import { PATTERN_WEEKS, patternWeeks, WEEK_MS, weekHourPatterns } from "../domain/patterns.ts";
 import { DAY_MS } from "../domain/timezone.ts";
 import type { Access } from "../http/access.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { integerQuery, PlatformRegionParams, problems, queryInteger, readCacheControl, requirePlatform, requireRegion } from "../http/schemas.ts";
 
 export const ACTIVITY_LIMITS = { min: 1, max: 50, default: 10 } as const;

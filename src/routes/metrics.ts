@@ -1,6 +1,7 @@
 /** GET /metrics: Prometheus text for admins, or for anyone holding METRICS_TOKEN. */
 import { existsSync, statSync } from "node:fs";
 import { Elysia, t } from "elysia";
+import { backupPeriodSeconds } from "../config/backup-schedule.ts";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
 import { problems } from "../http/schemas.ts";
@@ -28,6 +29,8 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
           const { last, lastBytes } = ctx.backups.status();
           return last === null || lastBytes === null ? null : { at: last, bytes: lastBytes };
         })(),
+        backupPeriodSeconds: backupPeriodSeconds(ctx.config.backupSchedule),
+        webhookDeliveries: ctx.alerts.worker.results,
         grip: ctx.fanout?.counters() ?? null,
         gripHolds: ctx.fanout?.holds ?? 0,
         gripNodes: ctx.gripNodes?.snapshot() ?? null,
@@ -41,7 +44,7 @@ export function metricsRoutes(ctx: HubContext, access: Access) {
         tags: ["system"],
         summary: "Metrics",
         description:
-          "Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). " +
+          "Prometheus text: the version that runs (`hub_build_info`), requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading, the last backup and the schedule's period, webhook and push deliveries by result; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). " +
           "Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.",
         "x-media-type": "text/plain",
         "x-response-headers": { 200: ["Cache-Control"] },

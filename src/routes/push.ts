@@ -5,18 +5,19 @@
  */
 import { Elysia, t } from "elysia";
 import { MIN_BONUS_RANGE } from "../alerts/model.ts";
-import { bearerToken } from "../auth/tokens.ts";
+import { bearerToken } from "../domain/tokens.ts";
 import type { HubContext } from "../context.ts";
 import type { Access } from "../http/access.ts";
-import { clientIp, clientKey, type SocketSource } from "../http/client-ip.ts";
+import { clientIp, type SocketSource } from "../http/client-ip.ts";
 import { regionSchema } from "../http/field-schemas.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { problems } from "../http/schemas.ts";
 import { alertRoleSchema, platformSchema } from "../http/vocabularies.ts";
 import { AUTH_LENGTH, MAX_ENDPOINT_LENGTH, MAX_RULES, P256DH_LENGTH, type PushRule, type StoredSubscription } from "../push/model.ts";
 import { PushRefusal, type Push } from "../push/push.ts";
 import type { SubscriptionInput } from "../push/subscriptions.ts";
 import { LANGUAGE_CODES } from "../share/languages.ts";
+import { clientKey } from "../auth/presence.ts";
 
 const BASE64URL = "^[A-Za-z0-9_-]+={0,2}$";
 /** Checked by the handler, after the body, so a missing body is named before a malformed id. */
@@ -149,7 +150,9 @@ export function pushRoutes(ctx: HubContext, access: Access, push: Push) {
       async ({ body: sent, request, server, set }) => {
         on();
         try {
-          const result = await push.subscribe(inputOf(sent), address(request, server));
+          // While sign-in is required, the subscription is the signed-in user's, and ends with their access (SPEC §16.4).
+          const owner = ctx.settings.get().requireAuth ? (access.optionalUserOf(request)?.user.id ?? null) : null;
+          const result = await push.subscribe(inputOf(sent), address(request, server), owner);
           set.status = result.created ? 201 : 200;
           set.headers["cache-control"] = "no-store";
           return { id: result.id, manageToken: result.manageToken };
@@ -169,7 +172,8 @@ export function pushRoutes(ctx: HubContext, access: Access, push: Push) {
             "The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) " +
             "or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. " +
             "The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); " +
-            "past MAX_PUSH_SUBSCRIPTIONS, 503.",
+            "past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user " +
+            "is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.",
         },
       },
     )

@@ -4,7 +4,7 @@ import type { HubContext } from "../context.ts";
 import { PLATFORMS, type Platform } from "../domain/catalogue.ts";
 import type { RegionIncentive } from "../domain/incentives.ts";
 import type { Access } from "../http/access.ts";
-import { HttpProblem } from "../http/problem.ts";
+import { HttpProblem } from "../domain/problem.ts";
 import { etagMatches, PlatformParams, problems, queryInteger, requirePlatform, requireRegion, integerQuery } from "../http/schemas.ts";
 import { badgeContent, badgeSvg, MAX_LABEL_LENGTH } from "../share/badge.ts";
 import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds, type FeedAnswer } from "../share/feed.ts";

@@ -13,8 +13,8 @@
 import type { HubDb } from "../db/open.ts";
 import { oldestVisibleReading } from "../db/readings.ts";
 import { PLATFORM_LABELS, type Catalogue, type Platform } from "../domain/catalogue.ts";
-import { eventIdentity } from "../domain/events.ts";
-import { MAX_BONUS, type ReportedEvent } from "../domain/readings.ts";
+import { eventIdentity, type ReportedEvent } from "../domain/events.ts";
+import { MAX_BONUS } from "../domain/readings.ts";
 import type { EventBook } from "../live/events.ts";
 import { storedEvent, type LiveStore } from "../live/store.ts";
 import { escapeMarkup } from "./escape.ts";

@@ -16,7 +16,6 @@ import type { Config } from "../config/load.ts";
 import type { Platform } from "../domain/catalogue.ts";
 import type { AgentDirectory } from "../live/agents.ts";
 import type { LiveStore } from "../live/store.ts";
-import { publicSettings, siteMeta } from "../routes/public.ts";
 import type { RuntimeSettings } from "../settings.ts";
 import { OPTIONS } from "../config/options.ts";
 import type { IncentivesPayload, SiteMeta } from "../web/api/client.ts";
@@ -27,7 +26,9 @@ import { applyLanguage, initialLanguage, LANGUAGES, type Messages } from "../web
 import { BoardView } from "../web/pages/board.tsx";
 import { RegionSignals } from "../web/region-signals.ts";
 import { location, parseRoute } from "../web/router.ts";
+import type { FirstPaint, FirstPaintFor } from "../http/web.ts";
 import { defaultPlatform } from "./head.ts";
+import { publicSettings, siteMeta } from "./meta.ts";
 
 /** A first paint is rendered again at most this often for one page and language, however often the payload changes. */
 export const FIRST_PAINT_MIN_AGE_MS = 1000;
@@ -35,17 +36,6 @@ export const FIRST_PAINT_MIN_AGE_MS = 1000;
 export const FIRST_PAINT_MAX_AGE_MS = 10_000;
 /** Most rendered variants kept at once (page × language × query). */
 const MAX_KEPT = 128;
-
-export interface FirstPaint {
-  /** The language it is written in, for <html lang>. */
-  readonly lang: string;
-  /** The markup that goes inside the app's root element. */
-  readonly html: string;
-  /** The page, language and query it is for: a newer paint for the same slot replaces it. */
-  readonly slot: string;
-  /** Equal keys mean equal markup. */
-  readonly key: string;
-}
 
 export interface FirstPaintDeps {
   readonly config: Config;
@@ -128,7 +118,7 @@ function normalisedQuery(query: BoardQuery, payload: IncentivesPayload, pageSize
  * FIRST_PAINT_MAX_AGE_MS. Catalogues of every language are loaded once, on
  * first use.
  */
-export function firstPaints(deps: FirstPaintDeps): (path: string, search: string, acceptLanguage: string | null) => Promise<FirstPaint | null> {
+export function firstPaints(deps: FirstPaintDeps): FirstPaintFor {
   const clock = deps.now ?? Date.now;
   const published = publicSettings(OPTIONS);
   const kept = new Map<string, { revision: number; at: number; paint: FirstPaint }>();

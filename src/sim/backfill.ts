@@ -16,7 +16,7 @@
  * that its readings are attributed to, so simulated data can be told apart
  * and removed with its agent.
  */
-import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../domain/tokens.ts";
 import { insertAgent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";
 import { PLATFORMS, PROVIDERS, platformOf, type Platform, type Provider, type Region } from "../domain/catalogue.ts";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashPasswordSync } from "../auth/passwords.ts";
-import { randomToken } from "../auth/tokens.ts";
+import { randomToken } from "../domain/tokens.ts";
 import type { HubDb } from "../db/open.ts";
 import { insertUser } from "../db/users.ts";
 import type { Region } from "../domain/catalogue.ts";

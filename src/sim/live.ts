@@ -7,7 +7,7 @@
  * simulated world behind them run faster.
  */
 import type { AgentAdmin } from "../admin/agents.ts";
-import { newAgentToken, sha256Hex } from "../auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../domain/tokens.ts";
 import type { Actor } from "../db/audit.ts";
 import { insertAgent } from "../db/agents.ts";
 import type { HubDb } from "../db/open.ts";

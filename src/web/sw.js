@@ -1,16 +1,51 @@
-// The board's service worker (SPEC §23), served at /sw.js with scope /. The hub puts two constants before this text:
-// BUILD (the running build's version) and FILES (its bundled files). Plain JavaScript, since it is served as it is.
-/* global BUILD, FILES, self, caches, clients */
+// The board's service worker (SPEC §23, §16.4), served at /sw.js with scope /. The hub puts four constants before this
+// text: BUILD (the running build's version), FILES (its bundled files), PLATFORMS and REGIONS (the catalogue's, which
+// name the board's public pages). Plain JavaScript, since it is served as it is.
+/* global BUILD, FILES, PLATFORMS, REGIONS, self, caches, clients */
 
 const APP_CACHE = `hub-app-${BUILD}`;
-/** The last payload of each platform (and the site's settings, without which no board renders), kept across builds. */
-const DATA_CACHE = "hub-data";
-const PAYLOAD = /^\/api\/v1\/platforms\/[A-Za-z0-9]+\/incentives$/;
+/**
+ * The last payload of each platform and the site's settings (without which no board renders), kept across builds.
+ * Named anew when what may be kept changed, so a copy an older worker kept is dropped at activation.
+ */
+const DATA_CACHE = "hub-data-2";
 const META = "/api/v1/meta";
-/** Pages that are never kept: whatever is signed in stays on the network. */
-const PRIVATE_PAGES = /^\/(admin|account|login|setup)(\/|$)/;
+const SIGN_OUT = "/api/v1/auth/logout";
 /** A cached copy says so, for the board's "offline, updated …". */
 const FROM_CACHE = "x-hub-offline";
+
+/** Whether a path is one platform's incentives payload: the only API answer kept besides the site's settings. */
+function isPayload(path) {
+  return PLATFORMS.some((platform) => path === `/api/v1/platforms/${platform}/incentives`);
+}
+
+/** Whether a path is one of the app's public pages: the board, a platform's board, a region's page. Nothing else is kept. */
+function isPublicPage(path) {
+  if (path === "/") return true;
+  const [platform, region, ...rest] = path.slice(1).split("/");
+  if (!PLATFORMS.includes(platform) || rest.length > 0) return false;
+  return region === undefined || REGIONS.includes(region);
+}
+
+/**
+ * Whether an answer may be kept: a success the hub lets be stored. The hub marks every answer that is not for
+ * everyone `no-store` or `private` (all reads while sign-in is required, every answer that sets a cookie); a
+ * browser never shows a worker the Set-Cookie header itself.
+ */
+function mayKeep(response) {
+  return response.status === 200 && !/\b(no-store|private)\b/i.test(response.headers.get("cache-control") || "");
+}
+
+/**
+ * Drops every copy of what the hub answered (payloads, settings, pages), keeping only the build's files. Done when
+ * a viewer signs out, when a read is answered 401, and when a read may not be stored (sign-in is required).
+ */
+async function forget() {
+  await caches.delete(DATA_CACHE);
+  const cache = await caches.open(APP_CACHE);
+  const kept = await cache.keys();
+  await Promise.all(kept.filter((request) => !FILES.includes(new URL(request.url).pathname)).map((request) => cache.delete(request)));
+}
 
 // Nothing is downloaded at install: the build's files are kept as the pages this worker serves fetch them (from the
 // browser's HTTP cache, where they already are), so a visit costs no second download of the app.
@@ -22,9 +57,14 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((name) => name.startsWith("hub-app-") && name !== APP_CACHE).map((name) => caches.delete(name))))
+      .then((names) => Promise.all(names.filter((name) => name.startsWith("hub-") && name !== APP_CACHE && name !== DATA_CACHE).map((name) => caches.delete(name))))
       .then(() => self.clients.claim()),
   );
+});
+
+/** A page that saw a read answered 401 (the app's client tells this worker) has its hub's copies dropped. */
+self.addEventListener("message", (event) => {
+  if (event.data && event.data.hubForget === true) event.waitUntil(forget());
 });
 
 /** Tells the page whether its payload came from the network or from what was kept (for "offline, updated …"). */
@@ -33,47 +73,64 @@ function tell(clientId, offline) {
   self.clients.get(clientId).then((client) => client && client.postMessage({ hubOffline: offline }));
 }
 
-/** The network's answer, kept when it is good; the kept copy, marked, when the network fails. */
+/**
+ * The network's answer, kept under `key` when it may be stored; a 401 or an answer that may not be stored drops
+ * every copy instead. When the network fails, the kept copy, marked.
+ */
 async function networkThenKept(request, cacheName, key, clientId) {
-  const cache = await caches.open(cacheName);
+  let response;
   try {
-    const response = await fetch(request);
-    if (response.ok) await cache.put(key, response.clone());
-    tell(clientId, false);
-    return response;
+    response = await fetch(request);
   } catch (error) {
-    const kept = await cache.match(key);
+    const kept = await (await caches.open(cacheName)).match(key);
     if (!kept) throw error;
     tell(clientId, true);
     const headers = new Headers(kept.headers);
     headers.set(FROM_CACHE, "1");
     return new Response(await kept.blob(), { status: kept.status, headers });
   }
+  if (mayKeep(response)) await (await caches.open(cacheName)).put(key, response.clone());
+  else if (response.status === 401 || response.ok) await forget();
+  tell(clientId, false);
+  return response;
+}
+
+/** A page's answer: fresh while online, kept under its own path when it may be; offline, the copy of that path. */
+async function page(event, path, keep) {
+  const cache = await caches.open(APP_CACHE);
+  let response;
+  try {
+    response = await fetch(event.request);
+  } catch (error) {
+    const kept = await cache.match(path);
+    if (!kept) throw error;
+    return kept;
+  }
+  // A page asked for with a query is not kept: its first paint shows what the query says, which a link from
+  // anywhere could choose. Offline, it is shown from its path's plain copy, and the app reads the query itself.
+  if (keep && mayKeep(response)) event.waitUntil(cache.put(path, response.clone()));
+  else if (response.status === 401) event.waitUntil(forget());
+  return response;
 }
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
-  if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  if (PAYLOAD.test(url.pathname) || url.pathname === META) {
-    event.respondWith(networkThenKept(request, DATA_CACHE, url.pathname, PAYLOAD.test(url.pathname) ? event.clientId : null));
+  if (request.method === "POST" && url.pathname === SIGN_OUT) {
+    // Signing out drops the copies, whatever the hub answers (an expired session is signed out all the same).
+    event.respondWith(fetch(request).finally(() => forget()));
+    return;
+  }
+  if (request.method !== "GET") return;
+  if (isPayload(url.pathname) || url.pathname === META) {
+    event.respondWith(networkThenKept(request, DATA_CACHE, url.pathname, isPayload(url.pathname) ? event.clientId : null));
     return;
   }
   if (request.mode === "navigate") {
-    if (PRIVATE_PAGES.test(url.pathname) || url.pathname.startsWith("/api/")) return;
-    // The page comes fresh while online, and the latest is kept; offline, it is shown, and the app routes by the address.
-    event.respondWith(
-      caches.open(APP_CACHE).then((cache) =>
-        fetch(request).then(
-          (response) => {
-            if (response.ok) event.waitUntil(cache.put("/", response.clone()));
-            return response;
-          },
-          () => cache.match("/").then((kept) => kept || Response.error()),
-        ),
-      ),
-    );
+    // Only the app's public pages go through this worker; every other page (admin, account, sign-in, metrics,
+    // docs, badges, embeds, feeds, pictures, anything unknown) is the network's alone and never kept.
+    if (isPublicPage(url.pathname)) event.respondWith(page(event, url.pathname, url.search === ""));
     return;
   }
   if (FILES.includes(url.pathname)) {

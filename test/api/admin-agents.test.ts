@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { adminHub } from "../admin-helpers.ts";
 import { call, expectProblem, json } from "../helpers.ts";
 import { post, reading, SseReader } from "../live-helpers.ts";

@@ -187,6 +187,10 @@ describe("admin: settings", () => {
       const second = boot({ ENABLE_API_KEYS: "false" });
       expect(second.values).toEqual({ requireAuth: true, enableApiKeys: false, mfaEnforcedRoles: ["admin"], locked: ["enableApiKeys"] });
       second.h.ctx.db.sqlite.close();
+      // The configuration guide: once the variable is removed, the last explicit value stays, unlocked.
+      const third = boot({});
+      expect(third.values).toEqual({ requireAuth: true, enableApiKeys: false, mfaEnforcedRoles: ["admin"], locked: [] });
+      third.h.ctx.db.sqlite.close();
     } finally {
       dir.cleanup();
     }

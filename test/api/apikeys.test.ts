@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { sha256Hex } from "../../src/auth/tokens.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { Browser } from "../browser.ts";
 import { call, expectProblem, json, testHub } from "../helpers.ts";
 

@@ -378,10 +378,31 @@ describe("the serving hub", () => {
       expect(alert).not.toContain(wrong);
       const health = (await (await call(hub, "GET", "/healthz")).json()) as { backup: { last: null; lastError: string; next: number } };
       expect(health.backup.last).toBeNull();
-      expect(health.backup.lastError).toMatch(/SignatureDoesNotMatch|signature/i);
-      expect(JSON.stringify(health)).not.toContain(wrong);
+      // The public answer says that it failed, not where backups go nor what the storage server said (SPEC §16.4).
+      expect(health.backup.lastError).toBe("the last backup failed; an admin can see why in the console");
+      for (const secret of [wrong, BUCKET, "hub-failing", "Signature"]) expect(JSON.stringify(health)).not.toContain(secret);
+      const overview = await admin.json<{ lastError: string | null }>("GET", "/api/v1/admin/backups");
+      expect(overview.body.lastError).toMatch(/SignatureDoesNotMatch|signature/i);
       await until(async () => hub.ctx.backups.status().lastErrorAt ?? 0, () => received.filter((body) => body.includes("backup.failed")).length === 1 && front.refused.length > 3);
       expect(received.filter((body) => body.includes("backup.failed"))).toHaveLength(1);
+    } finally {
+      await hub.stop();
+      hub.ctx.db.sqlite.close();
+    }
+  });
+
+  test("a folder target that fails: /healthz says only that the backup failed; the folder and the system's words are the admin's", async () => {
+    const blocker = join(scratch(), "not-a-folder");
+    writeFileSync(blocker, "a file where the target's parent should be\n");
+    const folder = join(blocker, "private-backups-folder");
+    const { hub, admin } = await backupHub({ BACKUP_TARGET: folder });
+    try {
+      expect((await admin.json("POST", "/api/v1/admin/backups")).status).toBe(202);
+      const overview = await until(async () => (await admin.json<{ lastError: string | null }>("GET", "/api/v1/admin/backups")).body, (body) => body.lastError !== null);
+      expect(overview.lastError).toContain("private-backups-folder");
+      const health = await (await call(hub, "GET", "/healthz")).text();
+      expect(JSON.parse(health)).toMatchObject({ backup: { last: null, lastError: "the last backup failed; an admin can see why in the console" } });
+      for (const secret of ["private-backups-folder", "not-a-folder", "ENOTDIR", "not a directory"]) expect(health).not.toContain(secret);
     } finally {
       await hub.stop();
       hub.ctx.db.sqlite.close();

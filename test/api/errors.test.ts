@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Elysia, t, type AnyElysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { errorHandling, MAX_BODY_BYTES } from "../../src/http/errors.ts";
-import { HttpProblem } from "../../src/http/problem.ts";
+import { HttpProblem } from "../../src/domain/problem.ts";
 import { call, expectProblem, json, memoryLog, testHub } from "../helpers.ts";
 
 /** A small app with the hub's error plugin and routes that fail in every way. */

@@ -115,6 +115,33 @@ describe("a reading's activeEvent.multiplier is bounded 1–100 (SPEC §16.3)", 
   });
 });
 
+describe("a reading's activeEvent has a report entry's bounds (SPEC §16.4)", () => {
+  test("×100 until the year 9999 is a 400 naming the rule; nothing is stored and the platform shows no event", async () => {
+    const { hub, now } = world();
+    const agent = addAgent(hub, "eu-west-1");
+    const activeEvent = { key: "bp", label: "Bloodpoints", multiplier: 100, startsAt: iso(now() - MINUTE), endsAt: "9999-12-31T00:00:00Z" };
+    const response = await post(hub, agent, reading("Windows", "eu-west-1", now(), { activeEvent }));
+    expect(response.status).toBe(400);
+    expectProblem(response);
+    const problem = await json<{ detail: string; errors: { location: string }[] }>(response);
+    expect(problem.detail).toBe("Rule 6: activeEvent must last 10 minutes to 31 days and start at most 60 days ahead; the event does not last between 10 minutes and 31 days.");
+    expect(problem.errors[0]?.location).toBe("body.activeEvent.endsAt");
+    expect(hub.ctx.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM readings").get()?.n).toBe(0);
+    expect((await json<{ activeEvent: unknown }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).activeEvent).toBeNull();
+  });
+
+  test("one starting more than 60 days ahead is a 400; one within the bounds is shown", async () => {
+    const { hub, now } = world();
+    const agent = addAgent(hub, "eu-west-1");
+    const far = await post(hub, agent, reading("Windows", "eu-west-1", now(), { activeEvent: { ...entry("bp", now() + 61 * DAY, now() + 62 * DAY) } }));
+    expect(far.status).toBe(400);
+    expect((await json<{ errors: { location: string }[] }>(far)).errors[0]?.location).toBe("body.activeEvent.startsAt");
+    const kept = await post(hub, agent, reading("Windows", "eu-west-1", now(), { activeEvent: { ...entry("bp", now() - HOUR, now() + 30 * DAY), multiplier: 3 } }));
+    expect(kept.status).toBe(201);
+    expect((await json<{ activeEvent: { multiplier: number } }>(await call(hub, "GET", "/api/v1/platforms/Windows/incentives"))).activeEvent.multiplier).toBe(3);
+  });
+});
+
 describe("GET /api/v1/events lists every kept event (SPEC §16.3)", () => {
   test("an agent-reported event starting 20 days ahead is listed", async () => {
     const { hub, now } = world();

@@ -2,11 +2,11 @@
 import { describe, expect, test } from "bun:test";
 import { acceptedLanguages, FIRST_PAINT_MAX_AGE_MS, FIRST_PAINT_MIN_AGE_MS, firstPaints } from "../../src/share/first-paint.tsx";
 import { FIRST_CARDS } from "../../src/web/board-model.ts";
-import { lazyFirstPaints } from "../../src/http/web.ts";
 import { pageHeads } from "../../src/share/head.ts";
 import type { LiveStore } from "../../src/live/store.ts";
 import { memoryLog, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
+import { lazyFirstPaints } from "../../src/share/first-paint-loader.ts";
 
 describe("Accept-Language", () => {
   test("languages come most wanted first; refused and wildcard entries are dropped", () => {

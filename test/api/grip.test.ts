@@ -19,8 +19,10 @@ interface PublishedItem {
 
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
-function signature(key = KEY, expiresIn = 3600, iss = "pushpin"): string {
-  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ iss, exp: Math.floor(Date.now() / 1000) + expiresIn })}`;
+/** A Grip-Sig as Pushpin makes it (HS256 with the shared key); `expiresIn` null leaves `exp` out. */
+function signature(key = KEY, expiresIn: number | null = 3600, iss = "pushpin"): string {
+  const claims = expiresIn === null ? { iss } : { iss, exp: Math.floor(Date.now() / 1000) + expiresIn };
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}`;
   return `${unsigned}.${createHmac("sha256", key).update(unsigned).digest("base64url")}`;
 }
 
@@ -162,6 +164,22 @@ describe("GRIP publishing and holds", () => {
       await until(() => hub.ctx.streams.openCount === 0);
     }
     expect(hub.ctx.fanout?.holds).toBe(1);
+  });
+
+  test("a signature without exp, or with exp more than an hour ahead, is no signature (SPEC §16.4)", async () => {
+    const proxy = fakeProxy();
+    cleanups.push(proxy.stop);
+    const { hub } = gripHub([proxy.url]);
+    for (const [what, sig] of [
+      ["no exp", signature(KEY, null)],
+      ["exp an hour and a minute ahead", signature(KEY, 3660)],
+      ["exp in the year 9999", signature(KEY, 253_402_300_799 - Math.floor(Date.now() / 1000))],
+    ] as const) {
+      expect({ what, held: await isHeld(hub, { "grip-sig": sig }) }).toEqual({ what, held: false });
+    }
+    expect(await isHeld(hub, { "grip-sig": signature(KEY, 3600) })).toBe(true);
+    expect(await isHeld(hub, { "grip-sig": signature(KEY, 60) })).toBe(true);
+    expect(hub.ctx.fanout?.holds).toBe(2);
   });
 
   /** Whether the stream request with these headers is answered with a hold (else it is served directly, and closed here). */

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { adminHub } from "../admin-helpers.ts";
-import { call } from "../helpers.ts";
+import { call, scratchDirs } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
+import pkg from "../../package.json" with { type: "json" };
+
+const scratch = scratchDirs();
 
 function value(text: string, series: string): number | undefined {
   const line = text.split("\n").find((l) => l.startsWith(`${series} `));
@@ -41,6 +44,22 @@ describe("GET /metrics", () => {
     expect(value(text, "hub_regions_reporting")).toBe(1);
     for (const line of text.trim().split("\n")) expect(line).toMatch(/^(# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? -?[\d.e+]+)$/);
     await stream.body?.cancel();
+  });
+
+  test("what runs (hub_build_info) and how often backups are due (hub_backup_schedule_period_seconds)", async () => {
+    const dir = scratch();
+    const periods: [Record<string, string>, number][] = [
+      [{}, 0],
+      [{ BACKUP_TARGET: dir, BACKUP_SCHEDULE: "every 6h" }, 21_600],
+      [{ BACKUP_TARGET: dir, BACKUP_SCHEDULE: "daily 03:30" }, 86_400],
+    ];
+    for (const [env, period] of periods) {
+      const { hub } = await adminHub({ METRICS_TOKEN: "scrape-me-please-123", ...env });
+      const text = await (await call(hub, "GET", "/metrics", { headers: { authorization: "Bearer scrape-me-please-123" } })).text();
+      expect(value(text, `hub_build_info{version="${pkg.version}"}`)).toBe(1);
+      expect(text.match(/^hub_build_info\b/gm)?.length).toBe(1);
+      expect(value(text, "hub_backup_schedule_period_seconds")).toBe(period);
+    }
   });
 
   test("open with METRICS_TOKEN as a bearer token, otherwise admins only", async () => {

@@ -3,6 +3,7 @@ import { HUB_NAME, HUB_VERSION } from "../../src/version.ts";
 import { adminHub } from "../admin-helpers.ts";
 import { call, json, testHub } from "../helpers.ts";
 import { deref } from "../json-schema.ts";
+import { addAgent, post } from "../live-helpers.ts";
 
 interface Operation {
   readonly "x-access"?: string;
@@ -144,4 +145,29 @@ describe("/docs", () => {
     expect(init).toContain("persistAuthorization: false");
     expect(init).not.toContain("persistAuthorization: true");
   });
+});
+
+describe("the agent protocol's request bodies in /openapi.json", () => {
+  type Body = { requestBody?: { content: Record<string, { example?: Record<string, unknown> }> } };
+
+  test("each carries an example, and the reading's example is one the hub accepts", async () => {
+    const hub = testHub();
+    const doc = await json<{ paths: Record<string, Record<string, Body>> }>(await call(hub, "GET", "/openapi.json"));
+    const bodies = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/api/v1/agent/"))
+      .flatMap(([path, operations]) => Object.entries(operations).map(([method, operation]) => ({ at: `${method} ${path}`, body: operation.requestBody })))
+      .filter((operation) => operation.body !== undefined);
+    expect(bodies.map((b) => b.at).sort()).toEqual(["post /api/v1/agent/events", "post /api/v1/agent/readings"]);
+    for (const { at, body } of bodies) expect({ at, example: typeof body?.content["application/json"]?.example }).toEqual({ at, example: "object" });
+
+    const example = doc.paths["/api/v1/agent/readings"]?.post?.requestBody?.content["application/json"]?.example ?? {};
+    const agent = addAgent(hub, String(example.region));
+    const response = await post(hub, agent, { ...example, measuredAt: new Date().toISOString() });
+    expect(response.status).toBe(201);
+  });
+});
+
+test("the API reference cites no document outside the repository", async () => {
+  const text = await (await call(testHub(), "GET", "/openapi.json")).text();
+  expect([...text.matchAll(/.{0,40}(?:\bSPEC\b|§).{0,40}/g)].map((m) => m[0])).toEqual([]);
 });

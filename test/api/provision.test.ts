@@ -4,7 +4,7 @@ import { ConfigError } from "../../src/config/load.ts";
 import { listAgents } from "../../src/db/agents.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { ExternalChanges } from "../../src/live/watch.ts";
-import { newAgentToken, sha256Hex } from "../../src/auth/tokens.ts";
+import { newAgentToken, sha256Hex } from "../../src/domain/tokens.ts";
 import { insertAgent } from "../../src/db/agents.ts";
 import { call, json, tempDir, testHub } from "../helpers.ts";
 

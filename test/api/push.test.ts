@@ -13,6 +13,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import type { Fetcher } from "../../src/alerts/transport.ts";
 import { adminHub } from "../admin-helpers.ts";
+import { Browser } from "../browser.ts";
 import { call, expectProblem, json, memoryLog, scratchDirs, testConfig } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 import { PushService, vapidClaims, type TestSubscription } from "../push-service.ts";
@@ -471,6 +472,109 @@ describe("delivery to a real push service", () => {
     expect(everything).not.toContain(subscription.clientHash);
     const row = hub.ctx.db.sqlite.query<{ failing_since: number | null }, []>("SELECT failing_since FROM push_subscriptions").get();
     expect(row?.failing_since).not.toBeNull();
+    await hub.stop();
+  });
+  test("a service's answer is logged with its URLs and token-like runs replaced, at most 200 characters (SPEC §16.4)", async () => {
+    const { log, lines } = memoryLog("debug");
+    const hub = pushHub({ log });
+    const subscription = await service.subscribe(await keyOf(hub));
+    await subscribe(hub, subscription);
+    const token = "dGhpcy1pcy1hLWRldmljZS1jcmVkZW50aWFs";
+    const echo = `bad crypto for ${subscription.endpoint} (auth ${token}, key ${subscription.keys.p256dh}) ${"and more words ".repeat(30)}`;
+    service.forced.push({ status: 400, body: echo });
+    await fire(hub, 100, Date.now() - 60_000);
+    await settle(hub, async () => hub.ctx.push.metricsText().includes('hub_push_sent_total{result="failed"} 1'));
+    const [failing] = lines.filter((line) => String(line.msg).includes("refused a subscription's message"));
+    const answer = String((failing as { answer?: unknown } | undefined)?.answer);
+    expect(answer).toStartWith("HTTP 400: bad crypto for … (auth …, key …)");
+    expect(answer.length).toBeLessThanOrEqual(200);
+    const everything = JSON.stringify(lines);
+    for (const secret of [subscription.endpoint, new URL(subscription.endpoint).pathname, token, subscription.keys.p256dh, subscription.clientHash]) expect(everything).not.toContain(secret);
+    const stored = hub.ctx.db.sqlite.query<{ failure: string }, []>("SELECT failure FROM push_subscriptions").get();
+    expect(stored?.failure).toBe(answer);
+    await hub.stop();
+  });
+
+  test("a subscription still failing 7 days after it was marked is deleted; one delivered to again is not failing any more (SPEC §16.4)", async () => {
+    let clock = Date.now();
+    const { log, lines } = memoryLog("info");
+    const hub = pushHub({ log, now: () => clock });
+    const key = await keyOf(hub);
+    const [stale, recovered, recent] = [await service.subscribe(key), await service.subscribe(key), await service.subscribe(key)];
+    await subscribe(hub, stale);
+    await subscribe(hub, recovered);
+    // Not reached by the reading below, so nothing delivered to it ends its failing.
+    await subscribe(hub, recent, { rules: [{ platform: "EGS", region, role: "killer", minBonus: 75 }] });
+    const ids = hub.ctx.db.sqlite.query<{ id: number }, []>("SELECT id FROM push_subscriptions ORDER BY id").all().map((row) => row.id);
+    const DAY = 24 * 3_600_000;
+    const mark = hub.ctx.db.sqlite.query<unknown, [number, number]>("UPDATE push_subscriptions SET failing_since = ?, failure = 'HTTP 400' WHERE id = ?");
+    mark.run(clock - 7 * DAY - 1000, ids[0] ?? 0);
+    mark.run(clock - 7 * DAY - 1000, ids[1] ?? 0);
+    mark.run(clock - 6 * DAY, ids[2] ?? 0);
+    // The second one is delivered to before the sweep looks: it works again.
+    hub.ctx.push.subscriptions.working(ids[1] ?? 0);
+    clock += 2000;
+    await fire(hub, 100, clock - 60_000);
+    await settle(hub, async () => hub.ctx.push.subscriptions.count === 2);
+    const left = hub.ctx.db.sqlite.query<{ id: number; failing_since: number | null }, []>("SELECT id, failing_since FROM push_subscriptions ORDER BY id").all();
+    expect(left.map((row) => row.id)).toEqual([ids[1] ?? 0, ids[2] ?? 0]);
+    expect(left[0]?.failing_since).toBeNull();
+    expect(left[1]?.failing_since).not.toBeNull();
+    expect(lines.some((line) => String(line.msg).includes("refused by their push service for 7 days were deleted") && (line as { deleted?: unknown }).deleted === 1)).toBe(true);
+    await hub.stop();
+  });
+});
+
+describe("with requireAuth on, a subscription belongs to its user (SPEC §16.4)", () => {
+  const region = "eu-central-1";
+  const rules = [{ platform: "Windows", region, role: "killer", minBonus: 50 }];
+
+  test("disabling, deleting or resetting the password of its user deletes it; no delivery reaches it after", async () => {
+    const hub = pushHub({ env: { REQUIRE_AUTH: "true", MFA_ENFORCED_ROLES: "" } });
+    const admin = new Browser(hub);
+    expect((await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: "correct horse battery" })).status).toBe(201);
+    await admin.session();
+    const key = (await admin.json<{ publicKey: string }>("GET", "/api/v1/push/key")).body.publicKey;
+    const people: { name: string; id: number; browser: Browser; subscription: TestSubscription }[] = [];
+    for (const name of ["dana", "eli", "fay", "gus"]) {
+      const created = await admin.json<{ user: { id: number } }>("POST", "/api/v1/admin/users", { username: name, role: "user", password: "a long enough password" });
+      expect(created.status).toBe(201);
+      const browser = new Browser(hub, `203.0.113.${20 + people.length}`);
+      expect((await browser.login(name, "a long enough password")).status).toBe(200);
+      const subscription = await service.subscribe(key);
+      const made = await browser.json("POST", "/api/v1/push/subscriptions", { subscription: { endpoint: subscription.endpoint, keys: subscription.keys }, lang: "en", rules });
+      expect(made.status).toBe(201);
+      people.push({ name, id: created.body.user.id, browser, subscription });
+    }
+    const owners = () => hub.ctx.db.sqlite.query<{ user_id: number | null }, []>("SELECT user_id FROM push_subscriptions ORDER BY user_id").all().map((row) => row.user_id);
+    expect(owners()).toEqual(people.map((person) => person.id));
+    const [dana, eli, fay, gus] = people;
+    if (!dana || !eli || !fay || !gus) throw new Error("four users");
+    expect((await admin.json("PATCH", `/api/v1/admin/users/${dana.id}`, { enabled: false })).status).toBe(200);
+    expect((await admin.json("DELETE", `/api/v1/admin/users/${eli.id}`)).status).toBe(204);
+    expect((await admin.json("PATCH", `/api/v1/admin/users/${fay.id}`, { password: "another long password" })).status).toBe(200);
+    expect(owners()).toEqual([gus.id]);
+    expect(hub.ctx.push.subscriptions.count).toBe(1);
+
+    const agent = addAgent(hub, region);
+    expect((await post(hub, agent, reading("Windows", region, Date.now() - 60_000, { killer: 100 }))).status).toBe(201);
+    await settle(hub, async () => (await service.messages(gus.subscription.clientHash)).length === 1);
+    for (const person of [dana, eli, fay]) expect(await service.messages(person.subscription.clientHash)).toHaveLength(0);
+    await hub.stop();
+  });
+
+  test("while sign-in is not required, a subscription belongs to no one and outlives its maker's account", async () => {
+    const hub = pushHub({ env: { MFA_ENFORCED_ROLES: "" } });
+    const admin = new Browser(hub);
+    await admin.json("POST", "/api/v1/auth/setup", { username: "root", password: "correct horse battery" });
+    await admin.session();
+    const created = await admin.json<{ user: { id: number } }>("POST", "/api/v1/admin/users", { username: "hal", role: "user", password: "a long enough password" });
+    const browser = new Browser(hub, "203.0.113.40");
+    await browser.login("hal", "a long enough password");
+    const subscription = await service.subscribe(await keyOf(hub));
+    expect((await browser.json("POST", "/api/v1/push/subscriptions", { subscription: { endpoint: subscription.endpoint, keys: subscription.keys }, lang: "en", rules })).status).toBe(201);
+    expect((await admin.json("DELETE", `/api/v1/admin/users/${created.body.user.id}`)).status).toBe(204);
+    expect(hub.ctx.push.subscriptions.count).toBe(1);
     await hub.stop();
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import { clientIp, clientKey, releaseWhenAnswered, rememberSocketAddress } from "../../src/http/client-ip.ts";
+import { clientIp, releaseWhenAnswered, rememberSocketAddress } from "../../src/http/client-ip.ts";
 import { responseFinisher } from "../../src/http/security.ts";
 import { parseTrustedProxies } from "../../src/domain/net.ts";
 import type { Hub } from "../../src/hub.ts";
@@ -11,6 +11,7 @@ import { PASSWORD } from "../admin-helpers.ts";
 import { Browser } from "../browser.ts";
 import { freePort } from "../e2e/harness.ts";
 import { call, memoryLog, testHub, type TestHubOptions } from "../helpers.ts";
+import { clientKey } from "../../src/auth/presence.ts";
 
 const servers: Server<unknown>[] = [];
 afterEach(async () => {

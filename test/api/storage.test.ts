@@ -27,7 +27,7 @@ describe("storage failures", () => {
     hub.ctx.db.sqlite.exec(`PRAGMA max_page_count = ${pages}`);
     const filler = "x".repeat(100_000);
     const refused = [];
-    refused.push(await post(hub, second, reading("Windows", "eu-west-2", Date.now(), { version: "v", category: "c", activeEvent: { key: filler.slice(0, 64), label: "l", multiplier: 2, startsAt: new Date(Date.now() - 1000).toISOString(), endsAt: new Date(Date.now() + 60_000).toISOString() } })));
+    refused.push(await post(hub, second, reading("Windows", "eu-west-2", Date.now(), { version: "v", category: "c", activeEvent: { key: filler.slice(0, 64), label: "l", multiplier: 2, startsAt: new Date(Date.now() - 1000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() } })));
     refused.push(await admin.request("POST", "/api/v1/admin/events", { body: { key: "big", label: filler.slice(0, 120), multiplier: 2, startsAt: "2026-12-01T00:00:00Z", endsAt: "2026-12-02T00:00:00Z" } }));
     for (let i = 0; i < 30 && refused.every((r) => r.status !== 503); i++) {
       refused.push(await admin.request("POST", "/api/v1/admin/agents", { body: { region: "eu-west-1", provider: "steam", label: filler.slice(0, 120) } }));

@@ -5,9 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { WEBHOOK_FORMATS } from "../../src/alerts/formats/index.ts";
-import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES } from "../../src/alerts/model.ts";
-import { AUTH_LEVELS, FACTOR_METHODS } from "../../src/auth/levels.ts";
+import { AUTH_LEVELS, FACTOR_METHODS } from "../../src/domain/auth-levels.ts";
 import { ROLES } from "../../src/config/options.ts";
 import { agents, auditLog, events, sessions, users, webhookConditions, webhookDeliveries } from "../../src/db/schema.ts";
 import { STORAGE_STATES } from "../../src/db/storage.ts";
@@ -16,6 +14,7 @@ import { EVENT_REPORT_MODES, EVENT_SOURCES } from "../../src/domain/events.ts";
 import { PLATFORM_STATUSES } from "../../src/domain/incentives.ts";
 import { AGENT_SOURCES, AUDIT_VIA } from "../../src/domain/provenance.ts";
 import * as generated from "../../src/web/api/vocabulary.ts";
+import { ALERT_ROLES, ALERT_TYPES, DELIVERY_STATUSES, WEBHOOK_FORMATS } from "../../src/domain/alerts.ts";
 
 const WEB = join(import.meta.dir, "..", "..", "src", "web");
 /** The generated files themselves are where the values are meant to be. */

@@ -717,6 +717,53 @@ describe("webhooks: delivery", () => {
     }
   });
 
+  test("every attempt is counted in /metrics by how it ended: delivered, retry, given_up", async () => {
+    const recovering = new Receiver((index) => new Response(null, { status: index < 1 ? 503 : 204 }));
+    const failing = new Receiver(() => new Response("no", { status: 500 }));
+    // A first failure waits 20 ms; a second would wait an hour, past the delivery's minute, so it is the last.
+    const { hub, admin } = await alertHub({ alerts: { policy: { backoffMs: [20, HOUR], jitter: 0, giveUpAfterMs: 60_000 } } });
+    const counted = async (): Promise<Record<string, number>> => {
+      const text = await (await admin.request("GET", "/metrics")).text();
+      return Object.fromEntries([...text.matchAll(/^hub_webhook_deliveries_total\{result="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1] ?? "", Number(m[2])]));
+    };
+    expect(await counted()).toEqual({ delivered: 0, retry: 0, given_up: 0, expired: 0 });
+    const a = await create(admin, { url: recovering.url(), format: "json" });
+    const b = await create(admin, { url: failing.url(), format: "json" });
+    await admin.json("POST", `${BASE}/${a.webhook.id}/test`);
+    await admin.json("POST", `${BASE}/${b.webhook.id}/test`);
+    hub.start();
+    try {
+      await eventually(() => outbox(hub, a.webhook.id)[0]?.status === "delivered" && outbox(hub, b.webhook.id)[0]?.status === "failed", 5000);
+      await hub.ctx.alerts.worker.idle();
+      expect(await counted()).toEqual({ delivered: 1, retry: 2, given_up: 1, expired: 0 });
+      expect(recovering.received.length + failing.received.length).toBe(4);
+    } finally {
+      await hub.stop();
+      await recovering.stop();
+      await failing.stop();
+    }
+  });
+
+  test("a delivery whose day ran out before it was tried is counted as expired, not as an attempt", async () => {
+    const receiver = new Receiver();
+    const { hub, admin } = await alertHub({ alerts: { policy: { giveUpAfterMs: 50 } } });
+    const { webhook } = await create(admin, { url: receiver.url(), format: "json" });
+    await admin.json("POST", `${BASE}/${webhook.id}/test`);
+    await Bun.sleep(100);
+    hub.start();
+    try {
+      await eventually(() => outbox(hub, webhook.id)[0]?.status === "failed");
+      await hub.ctx.alerts.worker.idle();
+      const text = await (await admin.request("GET", "/metrics")).text();
+      expect(text).toContain('hub_webhook_deliveries_total{result="expired"} 1\n');
+      expect(text).toContain('hub_webhook_deliveries_total{result="delivered"} 0\n');
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+
   test("a slow receiver holds up only its own webhook, and never a reading", async () => {
     const slow = new Receiver(() => Bun.sleep(800).then(() => new Response(null, { status: 204 })));
     const fast = new Receiver();
@@ -913,6 +960,34 @@ describe("webhooks: delivery", () => {
       expect(text).toContain("webhook");
       expect(text).not.toContain("token-abcdef123456");
       expect(text).not.toContain(secret.slice(6));
+    } finally {
+      await hub.stop();
+      await receiver.stop();
+    }
+  });
+});
+
+describe("a receiver's answer is kept and logged redacted (SPEC §16.4)", () => {
+  test("every URL and token-like run is replaced by …, and the words are at most 200 characters, in the log and the delivery log", async () => {
+    const { log, lines } = memoryLog("debug");
+    const token = "xoxb-1234567890-abcdefghijklmnop";
+    const echoed = "https://hooks.example.org/services/T000/B000/secret-path";
+    const receiver = new Receiver(() => new Response(`invalid_token ${token} for ${echoed}; ${"please check your settings ".repeat(20)}`, { status: 400 }));
+    const { hub, admin } = await alertHub({ log, alerts: { policy: { backoffMs: [60_000] } } });
+    hub.start();
+    try {
+      const { webhook } = await create(admin, { url: receiver.url("/hook"), format: "json" });
+      await admin.json("POST", `${BASE}/${webhook.id}/test`);
+      await eventually(() => receiver.received.length > 0);
+      await hub.ctx.alerts.worker.idle();
+      const { body } = await admin.json<{ deliveries: DeliveryBody[] }>("GET", `${BASE}/${webhook.id}/deliveries`);
+      const stored = body.deliveries[0]?.lastError ?? "";
+      expect(stored).toStartWith("HTTP 400: invalid_token … for … please check your settings");
+      expect(stored.length).toBeLessThanOrEqual(200);
+      const logged = lines.filter((line) => (line as { error?: unknown }).error === stored);
+      expect(logged.length).toBeGreaterThan(0);
+      const text = JSON.stringify(lines) + JSON.stringify(body);
+      for (const secret of [token, echoed, "hooks.example.org", "abcdefghijklmnop"]) expect(text).not.toContain(secret);
     } finally {
       await hub.stop();
       await receiver.stop();

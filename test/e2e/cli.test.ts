@@ -214,4 +214,22 @@ describe("hub user", () => {
       expect(await hub.stop()).toBe(0);
     }
   });
+
+  test("reset-password on a stopped hub's file deletes the user's push subscriptions, and only theirs (SPEC §16.4)", async () => {
+    const db = join(scratch(), "hub.db");
+    for (const name of ["ops", "other"]) {
+      expect((await runCli(["user", "create", "--db", db, "--username", name, "--role", "user", "--password-stdin"], { stdin: "first long password\n" })).exitCode).toBe(0);
+    }
+    const file = new Database(db);
+    const ids = file.query<{ id: number }, []>("SELECT id FROM users ORDER BY id").all().map((row) => row.id);
+    const insert = file.query(
+      "INSERT INTO push_subscriptions (public_id, endpoint, endpoint_hash, p256dh, auth, token_hash, lang, events, rules, created_at, updated_at, user_id) VALUES (?, 'https://push.example/x', ?, 'p', 'a', 't', 'en', 0, '[]', 0, 0, ?)",
+    );
+    for (const [i, id] of ids.entries()) insert.run(`id-${i}`, `hash-${i}`, id);
+    file.close();
+    expect((await runCli(["user", "reset-password", "ops", "--db", db, "--password-stdin"], { stdin: "second long password\n" })).exitCode).toBe(0);
+    const after = new Database(db, { readonly: true });
+    expect(after.query("SELECT user_id FROM push_subscriptions").all()).toEqual([{ user_id: ids[1] ?? 0 }]);
+    after.close();
+  });
 });

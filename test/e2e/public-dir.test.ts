@@ -52,6 +52,11 @@ describe("PUBLIC_DIR", () => {
     writeFileSync(join(base, "secret.txt"), SECRET);
     symlinkSync(join(base, "outside"), join(dir, "leak"));
     symlinkSync(join(base, "outside", "secret.txt"), join(dir, "leak.txt"));
+    // Plain names that resolve to hidden ones, relative as `ln -s .env envlink` makes them (SPEC §16.4).
+    symlinkSync(".env", join(dir, "envlink"));
+    symlinkSync(".git", join(dir, "gitdir"));
+    symlinkSync("../.git/config", join(dir, "assets", "config.txt"));
+    symlinkSync(".well-known", join(dir, "well-known"));
     const port = await freePort();
     hub = await startHub({
       cmd: [await compiledHub()],
@@ -141,6 +146,13 @@ describe("PUBLIC_DIR", () => {
       expect(answer).not.toContain(DOTFILE);
       expect(answer).not.toContain("Customised dashboard");
     }
+    // A plain name whose target is hidden, or inside a hidden folder, is hidden too.
+    for (const target of ["/envlink", "/gitdir/config", "/gitdir", "/gitdir/", "/assets/config.txt", "/gitdir/%2e%2e/.env"]) {
+      const answer = await raw(hub.url, target);
+      expect(`${target} ${answer.split(" ")[1]}`).toBe(`${target} 404`);
+      expect(answer).not.toContain(DOTFILE);
+    }
+    expect(await (await fetch(`${hub.url}/well-known/security.txt`)).text()).toBe("Contact: mailto:ops@example.org\n");
     const wellKnown = await fetch(`${hub.url}/.well-known/security.txt`);
     expect(wellKnown.status).toBe(200);
     expect(await wellKnown.text()).toBe("Contact: mailto:ops@example.org\n");

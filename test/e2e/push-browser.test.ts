@@ -141,11 +141,16 @@ describe.skipIf(!available)("push on the board, through Chromium", () => {
       for (const name of await caches.keys()) for (const request of await (await caches.open(name)).keys()) entries.push(`${name.startsWith("hub-app-") ? "app" : name} ${new URL(request.url).pathname}`);
       return entries;
     });
-    expect(kept).toContain("app /");
-    expect(kept).toContain("hub-data /api/v1/platforms/Windows/incentives");
+    // Each public page under its own path (SPEC §16.4), the sign-in page never.
+    expect(kept).toContain("app /Windows");
+    expect(kept).toContain("app /Windows/eu-west-1");
+    expect(kept).toContain("hub-data-2 /api/v1/platforms/Windows/incentives");
     for (const entry of kept) {
       const [cache, path = ""] = entry.split(" ");
-      const allowed = cache === "app" ? path === "/" || files.includes(path) : ["/api/v1/meta", "/api/v1/platforms/Windows/incentives", "/api/v1/platforms/EGS/incentives", "/api/v1/platforms/GRDK/incentives"].includes(path);
+      const allowed =
+        cache === "app"
+          ? ["/Windows", "/Windows/eu-west-1"].includes(path) || files.includes(path)
+          : ["/api/v1/meta", "/api/v1/platforms/Windows/incentives", "/api/v1/platforms/EGS/incentives", "/api/v1/platforms/GRDK/incentives"].includes(path);
       expect({ entry, allowed }).toEqual({ entry, allowed: true });
     }
     await context.setOffline(true);

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import type { UnsignedFormat } from "../../src/alerts/formats/format.ts";
-import { FORMATS, WEBHOOK_FORMATS } from "../../src/alerts/formats/index.ts";
+import { FORMATS } from "../../src/alerts/formats/index.ts";
 import { FormatRegistry, type Sending } from "../../src/alerts/formats/registry.ts";
 import { summarize } from "../../src/alerts/formats/summary.ts";
 import type { Resolve } from "../../src/alerts/guard.ts";
@@ -14,6 +14,7 @@ import type { AlertMessage } from "../../src/alerts/model.ts";
 import { newWebhookSecret } from "../../src/alerts/secrets.ts";
 import { deliver, type Fetcher } from "../../src/alerts/transport.ts";
 import { formatSchema } from "../../src/routes/admin/webhooks.ts";
+import { WEBHOOK_FORMATS } from "../../src/domain/alerts.ts";
 
 const AT = "2026-11-21T18:04:05.123Z";
 const ORIGIN = "https://hub.example.org";

@@ -6,12 +6,13 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { FORMATS, type WebhookFormat } from "../../src/alerts/formats/index.ts";
+import { FORMATS } from "../../src/alerts/formats/index.ts";
 import { standardSignature } from "../../src/alerts/formats/json.ts";
 import type { Sending } from "../../src/alerts/formats/registry.ts";
 import type { AlertMessage, BonusReachedData } from "../../src/alerts/model.ts";
 import { newWebhookSecret, WebhookSecrets } from "../../src/alerts/secrets.ts";
 import { check, type JsonSchema } from "../json-schema.ts";
+import type { WebhookFormat } from "../../src/domain/alerts.ts";
 
 const ORIGIN = "https://hub.example.org";
 

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backupName, BackupFormatError, decodeBackupFile, encodeBackupFile, hashFile, parseBackupName, readBackupFileHeader, sha256Hex } from "../../src/backup/format.ts";
-import { nextBackupAt, parseBackupSchedule } from "../../src/backup/schedule.ts";
-import { parseTargetSpec } from "../../src/backup/spec.ts";
+import { nextBackupAt, parseBackupSchedule } from "../../src/config/backup-schedule.ts";
+import { parseTargetSpec } from "../../src/config/backup-target.ts";
 import { scratchDirs } from "../helpers.ts";
 
 /** Three segments and a bit once compressed: random bytes do not shrink. */

@@ -5,13 +5,18 @@
  * pages name exists.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import GithubSlugger from "github-slugger";
 import { marked, type Token, type Tokens } from "marked";
+import { guideBlocks, unmatchedLines } from "../../scripts/guide-blocks.ts";
+import { lastRun, renderPerformance } from "../../scripts/bench/report.ts";
+import { en } from "../../src/web/i18n/messages/en.ts";
+import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { knownCommands, knownFlags, knownVariables, REFERENCE_PAGES, ROOT, STATUS_MEANINGS } from "../../scripts/docs.ts";
 import { PLATFORMS } from "../../src/domain/catalogue.ts";
-import { STATUS_TITLES } from "../../src/http/problem.ts";
+import { STATUS_TITLES } from "../../src/domain/problem.ts";
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -86,6 +91,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   FLUSH_SPACING_MS: "src/live/store.ts",
   BUILT_IN: "src/domain/catalogue.ts",
   BUILT_IN_REGIONS: "src/domain/catalogue.ts",
+  WEBHOOK_FORMATS: "src/domain/alerts.ts",
   // The numbered agent variables the configuration reads.
   AGENTn_TOKEN: "src/config/load.ts",
   AGENTn_TOKEN_FILE: "src/config/load.ts",
@@ -129,7 +135,7 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** Upper-case words in code that are not names of anything in the project (HTTP methods, SQLite's words). */
-const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "FULL", "NORMAL", "WAL", "COMMIT", "BEGIN", "IMMEDIATE", "ROLLBACK", "PRAGMA", "INSERT", "VACUUM", "INTO", "CHECK", "GROUP", "BY", "TXT", "AAAA", "CNAME", "HTTP", "JSON", "SSE", "CSP", "OK"]);
+const WORDS = new Set([...PLATFORMS, "SIGTERM", "SIGINT", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "FULL", "NORMAL", "WAL", "COMMIT", "BEGIN", "IMMEDIATE", "ROLLBACK", "PRAGMA", "INSERT", "VACUUM", "INTO", "CHECK", "GROUP", "BY", "TXT", "AAAA", "CNAME", "HTTP", "JSON", "SSE", "CSP", "OK", "PATH", "HOME"]);
 
 /** Flags of other programs that the guides use, by program. */
 const OTHER_FLAGS: Readonly<Record<string, string>> = {
@@ -162,21 +168,169 @@ describe("the front door", () => {
     expect(first?.text.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual(["npm ci && npm start", "npm ci && npm test"]);
   });
 
+  test("it says how to change the port, with the setting's real variable and flag", () => {
+    const portLine = readme.split("\n\n").find((paragraph) => paragraph.includes("Port 3000 taken")) ?? "";
+    expect(portLine).toContain(`${OPTIONS.port.env}=8080 npm start`);
+    expect(portLine).toContain(`npm start -- ${OPTIONS.port.flag} 8080`);
+    expect(portLine).toContain(`hub serve ${OPTIONS.port.flag} 8080`);
+  });
+
   test("every guide is on the map", () => {
     for (const guide of readdirSync(join(ROOT, "docs", "guides"))) expect(readme).toContain(`(docs/guides/${guide})`);
   });
 });
 
+describe("the guides' shell blocks are marked (test/e2e/guides.test.ts runs them)", () => {
+  for (const guide of readdirSync(join(ROOT, "docs", "guides"))) {
+    test(`docs/guides/${guide}: every shell block says whether it is run, and why not`, () => {
+      const { blocks, problems } = guideBlocks(join(ROOT, "docs", "guides", guide));
+      expect(problems.map((p) => `line ${p.line}: ${p.problem}`)).toEqual([]);
+      for (const block of blocks) if (block.marker?.kind === "not-run") expect(block.marker.reason.length).toBeGreaterThan(3);
+    });
+  }
+
+  test("an unmarked block, a run block that needs sudo and an unknown marker are caught", () => {
+    const dir = mkdtempSync(join(tmpdir(), "guide-blocks-"));
+    try {
+      const page = join(dir, "guide.md");
+      writeFileSync(page, "# A guide\n\n```sh\nhub version\n```\n\n<!-- run -->\n\n```sh\nsudo hub version\n```\n\n<!-- runn -->\n\n```sh\nhub version\n```\n\n<!-- run -->\n\n```sh\nhub version\n```\n\n<!-- output -->\n\n```text\nhub …\n```\n");
+      const { blocks, problems } = guideBlocks(page);
+      expect(problems.map((p) => p.line)).toEqual([3, 9, 13, 15]);
+      expect(blocks.at(-1)?.output).toEqual(["hub …"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a shown line matches exactly, except where it says …", () => {
+    expect(unmatchedLines(['{"status":"ok","version":"…"}'], 'x\n{"status":"ok","version":"1.2.3"}\n')).toEqual([]);
+    expect(unmatchedLines(['{"status":"ok"}'], '{"status":"degraded"}')).toEqual(['{"status":"ok"}']);
+    expect(unmatchedLines(["b", "a"], "a\nb")).toEqual(["a"]);
+  });
+});
+
 describe("the generated reference", () => {
   for (const [path, render] of Object.entries(REFERENCE_PAGES)) {
-    test(`${path} is what scripts/docs.ts makes from the code now (npm run docs)`, () => {
+    test(`${path} is what scripts/docs.ts makes from the code now (npm run docs)`, async () => {
       expect(existsSync(join(ROOT, path))).toBe(true);
-      expect(readFileSync(join(ROOT, path), "utf8")).toBe(render());
+      expect(readFileSync(join(ROOT, path), "utf8")).toBe(await render());
     });
   }
 
   test("every error status has its meaning, and no meaning is left for a status that is gone", () => {
     expect(Object.keys(STATUS_MEANINGS).sort()).toEqual(Object.keys(STATUS_TITLES).sort());
+  });
+});
+
+describe("docs/ stands alone", () => {
+  for (const page of PAGES) {
+    test(`${relative(ROOT, page)} cites no document outside the repository`, () => {
+      const text = readFileSync(page, "utf8");
+      const citations = [...text.matchAll(/[^\n]{0,40}(?:\bSPEC\b|§|ARCHITECTURE\.md|\/work\/)[^\n]{0,40}/g)].map((m) => m[0]);
+      expect(citations).toEqual([]);
+    });
+  }
+
+  test("docs/performance.md is what the bench's writer makes of the last run in performance.jsonl, with its commit", () => {
+    const run = lastRun(readFileSync(join(ROOT, "docs", "performance.jsonl"), "utf8"));
+    const page = readFileSync(join(ROOT, "docs", "performance.md"), "utf8");
+    expect(page).toBe(renderPerformance(run));
+    expect(run.commit).toMatch(/^[0-9a-f]{7,40}$/);
+    expect(page).toContain(`| Commit | ${run.commit} |`);
+  });
+
+  test("an offered load is not shown as a capacity", () => {
+    const page = readFileSync(join(ROOT, "docs", "performance.md"), "utf8");
+    const ingest = page.split("\n").filter((line) => line.startsWith("| Ingest at"));
+    expect(ingest.length).toBe(1);
+    expect(ingest[0]).toContain("offered load");
+    expect(page).not.toContain("| Ingest readings/s");
+  });
+});
+
+/**
+ * Quoted words of a guide that are not the web app's, each with the file that
+ * says them (so a quote cannot outlive its source), or "outside:" and whose
+ * words they are.
+ */
+const QUOTES_NOT_OF_THE_APP: Readonly<Record<string, string>> = {
+  "New Webhook": "outside: Discord's channel settings",
+  OK: "outside: systemd-analyze security's rating",
+  "Held back": "src/alerts/formats/summary.ts",
+  "stop it first": "src/backup/restore.ts",
+  "migrated by a newer hub": "src/db/open.ts",
+  "public: …": "src/config/help.ts",
+  "field: …": "src/config/help.ts",
+  " beside ": "outside: prose around two quoted labels",
+  " is not ": "outside: prose around two quoted names",
+  "São Paulo": "src/domain/catalogue.ts",
+  "Killer +75 %": "src/share/words.ts",
+  "read-only file system": "outside: the system's EROFS message, which the hub passes on (test/e2e/systemd.test.ts)",
+};
+
+/** A catalogue string as a pattern: its {placeholders} stand for any text. */
+function cataloguePattern(text: string): RegExp {
+  return new RegExp(`^${text.split(/\{[a-zA-Z]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".+")}$`, "s");
+}
+const CATALOGUE = Object.values(en).map(cataloguePattern);
+
+/** Whether a quote says what the catalogue says: exactly, or with … for what a placeholder or the rest holds. */
+function inCatalogue(quote: string): boolean {
+  if (CATALOGUE.some((pattern) => pattern.test(quote))) return true;
+  if (!quote.includes("…")) return false;
+  const pattern = new RegExp(`^${quote.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}`, "s");
+  return Object.values(en).some((text) => pattern.test(text));
+}
+
+/** The "…" quotes in a page's prose (not its code). */
+function quotesOf(path: string): string[] {
+  const quotes: string[] = [];
+  walk(tokensOf(path), (token) => {
+    if (token.type === "text" && !("tokens" in token && token.tokens)) for (const m of token.raw.matchAll(/"([^"\n]{2,120})"/g)) quotes.push(m[1] ?? "");
+  });
+  return quotes;
+}
+
+describe("every label a guide quotes is the app's (the English catalogue) or a known other source", () => {
+  for (const page of PAGES.filter((p) => p.includes(join("docs", "guides")))) {
+    test(relative(ROOT, page), () => {
+      const unknown = quotesOf(page).filter((quote) => !inCatalogue(quote) && !(quote in QUOTES_NOT_OF_THE_APP));
+      expect(unknown).toEqual([]);
+    });
+  }
+
+  test("the quotes kept beside the catalogue are still in the files they name", () => {
+    for (const [quote, source] of Object.entries(QUOTES_NOT_OF_THE_APP)) {
+      if (source.startsWith("outside: ")) continue;
+      const text = readFileSync(join(ROOT, source), "utf8");
+      expect(text.includes(quote.replace(/…$/, "")) ? quote : `${quote} is not in ${source}`).toBe(quote);
+    }
+  });
+
+  test("a label the console does not have is caught", () => {
+    expect(inCatalogue("Add a webhook")).toBe(true);
+    expect(inCatalogue("Send a test")).toBe(true);
+    expect(inCatalogue("New webhook")).toBe(false);
+    expect(inCatalogue("EU Central (Frankfurt), Steam: Killer +75 % now")).toBe(true);
+    expect(inCatalogue("Offline, updated …")).toBe(true);
+  });
+});
+
+describe("every API path a page names is in the OpenAPI description", () => {
+  test("README.md and docs/guides/", async () => {
+    const { testHub, call } = await import("../helpers.ts");
+    const doc = (await (await call(testHub(), "GET", "/openapi.json")).json()) as { paths: Record<string, unknown> };
+    const patterns = Object.keys(doc.paths).map((path) => new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`));
+    const unknown = new Set<string>();
+    for (const page of PAGES.filter((p) => p.includes(join("docs", "guides")) || p.endsWith("README.md"))) {
+      for (const match of readFileSync(page, "utf8").matchAll(/\/api\/v1\/[^\s"'`)?,;]*/g)) {
+        const path = match[0].replace(/[.:]+$/, "");
+        // `/api/v1/agent/*`: a prefix that stands for the routes under it.
+        const found = path.endsWith("/*") ? Object.keys(doc.paths).some((p) => p.startsWith(path.slice(0, -1))) : patterns.some((p) => p.test(path));
+        if (!found) unknown.add(`${relative(ROOT, page)}: ${path}`);
+      }
+    }
+    expect([...unknown]).toEqual([]);
   });
 });
 
@@ -275,6 +429,53 @@ describe("every setting, flag and command named exists", () => {
       expect([...unknown]).toEqual([]);
     });
   }
+
+  /** A default as the options table gives it, without its explanation: "none (…)" is "none", "10,000" is "10000". */
+  const defaultHead = (text: string) => text.replace(/`/g, "").split(" (")[0]?.replaceAll(",", "").trim().toLowerCase() ?? "";
+  const defaults = new Map(OPTION_KEYS.map((key) => [OPTIONS[key].env, defaultHead(OPTIONS[key].defaultText)]));
+
+  for (const page of PAGES.filter((p) => p.includes(join("docs", "guides")))) {
+    test(`${relative(ROOT, page)}: every default it gives a setting is the options table's`, () => {
+      const text = readFileSync(page, "utf8");
+      const wrong: string[] = [];
+      const check = (name: string, shown: string) => {
+        let given = shown;
+        const expected = defaults.get(name);
+        // A guide may give milliseconds in seconds ("10 s" for BODY_TIMEOUT_MS's 10000).
+        const seconds = name.endsWith("_MS") ? /^([0-9.]+) s$/.exec(given.trim())?.[1] : undefined;
+        if (seconds !== undefined) given = String(Number(seconds) * 1000);
+        if (expected !== undefined && defaultHead(given) !== expected) wrong.push(`${name}: the guide says ${given}, the options table ${expected}`);
+      };
+      // "`DATA_RETENTION_DAYS` (default 31)", "`AUDIT_RETENTION_DAYS` (365)", "`MAX_PUSH_SUBSCRIPTIONS` in all (100,000 by default"
+      for (const m of text.matchAll(/`([A-Z][A-Z0-9_]+)`[^.(`]{0,12}\((?:default (`[^`]+`|[0-9][0-9,]*)|([0-9][0-9,]*)(?: by default)?)[),;]/g)) check(m[1] ?? "", m[2] ?? m[3] ?? "");
+      // A table with a Default column, its first cell the setting.
+      walk(tokensOf(page), (token) => {
+        if (token.type !== "table") return;
+        const table = token as Tokens.Table;
+        const column = table.header.findIndex((cell) => cell.text.trim() === "Default");
+        if (column === -1) return;
+        // The setting is the row's first cell, or the whole of a "To change it" cell.
+        const changeColumn = table.header.findIndex((cell) => cell.text.trim() === "To change it");
+        for (const row of table.rows) {
+          const name = /^`([A-Z][A-Z0-9_]+)`/.exec(row[0]?.text ?? "")?.[1] ?? /^`([A-Z][A-Z0-9_]+)`$/.exec(row[changeColumn]?.text.trim() ?? "")?.[1];
+          if (name) check(name, row[column]?.text ?? "");
+        }
+      });
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  test("a wrong default is caught", () => {
+    expect(defaults.get("BACKUP_S3_REGION")).toBe("none");
+    expect(defaults.get("DATA_RETENTION_DAYS")).toBe("31");
+  });
+
+  test("the configuration guide lists every secret with a _FILE variant, and only those", () => {
+    const text = readFileSync(join(ROOT, "docs", "guides", "configuration.md"), "utf8");
+    const list = /Each secret setting \(([^)]*)\) has a `_FILE` variant/.exec(text)?.[1] ?? "";
+    const listed = [...list.matchAll(/`([A-Z][A-Za-z0-9_]+)`/g)].map((m) => m[1]).filter((name) => name !== "AGENTn_TOKEN");
+    expect(listed.sort()).toEqual(OPTION_KEYS.filter((key) => OPTIONS[key].secret).map((key) => OPTIONS[key].env).sort());
+  });
 
   test("a stale name is caught: POLL_MIN is not a setting", () => {
     expect(variables.has("POLL_MIN")).toBe(false);

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { EVENT_BOUNDS } from "../../src/domain/events.ts";
 import { parseIsoTime } from "../../src/domain/iso-time.ts";
 import { checkReading, parseReportedEvent, type ReadingContext, type Verdict } from "../../src/domain/readings.ts";
+import { readEventReport, SKIP_REASONS } from "../../src/events/report.ts";
 
 const NOW = Date.parse("2026-11-21T18:00:00.000Z");
 const CONTEXT: ReadingContext = { region: "eu-west-1", platform: "Windows", now: NOW, pollMinSeconds: 300, pollMaxSeconds: 399, previousAcceptedAt: null, previous: null, secondAfterProbe: false };
@@ -164,6 +166,47 @@ describe("rule order: the first rule broken is named", () => {
   });
   test("the rate beats labels", () => {
     expect(refusedBy(verdict({ version: "v".repeat(99) }, { previousAcceptedAt: NOW }))).toBe(5);
+  });
+});
+
+describe("a reading's activeEvent has a report entry's bounds (SPEC §16.4)", () => {
+  const MINUTE = 60_000;
+  const DAY = 24 * 60 * MINUTE;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const event = (startsAt: number, endsAt: number) => ({ key: "bp", label: "Bloodpoints", multiplier: 2, startsAt: iso(startsAt), endsAt: iso(endsAt) });
+  const refusal = (v: Verdict) => (v.ok ? null : { rule: v.refusal.rule, location: v.refusal.location, detail: v.refusal.detail });
+
+  test("the review's ×100 until the year 9999 is refused by rule 6, naming the rule", () => {
+    const v = verdict({ activeEvent: { key: "bp", label: "Bloodpoints", multiplier: 100, startsAt: iso(NOW - MINUTE), endsAt: "9999-12-31T00:00:00Z" } });
+    expect(refusal(v)).toEqual({
+      rule: 6,
+      location: "body.activeEvent.endsAt",
+      detail: "Rule 6: activeEvent must last 10 minutes to 31 days and start at most 60 days ahead; the event does not last between 10 minutes and 31 days.",
+    });
+  });
+
+  test("shorter than 10 minutes or longer than 31 days, or starting more than 60 days ahead, is refused; the edges are kept", () => {
+    expect(refusal(verdict({ activeEvent: event(NOW, NOW + 10 * MINUTE - 1) }))?.location).toBe("body.activeEvent.endsAt");
+    expect(refusal(verdict({ activeEvent: event(NOW, NOW + 31 * DAY + 1) }))?.location).toBe("body.activeEvent.endsAt");
+    const ahead = refusal(verdict({ activeEvent: event(NOW + 60 * DAY + 1, NOW + 61 * DAY) }));
+    expect(ahead).toEqual({ rule: 6, location: "body.activeEvent.startsAt", detail: expect.stringContaining("the event starts more than 60 days ahead") });
+    for (const [start, end] of [
+      [NOW, NOW + 10 * MINUTE],
+      [NOW - DAY, NOW + 30 * DAY],
+      [NOW + 60 * DAY, NOW + 91 * DAY],
+    ] as const) {
+      const v = verdict({ activeEvent: event(start, end) });
+      expect(v.ok && v.reading.activeEvent?.endsAt).toBe(end);
+    }
+  });
+
+  test("the report's entries are judged by the same bounds", () => {
+    const report = readEventReport({ events: [event(NOW, NOW + 10 * MINUTE - 1), event(NOW + 60 * DAY + 1, NOW + 61 * DAY), event(NOW, NOW + DAY)] }, NOW);
+    expect(report?.skipped).toEqual([
+      { index: 0, reason: "duration" },
+      { index: 1, reason: "ahead" },
+    ]);
+    expect(SKIP_REASONS.duration).toBe(EVENT_BOUNDS.duration);
   });
 });
 

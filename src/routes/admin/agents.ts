@@ -4,7 +4,7 @@ import { actorOf } from "../../auth/accounts.ts";
 import type { AgentAdmin } from "../../admin/agents.ts";
 import type { HubContext } from "../../context.ts";
 import type { Access } from "../../http/access.ts";
-import { HttpProblem } from "../../http/problem.ts";
+import { HttpProblem } from "../../domain/problem.ts";
 import { PLATFORMS, type Catalogue } from "../../domain/catalogue.ts";
 import { LabelSchema, ProviderSchema, regionSchema } from "../../http/field-schemas.ts";
 import { stringOf, idParams, integerQuery, PlatformRegionParams, problems, queryInteger, requirePlatform, requireRegion } from "../../http/schemas.ts";

@@ -6,7 +6,7 @@ import { BackupUnavailable } from "../../backup/service.ts";
 import type { HubContext } from "../../context.ts";
 import { audit } from "../../db/audit.ts";
 import type { Access } from "../../http/access.ts";
-import { HttpProblem } from "../../http/problem.ts";
+import { HttpProblem } from "../../domain/problem.ts";
 import { problems } from "../../http/schemas.ts";
 
 const BackupSchema = t.Object(

@@ -5,7 +5,7 @@ import type { HubContext } from "../../context.ts";
 import { audit } from "../../db/audit.ts";
 import { AdminSettingsSchema } from "../../http/account-schemas.ts";
 import type { Access } from "../../http/access.ts";
-import { HttpProblem } from "../../http/problem.ts";
+import { HttpProblem } from "../../domain/problem.ts";
 import { problems } from "../../http/schemas.ts";
 import { RUNTIME_KEYS, RUNTIME_VARIABLES, type RuntimeValues } from "../../settings.ts";
 

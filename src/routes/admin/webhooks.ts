@@ -5,7 +5,7 @@ import { neverFiresProblem } from "../../alerts/admin.ts";
 import type { FormatSpec } from "../../alerts/formats/format.ts";
 import { FORMATS } from "../../alerts/formats/index.ts";
 import type { FormatRegistry } from "../../alerts/formats/registry.ts";
-import { ALERT_ROLES, MIN_BONUS_RANGE } from "../../alerts/model.ts";
+import { MIN_BONUS_RANGE } from "../../alerts/model.ts";
 import { maskUrl, UNREADABLE_URL } from "../../alerts/secrets.ts";
 import { actorOf } from "../../auth/accounts.ts";
 import type { HubContext } from "../../context.ts";
@@ -16,6 +16,7 @@ import type { RouteProblem } from "../../http/openapi.ts";
 import { idParams, integerQuery, MAX_ID, problems, queryInteger } from "../../http/schemas.ts";
 import { text } from "../../http/text.ts";
 import { alertRoleSchema, deliveryStatusSchema, deliveryTypeSchema } from "../../http/vocabularies.ts";
+import { ALERT_ROLES } from "../../domain/alerts.ts";
 
 const TAG = "admin-alerts";
 export const DELIVERY_LIMITS = { min: 1, max: 200, default: 50 } as const;
@@ -23,7 +24,7 @@ export const DELIVERY_LIMITS = { min: 1, max: 200, default: 50 } as const;
 const IdParams = idParams("Webhook");
 const EXAMPLE_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0nX5GRbZx2c=";
 const EXAMPLE = {
-  url: "https://discord.com/api/webhooks/123456789012345678/abcDEF…",
+  url: "https://discord.com/api/webhooks/123456789012345678/the-webhook-token-discord-gave-you",
   format: "discord",
   platforms: ["Windows"],
   regions: ["eu-west-1", "eu-central-1"],

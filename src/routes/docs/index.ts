@@ -9,7 +9,7 @@ import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "f
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import type { Access } from "../../http/access.ts";
 import { openApiDocument } from "../../http/openapi.ts";
-import { HttpProblem } from "../../http/problem.ts";
+import { HttpProblem } from "../../domain/problem.ts";
 import { HTML_CSP } from "../../http/security.ts";
 import { HUB_NAME } from "../../version.ts";
 import darkCss from "./dark.css" with { type: "file" };

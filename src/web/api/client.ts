@@ -104,8 +104,18 @@ async function parsed<T>(response: Response): Promise<T> {
   return (text === "" ? undefined : JSON.parse(text)) as T;
 }
 
+/**
+ * A read answered 401 means this browser is signed out (or never was, where the hub requires sign-in): the service
+ * worker drops the copies it kept of the hub's answers (SPEC §16.4). It sees the payloads' and settings' 401s itself;
+ * this tells it of every other read's.
+ */
+function forgetKeptCopies(): void {
+  navigator.serviceWorker?.controller?.postMessage({ hubForget: true });
+}
+
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   const response = await request("GET", path, undefined, signal, null);
+  if (response.status === 401) forgetKeptCopies();
   if (!response.ok) throw await problemOf(response);
   return await parsed<T>(response);
 }

@@ -216,7 +216,7 @@ export interface paths {
   "/api/v1/platforms/{platform}/incentives/stream": {
     /**
      * Live incentives stream
-     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
+     * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig` whose `exp` is at most an hour ahead) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -234,7 +234,7 @@ export interface paths {
   "/api/v1/push/subscriptions": {
     /**
      * Subscribe a device
-     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+     * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -284,7 +284,7 @@ export interface paths {
   "/api/v1/agent/events": {
     /**
      * Report the event schedule
-     * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+     * @description The game's Bloodpoint-event schedule. Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
      *
      * Who may call it: An agent's bearer token.
      */
@@ -773,7 +773,7 @@ export interface paths {
   "/metrics": {
     /**
      * Metrics
-     * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+     * @description Prometheus text: the version that runs (`hub_build_info`), requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading, the last backup and the schedule's period, webhook and push deliveries by result; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
      *
      * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
      */
@@ -1146,7 +1146,7 @@ export interface components {
     };
     /**
      * ReadingSubmission
-     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, and activeEvent's multiplier, when it is a number, is in 1–100. A refusal's detail names the first rule broken.
+     * @description A reading is accepted when, in order: (1) region and platform equal the assignment; (2) isReal is true; (3) measuredAt is an ISO-8601 time at most 60 s ahead and 10 minutes behind; (4) survivor and killer are integers in 0–1000 and ratio a finite number in (0, 100000]; (5) the agent's previous accepted reading is at least 0.8 × pollMinSeconds old (else 429 with Retry-After); (6) version and category, when present, are strings of at most 64 characters, activeEvent's multiplier, when it is a number, is in 1–100, and a well-formed activeEvent must last 10 minutes to 31 days and start at most 60 days ahead. A refusal's detail names the first rule broken.
      */
     ReadingSubmission: {
       /** @description Must equal the agent's assigned region (rule 1) */
@@ -1172,7 +1172,7 @@ export interface components {
       category?: string;
       /** @description The game's refresh interval; outside 1–21600 it is ignored */
       refreshTimeSeconds?: number;
-      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100 is a 400 (rule 6) */
+      /** @description The bloodpoint event the agent sees; ignored when malformed, except that a multiplier outside 1–100, or an event that does not last 10 minutes to 31 days and start at most 60 days ahead (as a report's entry), is a 400 (rule 6) */
       activeEvent?: {
         key: string;
         label: string;
@@ -2981,7 +2981,7 @@ export interface operations {
   };
   /**
    * Live incentives stream
-   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig`) is answered with hold instructions and the same first bytes; the proxy keeps the connection (SPEC §20). Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
+   * @description Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig` whose `exp` is at most an hour ahead) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
@@ -3097,13 +3097,34 @@ export interface operations {
   };
   /**
    * Subscribe a device
-   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503.
+   * @description Stores a browser's push subscription with 1 to 10 rules; a rule fires once when its bonus becomes at least minBonus, not again while it stays there. The endpoint must be https on a known push service (fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com) or a host in PUSH_SERVICE_HOSTS, and not resolve to a private address (WEBHOOK_ALLOW_PRIVATE); else 400 naming the rule. The same endpoint again replaces its rules (200, with a new id and manage token). At most 5 new subscriptions an hour from one address (429 with Retry-After); past MAX_PUSH_SUBSCRIPTIONS, 503. While requireAuth is on, the subscription belongs to the signed-in user and is deleted when that user is disabled, deleted or has their password reset. A subscription whose push service keeps refusing its messages for 7 days is deleted.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */
   subscribeADevice: {
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "subscription": {
+         *     "endpoint": "https://fcm.googleapis.com/fcm/send/dXJ…",
+         *     "keys": {
+         *       "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+         *       "auth": "tBHItJI5svbpez7KI4CCXg"
+         *     }
+         *   },
+         *   "lang": "en",
+         *   "rules": [
+         *     {
+         *       "platform": "Windows",
+         *       "region": "eu-central-1",
+         *       "role": "killer",
+         *       "minBonus": 75
+         *     }
+         *   ],
+         *   "events": false
+         * }
+         */
         "application/json": components["schemas"]["PushSubscriptionRequest"];
       };
     };
@@ -3270,6 +3291,27 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "subscription": {
+         *     "endpoint": "https://fcm.googleapis.com/fcm/send/dXJ…",
+         *     "keys": {
+         *       "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+         *       "auth": "tBHItJI5svbpez7KI4CCXg"
+         *     }
+         *   },
+         *   "lang": "en",
+         *   "rules": [
+         *     {
+         *       "platform": "Windows",
+         *       "region": "eu-central-1",
+         *       "role": "killer",
+         *       "minBonus": 75
+         *     }
+         *   ],
+         *   "events": false
+         * }
+         */
         "application/json": components["schemas"]["PushSubscriptionRequest"];
       };
     };
@@ -3465,6 +3507,19 @@ export interface operations {
   postAReading: {
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "region": "eu-west-1",
+         *   "platform": "Windows",
+         *   "isReal": true,
+         *   "measuredAt": "2026-11-21T18:04:05.123Z",
+         *   "survivor": 0,
+         *   "killer": 75,
+         *   "ratio": 2.4,
+         *   "version": "9.3.0",
+         *   "refreshTimeSeconds": 300
+         * }
+         */
         "application/json": components["schemas"]["ReadingSubmission"];
       };
     };
@@ -3548,13 +3603,26 @@ export interface operations {
   };
   /**
    * Report the event schedule
-   * @description The game's Bloodpoint-event schedule (SPEC §9.1). Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
+   * @description The game's Bloodpoint-event schedule. Answered 204 whatever became of the entries; 400 only when the body is not an object with an `events` array. A report with no good entry changes nothing (an agent that failed to decode the game's schedule must not wipe a live event). One report per agent per 15 s: every report that passes authentication counts, malformed ones included; a sooner one gets 429 with Retry-After and does not restart the wait. A report identical to the current schedule writes nothing; a change is audited once as events.reported. The events show in GET /api/v1/events and, while in force, in every platform's activeEvent, unless an admin hid them.
    *
    * Who may call it: An agent's bearer token.
    */
   reportTheEventSchedule: {
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "events": [
+         *     {
+         *       "key": "BPEVENT_Bloodhunt_NAME",
+         *       "label": "Bloodhunt",
+         *       "multiplier": 2,
+         *       "startsAt": "2026-11-26T15:00:00Z",
+         *       "endsAt": "2026-11-30T15:00:00Z"
+         *     }
+         *   ]
+         * }
+         */
         "application/json": components["schemas"]["EventReport"];
       };
     };
@@ -6068,6 +6136,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "region": "eu-west-1",
+         *   "provider": "steam",
+         *   "label": "Attic PC"
+         * }
+         */
         "application/json": {
           /**
            * @description A region id of the catalogue
@@ -6209,6 +6284,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "agents": [
+         *     {
+         *       "tokenHash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *       "region": "eu-west-1",
+         *       "provider": "steam",
+         *       "label": "Attic PC",
+         *       "enabled": true
+         *     }
+         *   ]
+         * }
+         */
         "application/json": components["schemas"]["AgentImport"];
       };
     };
@@ -6383,6 +6471,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "region": "eu-west-2",
+         *   "dataMode": "orphan"
+         * }
+         */
         "application/json": {
           label?: string | null;
           /** @description steam, epic or grdk, in any case (decides the platform: Windows, EGS or GRDK) */
@@ -6861,6 +6955,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "key": "double-bp",
+         *   "label": "Double Bloodpoints",
+         *   "multiplier": 2,
+         *   "startsAt": "2026-11-27T15:00:00.000Z",
+         *   "endsAt": "2026-12-04T15:00:00.000Z",
+         *   "platforms": null
+         * }
+         */
         "application/json": {
           /** @description 1–64 of a-z, 0-9, '_' and '-' */
           key: string;
@@ -7275,6 +7379,26 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "url": "https://discord.com/api/webhooks/123456789012345678/the-webhook-token-discord-gave-you",
+         *   "format": "discord",
+         *   "platforms": [
+         *     "Windows"
+         *   ],
+         *   "regions": [
+         *     "eu-west-1",
+         *     "eu-central-1"
+         *   ],
+         *   "roles": [
+         *     "killer"
+         *   ],
+         *   "minBonus": 100,
+         *   "onStatus": false,
+         *   "onEvents": true,
+         *   "enabled": true
+         * }
+         */
         "application/json": {
           /**
            * Format: uri
@@ -7459,6 +7583,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "minBonus": 150
+         * }
+         */
         "application/json": {
           /**
            * Format: uri
@@ -8019,7 +8148,7 @@ export interface operations {
   };
   /**
    * Metrics
-   * @description Prometheus text: requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
+   * @description Prometheus text: the version that runs (`hub_build_info`), requests by route and status, open streams, readings accepted and rejected by reason, event-report entries skipped by reason, ingest and history latency histograms, database size, whether storage can be written (`hub_storage_ok`), how far the clock is behind the newest reading, the last backup and the schedule's period, webhook and push deliveries by result; with GRIP, publishes by proxy and, with GRIP_STATS_URL, the connections each node holds (`hub_grip_node_viewers`). Admins, or `Authorization: Bearer <METRICS_TOKEN>` when the operator set one.
    *
    * Who may call it: An admin (session or API key), or the operator's METRICS_TOKEN as a bearer token.
    */

@@ -37,6 +37,12 @@ export function describeBackupSchedule(schedule: BackupSchedule): string {
   return `daily ${String(schedule.hour).padStart(2, "0")}:${String(schedule.minute).padStart(2, "0")}`;
 }
 
+/** Seconds between two scheduled runs (a day for `daily`), 0 when off: what a monitor allows before it misses a backup. */
+export function backupPeriodSeconds(schedule: BackupSchedule): number {
+  if (schedule.kind === "off") return 0;
+  return schedule.kind === "every" ? schedule.hours * 3600 : 86_400;
+}
+
 /** The instant at which the zone's clock shows the given date and time (the later one after a gap, the first of a repeat). */
 function instantOf(year: number, month: number, day: number, hour: number, minute: number, timeZone: string | undefined): number {
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);

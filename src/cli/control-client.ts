@@ -4,8 +4,8 @@
  */
 import { lstatSync, statSync } from "node:fs";
 import { acquireServerLock, ServerLockHeld } from "../db/open.ts";
-import { CommandError } from "../cli/command.ts";
-import { controlSocketPath } from "./protocol.ts";
+import { CommandError } from "./command.ts";
+import { controlSocketPath } from "../control/protocol.ts";
 
 /** Errors that mean the request never reached a listening hub, so sending it again cannot apply it twice. */
 const NOT_LISTENING = new Set(["ENOENT", "ECONNREFUSED", "FailedToOpenSocket", "ConnectionRefused"]);
