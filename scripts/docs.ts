@@ -42,7 +42,7 @@ export function settingsReference(): string {
     "How to set them on a server: [the configuration guide](../guides/configuration.md).",
     "",
     `Secrets (${secrets.join(", ")}) each have a \`_FILE\` variant, listed right under them, that reads the value from a file.`,
-    "A switch (such as `--require-auth`) takes an optional `true` or `false`.",
+    "A switch (such as `--require-auth`) takes `true` or `false` (also `1`/`0`, `yes`/`no`, `on`/`off`), as `--require-auth=false` or as the next word; alone it means `true`, and any other next word stops the command with exit code 2.",
     "Where the field's hub (bloodpoint-incentives) names a config key differently, its name is given as \"field: …\" and is accepted too.",
     "",
     renderSettingsTable(),
@@ -81,14 +81,15 @@ export function cliReference(): string {
     "|---|---|",
   ];
   for (const command of COMMANDS) lines.push(`| ${commandForms(command.usage, command.name).map((form) => `\`${cell(form)}\``).join("<br>")} | ${cell(command.summary)} |`);
-  lines.push("| `hub --help` | Every command and setting, with variables and defaults |", "| `hub --version` | The version line |", "");
+  lines.push("| `hub --help` | Every command and setting, with variables and defaults |", "| `hub COMMAND --help` | That command's usage, its own flags and the settings it reads |", "| `hub --version` | The version line |", "");
   for (const command of COMMANDS) {
     lines.push(`## hub ${command.name}`, "", command.summary + ".", "", ...commandForms(command.usage, command.name).map((form) => `    ${form}`), "");
     if (command.flags.length > 0) {
-      lines.push("| Flag | Takes a value |", "|---|---|");
-      for (const flag of command.flags) lines.push(`| \`--${flag.name}\` | ${flag.takesValue ? "yes" : "no (a switch)"} |`);
+      lines.push("| Flag | What it does |", "|---|---|");
+      for (const flag of command.flags) lines.push(`| \`--${flag.name}${flag.takesValue ? ` ${flag.arg ?? "VALUE"}` : ""}\` | ${cell(flag.help)}${flag.takesValue ? "" : " (a switch: true or false)"} |`);
       lines.push("");
     }
+    for (const note of command.notes ?? []) lines.push(note, "");
   }
   lines.push(
     "## Exit codes",
@@ -97,7 +98,7 @@ export function cliReference(): string {
     "|---|---|",
     "| 0 | Success |",
     "| 1 | The command failed; one line on standard error says why |",
-    "| 2 | A bad command line or configuration (unknown command, bad setting) |",
+    "| 2 | A bad command line or configuration (unknown command or flag, a word the command does not take, a switch given something other than true or false, a bad setting) |",
     "",
   );
   return lines.join("\n");

@@ -23,7 +23,6 @@ export async function hashPassword(password: string): Promise<string> {
  * must not make one sign-in take the machine's memory or minutes of work.
  */
 const FIELD_SCRYPT = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
-const SCRYPT_LIMITS = { maxN: 1 << 20, maxR: 32, maxP: 16 } as const;
 
 interface FieldScrypt {
   readonly n: number;
@@ -33,6 +32,7 @@ interface FieldScrypt {
   readonly hash: Buffer;
 }
 
+/** A hash in the field's scrypt form, whatever its cost; null when it is not one this hub could check. */
 function parseFieldScrypt(stored: string): FieldScrypt | null {
   const match = FIELD_SCRYPT.exec(stored);
   if (!match) return null;
@@ -40,34 +40,79 @@ function parseFieldScrypt(stored: string): FieldScrypt | null {
   const salt = Buffer.from(match[4] ?? "", "base64");
   const hash = Buffer.from(match[5] ?? "", "base64");
   const powerOfTwo = n > 1 && (n & (n - 1)) === 0;
-  if (!powerOfTwo || n > SCRYPT_LIMITS.maxN || r < 1 || r > SCRYPT_LIMITS.maxR || p < 1 || p > SCRYPT_LIMITS.maxP) return null;
+  if (!powerOfTwo || r < 1 || p < 1) return null;
   if (salt.length === 0 || hash.length < 16 || hash.length > 128) return null;
   return { n, r, p, salt, hash };
 }
+
+/**
+ * The most a sign-in can afford to check one password with. Past these, one
+ * wrong password takes seconds of a core or a gigabyte of memory: bcrypt
+ * cost 16 took 6.3 s, argon2 with 1 GiB took the hub from 97 MB to 1.13 GB.
+ * scrypt is also held to N × r × p ≤ 2^21: its memory (128 × N × r bytes)
+ * stays within argon2's 256 MiB, and its time within about 2 s on a small
+ * server, as bcrypt's cost 14 (N = 2^20 with r = 8 would take 1 GiB).
+ */
+export const AFFORDABLE_HASH = {
+  bcryptCost: 14,
+  argon2MemoryKib: 256 * 1024,
+  argon2Time: 10,
+  argon2Parallelism: 16,
+  scryptN: 1 << 20,
+  scryptRP: 64,
+  scryptWork: 1 << 21,
+} as const;
 
 /** The field hub's own parameters (scrypt N), and the floors this hub holds bcrypt and argon2 to (cost, memory in KiB). */
 const FIELD_SCRYPT_MIN_N = 16_384;
 const BCRYPT_MIN_COST = 10;
 const ARGON2_MIN_MEMORY_KIB = OPTIONS.memoryCost;
 const BCRYPT = /^\$2[abxy]?\$(\d{2})\$[./A-Za-z0-9]{53}$/;
-const ARGON2 = /^\$argon2(?:id|i|d)\$v=\d+\$m=(\d+),t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+const ARGON2 = /^\$argon2(?:id|i|d)\$v=\d+\$m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+
+/** How a password hash brought in from elsewhere is judged: kept, too weak to keep, or too costly to check at sign-in. */
+export type HashVerdict = "kept" | "weak" | "costly";
 
 /**
  * Whether a hash brought in from elsewhere (the field's database) may be
- * kept: a scrypt one with at least the field's own N, a bcrypt one of cost
- * 10 or more, an argon2 one of 19 MiB or more. Anything weaker, or in a
- * form this hub cannot check, makes a password cheap to guess or unusable.
+ * kept. Too weak (or in a form this hub cannot check): a scrypt one below
+ * the field's own N, bcrypt below cost 10, argon2 below 19 MiB. Too costly:
+ * anything past AFFORDABLE_HASH. Either way its user must reset the password.
  */
-export function isStrongEnoughHash(stored: string): boolean {
+export function judgeImportedHash(stored: string): HashVerdict {
   if (isFieldPasswordHash(stored)) {
     const parsed = parseFieldScrypt(stored);
-    return parsed !== null && parsed.n >= FIELD_SCRYPT_MIN_N;
+    if (parsed === null) return "weak";
+    if (!affordableScrypt(parsed)) return "costly";
+    return parsed.n >= FIELD_SCRYPT_MIN_N ? "kept" : "weak";
   }
   const bcrypt = BCRYPT.exec(stored);
-  if (bcrypt) return Number(bcrypt[1]) >= BCRYPT_MIN_COST;
+  if (bcrypt) {
+    const cost = Number(bcrypt[1]);
+    return cost > AFFORDABLE_HASH.bcryptCost ? "costly" : cost >= BCRYPT_MIN_COST ? "kept" : "weak";
+  }
   const argon2 = ARGON2.exec(stored);
-  if (argon2) return Number(argon2[1]) >= ARGON2_MIN_MEMORY_KIB;
-  return false;
+  if (argon2) {
+    if (!affordableArgon2(argon2)) return "costly";
+    return Number(argon2[1]) >= ARGON2_MIN_MEMORY_KIB ? "kept" : "weak";
+  }
+  return "weak";
+}
+
+function affordableScrypt({ n, r, p }: FieldScrypt): boolean {
+  return n <= AFFORDABLE_HASH.scryptN && r * p <= AFFORDABLE_HASH.scryptRP && n * r * p <= AFFORDABLE_HASH.scryptWork;
+}
+
+function affordableArgon2(match: RegExpExecArray): boolean {
+  return Number(match[1]) <= AFFORDABLE_HASH.argon2MemoryKib && Number(match[2]) <= AFFORDABLE_HASH.argon2Time && Number(match[3]) <= AFFORDABLE_HASH.argon2Parallelism;
+}
+
+/** Whether checking a password against this stored hash stays within what a sign-in can afford. */
+function affordable(stored: string): boolean {
+  const bcrypt = BCRYPT.exec(stored);
+  if (bcrypt) return Number(bcrypt[1]) <= AFFORDABLE_HASH.bcryptCost;
+  const argon2 = ARGON2.exec(stored);
+  return argon2 === null || affordableArgon2(argon2);
 }
 
 /** A hash in the field hub's form: accepted at sign-in, and replaced by this hub's own on the first success. */
@@ -88,14 +133,16 @@ async function verifyFieldScrypt(password: string, stored: FieldScrypt): Promise
  * Checks a password against a stored hash. Without a hash (unknown user,
  * disabled user, no password) it still verifies against a dummy hash, so
  * every failure takes the same time. A hash imported from the field's hub is
- * checked with its own scrypt parameters.
+ * checked with its own scrypt parameters, within AFFORDABLE_HASH.
  */
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   if (hash !== null && isFieldPasswordHash(hash)) {
     const parsed = parseFieldScrypt(hash);
-    if (parsed === null) return await verifyPassword(password, null);
+    if (parsed === null || !affordableScrypt(parsed)) return await verifyPassword(password, null);
     return await verifyFieldScrypt(password, parsed);
   }
+  // A stored hash costlier than a sign-in can afford (put there before imports were bounded, or by hand) is never run: its user resets the password.
+  if (hash !== null && !affordable(hash)) return await verifyPassword(password, null);
   if (hash === null) {
     dummyHash ??= hashPassword(crypto.randomUUID());
     await Bun.password.verify(password, await dummyHash);

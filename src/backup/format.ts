@@ -300,7 +300,9 @@ async function* compressedStream(path: string, header: BackupHeader, passphrase:
 
 /**
  * Writes the database inside the backup file at `path` to `outPath` (which
- * must not exist), checked against the size and SHA-256 in its header.
+ * must not exist), checked against the size and SHA-256 in its header. It
+ * never writes more than the header's size (and one chunk); on any failure
+ * the caller removes what was written.
  */
 export async function decodeBackupFile(path: string, outPath: string, passphrase: string | null): Promise<BackupHeader> {
   const header = readBackupFileHeader(path);
@@ -313,8 +315,10 @@ export async function decodeBackupFile(path: string, outPath: string, passphrase
       async function* (source: AsyncIterable<unknown>) {
         for await (const chunk of source) {
           const bytes = asBytes(chunk);
-          hasher.update(bytes);
           size += bytes.byteLength;
+          // A file that holds more than its header declares (a small file that inflates to gigabytes) is cut off here, not after the disk is full.
+          if (size > header.databaseBytes) throw new BackupFormatError(`this backup is damaged: it holds more than the ${header.databaseBytes} bytes its header declares`);
+          hasher.update(bytes);
           yield bytes;
         }
       },

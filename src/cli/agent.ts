@@ -46,10 +46,12 @@ export const agent: Command = {
   usage: "hub agent create --region R --provider P [--label L] | hub agent list",
   summary: "Create an agent (prints its token once) or list agents",
   flags: [
-    { name: "region", takesValue: true },
-    { name: "provider", takesValue: true },
-    { name: "label", takesValue: true },
+    { name: "region", takesValue: true, arg: "R", help: "The region it reports on: a region id of the catalogue (GET /api/v1/meta lists them)" },
+    { name: "provider", takesValue: true, arg: "P", help: `Where it reads the incentives: ${PROVIDERS.join(", ")} (the platform follows from it)` },
+    { name: "label", takesValue: true, arg: "L", help: "A name for people, shown in the console" },
   ],
+  words: 1,
+  settings: ["db"],
   async run({ config, args, out }) {
     const action = args.positionals[0];
     if (action !== "create" && action !== "list") throw new CommandError('use "hub agent create --region R --provider P [--label L]" or "hub agent list"');

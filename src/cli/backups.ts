@@ -7,7 +7,9 @@ export const backups: Command = {
   name: "backups",
   usage: "hub backups list [--target TARGET]",
   summary: "List the backups at BACKUP_TARGET (or --target): name, time, schema and size",
-  flags: [{ name: "target", takesValue: true }],
+  flags: [{ name: "target", takesValue: true, arg: "TARGET", help: "The folder or s3://bucket/prefix to list (default: BACKUP_TARGET)" }],
+  words: 1,
+  settings: ["backupTarget", "backupS3Endpoint", "backupS3Region", "backupS3AccessKeyId", "backupS3SecretAccessKey"],
   async run({ config, args, out }) {
     if (args.positionals[0] !== "list") throw new CommandError('use "hub backups list [--target TARGET]"');
     const given = args.command.get("target");

@@ -1,5 +1,6 @@
 /** The shape of one CLI command: its flags, its help, and what it does. */
-import type { CommandFlag, Config, ParsedArgs } from "../config/load.ts";
+import type { CommandHelp } from "../config/help.ts";
+import type { Config, ParsedArgs } from "../config/load.ts";
 
 export interface CommandInput {
   readonly config: Config;
@@ -14,11 +15,9 @@ export interface CommandInput {
   readonly workers: { readonly checkpointer: URL; readonly fieldImporter: URL; readonly backup: URL };
 }
 
-export interface Command {
-  readonly name: string;
-  readonly usage: string;
-  readonly summary: string;
-  readonly flags: readonly CommandFlag[];
+export interface Command extends CommandHelp {
+  /** How many words (not flags) it takes at most: `hub backup FILE` one, `hub serve` none. A word more is refused. */
+  readonly words: number;
   run(input: CommandInput): Promise<number>;
 }
 

@@ -45,7 +45,7 @@ async function importThroughWriter(db: string, onFile: () => FieldImportResult, 
   const request: ImportFieldRequest = { from: resolve(from), dryRun };
   const answer = await sendToHub<ImportedField>(writer, CONTROL_ROUTES.importField, request);
   for (const [done, total] of answer.progress) progress(done, total);
-  return { counts: answer.counts, refusedReadings: answer.refusedReadings, passwordsToReset: answer.passwordsToReset, source: from };
+  return { counts: answer.counts, refusedReadings: answer.refusedReadings, passwordsToReset: answer.passwordsToReset, shortened: answer.shortened, source: from };
 }
 
 /** The server lock for this process's own write; a hub that started serving since the command looked is a refusal. */
@@ -62,9 +62,11 @@ export const importFieldCommand: Command = {
   usage: "hub import-field --from PATH [--dry-run] [--db FILE]",
   summary: "Copy the field hub's database (bloodpoint-incentives) into this one: readings, agents, users, passkeys, API keys, settings",
   flags: [
-    { name: "from", takesValue: true },
-    { name: "dry-run", takesValue: false },
+    { name: "from", takesValue: true, arg: "PATH", help: "The field hub's database file (its dbPath, ./data/bloodpoint.db by default)" },
+    { name: "dry-run", takesValue: false, help: "Print what would be copied, per table, and write nothing" },
   ],
+  words: 0,
+  settings: ["db", "secretKey", "sessionSecret"],
   async run({ config, args, out }) {
     const from = args.command.get("from");
     if (!from) throw new CommandError("import-field needs the field hub's database: hub import-field --from ./data/bloodpoint.db");
@@ -86,9 +88,14 @@ export const importFieldCommand: Command = {
       out(`${TABLE_NAMES[table]}: ${copy} ${dryRun ? "to copy" : "copied"}, ${present} already here`);
     }
     for (const [reason, count] of Object.entries(result.refusedReadings)) out(`readings refused (not copied): ${count}, ${reason}`);
-    if (result.passwordsToReset.length > 0) {
-      out(`passwords not imported, weaker than the field's own hashes (these users must reset their password): ${result.passwordsToReset.join(", ")}`);
+    const toReset = (reason: string): string[] => result.passwordsToReset.filter((user) => user.reason === reason).map((user) => user.username);
+    if (toReset("weak").length > 0) {
+      out(`passwords not imported, weaker than the field's own hashes (these users must reset their password): ${toReset("weak").join(", ")}`);
     }
+    if (toReset("costly").length > 0) {
+      out(`passwords not imported, costlier to check than a sign-in can afford (these users must reset their password): ${toReset("costly").join(", ")}`);
+    }
+    for (const [what, count] of Object.entries(result.shortened)) out(`${what}: ${count}`);
     out(
       dryRun
         ? `dry run: nothing was written to ${config.db}`

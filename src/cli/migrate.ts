@@ -18,6 +18,8 @@ export const migrate: Command = {
   usage: "hub migrate [--db FILE]",
   summary: "Apply database migrations and exit",
   flags: [],
+  words: 0,
+  settings: ["db"],
   async run({ config, out }) {
     const writer = writerFor(config.db);
     if (writer.kind === "hub") {

@@ -8,7 +8,9 @@ export const openapi: Command = {
   name: "openapi",
   usage: "hub openapi [--yaml]",
   summary: "Print the OpenAPI 3.1 description (JSON, or YAML with --yaml)",
-  flags: [{ name: "yaml", takesValue: false }],
+  flags: [{ name: "yaml", takesValue: false, help: "Print YAML instead of JSON" }],
+  words: 0,
+  settings: ["origin"],
   async run({ config, args, out }) {
     const { app, ctx } = createHub(config, { db: openDatabase(":memory:"), log: createLogger("error") });
     const doc = buildOpenApiDocument(app, config.origin);

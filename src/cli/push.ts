@@ -12,6 +12,8 @@ export const pushCommand: Command = {
   usage: "hub push rotate-key",
   summary: "Make a new Web Push (VAPID) key pair; every push subscription is dropped and browsers subscribe again",
   flags: [],
+  words: 1,
+  settings: ["db", "secretKey"],
   async run({ config, args, out }) {
     const [action] = args.positionals;
     if (action !== "rotate-key") throw new CommandError('use "hub push rotate-key"');

@@ -8,6 +8,8 @@ export const restore: Command = {
   usage: "hub restore SOURCE [--db PATH]",
   summary: "Make a backup (a file or s3://bucket/prefix/name) the database again, checked first; the old file is kept as <db>.before-restore",
   flags: [],
+  words: 1,
+  settings: ["db", "backupEncryptionKey", "backupS3Endpoint", "backupS3Region", "backupS3AccessKeyId", "backupS3SecretAccessKey", "secretKey"],
   async run({ config, args, out }) {
     const source = args.positionals[0];
     if (!source) throw new CommandError("restore needs a source: hub restore FILE or hub restore s3://bucket/prefix/hub-….db.zst");

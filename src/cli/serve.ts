@@ -47,6 +47,11 @@ export const serve: Command = {
   usage: "hub [serve] [flags]",
   summary: "Run the server (the default command)",
   flags: [],
+  words: 0,
+  settings: "all",
+  notes: [
+    "REQUIRE_AUTH, ENABLE_API_KEYS and MFA_ENFORCED_ROLES are kept in the database: a value given by flag, variable or config file is stored there at every start and locks the console's switch. Remove the flag and the hub keeps the last value it was given (an admin can change it in the console from then on); it does not go back to the default.",
+  ],
   async run({ config: configured, workers }) {
     const log = createLogger(configured.logLevel);
     captureConsole(log);

@@ -95,15 +95,17 @@ export const simulate: Command = {
   usage: "hub simulate --hub URL (--api-key-file FILE | --db FILE) --agents N [--speed X] | --backfill-days D  (or the key in HUB_API_KEY / HUB_API_KEY_FILE)",
   summary: "Play simulated agents against a running hub, or write days of simulated history into a database",
   flags: [
-    { name: "hub", takesValue: true },
-    { name: "api-key", takesValue: true },
-    { name: "api-key-file", takesValue: true },
-    { name: "agents", takesValue: true },
-    { name: "speed", takesValue: true },
-    { name: "seed", takesValue: true },
-    { name: "duration", takesValue: true },
-    { name: "backfill-days", takesValue: true },
+    { name: "hub", takesValue: true, arg: "URL", help: "The running hub to play agents against" },
+    { name: "api-key", takesValue: true, arg: "KEY", help: "An admin's API key, to create the agents (visible to every local user in ps: prefer --api-key-file or HUB_API_KEY)" },
+    { name: "api-key-file", takesValue: true, arg: "FILE", help: "A file holding the admin's API key" },
+    { name: "agents", takesValue: true, arg: "N", help: "How many agents to create and play, spread over regions and platforms" },
+    { name: "speed", takesValue: true, arg: "X", help: "How much faster than real time they play (default: 1)" },
+    { name: "seed", takesValue: true, arg: "N", help: "The random seed, for the same simulated history again" },
+    { name: "duration", takesValue: true, arg: "SECONDS", help: "Stop after this many seconds (default: until Ctrl-C)" },
+    { name: "backfill-days", takesValue: true, arg: "D", help: "Write D days of simulated history straight into --db instead (no hub may serve it)" },
   ],
+  words: 0,
+  settings: ["db", "retentionDays"],
   async run({ config, args, out }) {
     const flag = (name: string) => args.command.get(name);
     const seed = integerFlag("seed", flag("seed"), 0, 0xffff_ffff) ?? DEFAULT_SEED;

@@ -24,11 +24,13 @@ export const user: Command = {
   usage: "hub user create --username U --role admin|user [--admin] [--password-stdin] | hub user reset-password U --password-stdin",
   summary: "Create a user, or set a user's password (ending their sessions, switching their API keys off)",
   flags: [
-    { name: "username", takesValue: true },
-    { name: "role", takesValue: true },
-    { name: "admin", takesValue: false },
-    { name: "password-stdin", takesValue: false },
+    { name: "username", takesValue: true, arg: "U", help: "The new user's name: 1 to 64 letters, digits, '.', '_' or '-'" },
+    { name: "role", takesValue: true, arg: "ROLE", help: "admin or user (default: user)" },
+    { name: "admin", takesValue: false, help: "The same as --role admin" },
+    { name: "password-stdin", takesValue: false, help: "Read the password from standard input; without it, create makes one and shows it once" },
   ],
+  words: 2,
+  settings: ["db"],
   async run({ config, args, stdin, out }) {
     const [action, positional] = args.positionals;
     if (action !== "create" && action !== "reset-password") throw new CommandError('use "hub user create …" or "hub user reset-password U --password-stdin"');

@@ -10,6 +10,8 @@ export const version: Command = {
   usage: "hub version",
   summary: "Print the hub's version",
   flags: [],
+  words: 0,
+  settings: [],
   async run({ out }) {
     out(versionLine());
     return 0;

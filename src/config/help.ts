@@ -1,4 +1,5 @@
 /** `hub --help` and the settings table of docs/reference/settings.md, both generated from the options table. */
+import type { CommandFlag } from "./load.ts";
 import { CONFIG_OPTION, FILE_VARIANT_REASON, fileVariant, OPTIONS, OPTION_KEYS, type Settings } from "./options.ts";
 
 export interface CommandSummary {
@@ -63,23 +64,101 @@ function rows(): Row[] {
   ];
 }
 
-export function renderHelp(title: string, commands: readonly CommandSummary[]): string {
-  const lines = [title, "", "Usage: hub [command] [flags]", "", "Commands:"];
-  const nameWidth = Math.max(...commands.map((c) => c.usage.length));
-  for (const command of commands) lines.push(`  ${command.usage.padEnd(nameWidth)}  ${command.summary}`);
-  lines.push("", "Settings (flag, environment variable, what it does, default):");
-  const all = rows();
-  const flagWidth = Math.max(...all.map((r) => r.flag.length));
-  const envWidth = Math.max(...all.map((r) => r.env.length));
-  for (const row of all) {
-    lines.push(`  ${row.flag.padEnd(flagWidth)}  ${row.env.padEnd(envWidth)}  ${row.help} (default: ${row.defaultText})`);
+/** No help line is wider than this: a terminal of 100 columns shows every line whole. */
+export const HELP_WIDTH = 100;
+const INDENT = "      ";
+
+/** Words laid into lines of at most HELP_WIDTH columns, each starting with `indent`. */
+export function wrap(text: string, indent: string): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(indent + line);
+      line = "";
+    }
+    line = line === "" ? word : `${line} ${word}`;
   }
-  lines.push(
-    "",
-    "Precedence: flag, then environment variable, then config file, then default.",
-    "Switches such as --require-auth take an optional true/false. Bad values stop the hub with exit code 2.",
-    "Each secret can be read from a file instead (the -file flag, _FILE variable or File key under it); giving a secret and its file in the same place is an error.",
-  );
+  if (line !== "") lines.push(indent + line);
+  return lines;
+}
+
+/** A setting in help: its flag and variable on one line, what it does and its default below. */
+function settingLines(row: Row): string[] {
+  const head = `  ${row.flag}  ${row.env}`;
+  return [...(head.length <= HELP_WIDTH ? [head] : [`  ${row.flag}`, ...wrap(row.env, INDENT)]), ...wrap(`${row.help} (default: ${row.defaultText})`, INDENT)];
+}
+
+/** The rows of these settings, each secret followed by its `_FILE` variant. */
+function settingRows(keys: "all" | readonly (keyof Settings)[]): Row[] {
+  if (keys === "all") return rows();
+  return rows().filter((row) => row.key === "—" || keys.some((key) => row.key === key || row.key === fileVariant(key)?.key));
+}
+
+export interface CommandHelp extends CommandSummary {
+  readonly flags: readonly CommandFlag[];
+  /** The settings this command reads, shown in its help; "all" for the server. */
+  readonly settings: "all" | readonly (keyof Settings)[];
+  /** Paragraphs after the flags. */
+  readonly notes?: readonly string[];
+}
+
+const CLOSING = [
+  "Precedence: flag, then environment variable, then config file, then default.",
+  "A switch such as --require-auth takes true or false (also 1/0, yes/no, on/off), as --require-auth=false or as the next word; alone it means true. Bad values stop the hub with exit code 2.",
+  "Each secret can be read from a file instead (the -file flag, _FILE variable or File key under it); giving a secret and its file in the same place is an error.",
+];
+
+function paragraphs(texts: readonly string[]): string[] {
+  return texts.flatMap((text) => ["", ...wrap(text, "")]);
+}
+
+/** `hub --help`: every command in a line or two, then every setting. */
+export function renderHelp(title: string, commands: readonly CommandSummary[]): string {
+  const lines = [title, "", "Usage: hub [command] [flags]", "", 'Commands ("hub COMMAND --help" shows one command\'s usage and flags):'];
+  const nameWidth = Math.max(...commands.map((c) => c.name.length));
+  for (const command of commands) {
+    const [first = "", ...rest] = wrap(command.summary, " ".repeat(nameWidth + 4));
+    lines.push(`  ${command.name.padEnd(nameWidth)}  ${first.trimStart()}`, ...rest);
+  }
+  lines.push("", "Settings (flag, environment variable; what it does, default):");
+  for (const row of rows()) lines.push(...settingLines(row));
+  lines.push(...paragraphs(CLOSING));
+  return lines.join("\n");
+}
+
+/** The usage string's forms, one a line (`hub agent create … | hub agent list`). */
+function usageForms(usage: string): string[] {
+  const forms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < usage.length; i++) {
+    const char = usage[i];
+    if (char === "(" || char === "[") depth++;
+    if (char === ")" || char === "]") depth--;
+    if (depth === 0 && usage.startsWith(" | ", i)) {
+      forms.push(usage.slice(start, i));
+      start = i + 3;
+    }
+  }
+  forms.push(usage.slice(start));
+  return forms.map((form) => form.trim());
+}
+
+/** `hub COMMAND --help`: its usage, its own flags, and the settings it reads. */
+export function renderCommandHelp(command: CommandHelp): string {
+  const lines = [...wrap(`hub ${command.name}: ${command.summary}`, ""), "", "Usage:"];
+  for (const form of usageForms(command.usage)) lines.push(...wrap(form, "  "));
+  if (command.flags.length > 0) {
+    lines.push("", "Its flags:");
+    for (const flag of command.flags) {
+      lines.push(`  --${flag.name}${flag.takesValue ? ` ${flag.arg ?? "VALUE"}` : " [true|false]"}`, ...wrap(flag.help, INDENT));
+    }
+  }
+  const settings = settingRows(command.settings);
+  lines.push("", command.settings === "all" ? "Settings (flag, environment variable; what it does, default):" : "Settings it reads (flag, environment variable; what it does, default):");
+  for (const row of settings) lines.push(...settingLines(row));
+  lines.push(...paragraphs([...(command.notes ?? []), ...(command.settings === "all" ? [] : ['Every other setting of "hub serve --help" is accepted too.']), ...CLOSING]));
   return lines.join("\n");
 }
 

@@ -13,6 +13,7 @@ import {
   InvalidValue,
   OPTIONS,
   OPTION_KEYS,
+  parseBoolean,
   parseProvisionList,
   provisionEntry,
   PEM_PUBLIC_KEY,
@@ -71,11 +72,26 @@ export interface ParsedArgs {
 
 export interface CommandFlag {
   readonly name: string;
-  /** False for switches such as `--yaml` that take no value. */
+  /** False for switches such as `--yaml`, which take only true or false. */
   readonly takesValue: boolean;
+  /** What its value is, in the command's help (`TARGET`, `N`); none for a switch. */
+  readonly arg?: string;
+  /** What it does, for the command's help and docs/reference/cli.md. */
+  readonly help: string;
 }
 
-const BOOLEAN_WORDS = /^(true|false|1|0|yes|no|on|off)$/i;
+/**
+ * A switch's value: true or false, also 1/0, yes/no, on/off, any case. Any
+ * other word is an error naming the flag and the word, never a switch
+ * silently read as on.
+ */
+function switchValue(flag: string, word: string): "true" | "false" {
+  try {
+    return parseBoolean(word) ? "true" : "false";
+  } catch {
+    throw new ConfigError(`${flag} takes true or false, not '${word}'`);
+  }
+}
 
 /** Splits a command line into setting flags, the command's own flags and positionals. */
 export function parseArgs(argv: readonly string[], commandFlags: readonly CommandFlag[] = []): ParsedArgs {
@@ -100,20 +116,18 @@ export function parseArgs(argv: readonly string[], commandFlags: readonly Comman
     if (!key && !fileKey && !own && name !== CONFIG_OPTION.flag) {
       throw new ConfigError(`unknown flag ${name}; run "hub --help" for the list`);
     }
-    if (inline === undefined) {
+    if (isSwitch) {
       const next = argv[i + 1];
-      if (isSwitch) {
-        if (key && next !== undefined && BOOLEAN_WORDS.test(next)) {
-          inline = next;
-          i++;
-        } else {
-          inline = "true";
-        }
-      } else {
-        if (next === undefined) throw new ConfigError(`flag ${name} needs a value`);
-        inline = next;
+      if (inline !== undefined) inline = switchValue(name, inline);
+      else if (next !== undefined && !next.startsWith("--")) {
+        inline = switchValue(name, next);
         i++;
-      }
+      } else inline = "true";
+    } else if (inline === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined) throw new ConfigError(`flag ${name} needs a value`);
+      inline = next;
+      i++;
     }
     if (name === CONFIG_OPTION.flag) configFile = inline;
     else if (key) settings.set(key, inline);

@@ -478,15 +478,15 @@ export const OPTIONS: OptionTable = {
     fieldKey: "poll.max", parse: (value) => (text(value) === "" ? null : cadence(value)),
   },
   requireAuth: {
-    flag: "--require-auth", env: "REQUIRE_AUTH", help: "Require login (session or API key) for reads", defaultText: "false",
+    flag: "--require-auth", env: "REQUIRE_AUTH", help: "Require login (session or API key) for reads; kept in the database: once given, it stays after the flag is removed, until an admin changes it", defaultText: "false",
     allowed: "true or false", default: false, fieldKey: "auth.requireAuth", parse: parseBoolean,
   },
   enableApiKeys: {
-    flag: "--enable-api-keys", env: "ENABLE_API_KEYS", help: "Allow users to mint and use API keys", defaultText: "false",
+    flag: "--enable-api-keys", env: "ENABLE_API_KEYS", help: "Allow users to mint and use API keys; kept in the database: once given, it stays after the flag is removed, until an admin changes it", defaultText: "false",
     allowed: "true or false", default: false, fieldKey: "auth.enableApiKeys", parse: parseBoolean,
   },
   mfaEnforcedRoles: {
-    flag: "--mfa-enforced-roles", env: "MFA_ENFORCED_ROLES", arg: "ROLES", help: "Roles that must use a second factor (comma list; empty for none)", defaultText: "admin",
+    flag: "--mfa-enforced-roles", env: "MFA_ENFORCED_ROLES", arg: "ROLES", help: "Roles that must use a second factor (comma list; empty for none); kept in the database: once given, it stays after the flag is removed, until an admin changes it", defaultText: "admin",
     allowed: `a comma list of ${ROLES.join(", ")} (or empty)`, default: ["admin"], parse: parseRoles,
   },
   sessionSecret: {

@@ -164,7 +164,7 @@ export function startControlSocket(ctx: HubContext, options: { readonly reload: 
         options.reload();
         ctx.live.rebuildAll();
       }
-      return json(dryRun ? 200 : 201, { counts: result.counts, refusedReadings: result.refusedReadings, passwordsToReset: result.passwordsToReset, source: result.source, progress });
+      return json(dryRun ? 200 : 201, { counts: result.counts, refusedReadings: result.refusedReadings, passwordsToReset: result.passwordsToReset, shortened: result.shortened, source: result.source, progress });
     },
   };
 

@@ -92,8 +92,28 @@ export function createPrivateFile(path: string, content?: string): void {
  */
 function prepareSqliteFile(path: string): void {
   makePrivateDirectory(dirname(path));
-  closeSync(openSync(path, constants.O_RDONLY | constants.O_CREAT, PRIVATE_FILE_MODE));
+  createIfAbsent(path);
   for (const suffix of ["", "-wal", "-shm", "-journal"]) restrictToOwner(`${path}${suffix}`);
+}
+
+/**
+ * Creates an empty owner-only file, and never opens one that exists. SQLite's
+ * locks are POSIX locks, which belong to the process: closing any descriptor
+ * of the file drops every lock the process holds on it. An open and close of
+ * the serving hub's database (a second connection of the hub's own, such as
+ * an import's) once dropped the hub's shared lock, so an operator's `sqlite3`
+ * read became the "last connection", folded the log into the database and
+ * removed it under the running hub.
+ */
+function createIfAbsent(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
+  } catch (error) {
+    if (errorCode(error) === "EEXIST") return;
+    throw error;
+  }
+  closeSync(fd);
 }
 
 export function openDatabase(path: string): HubDb {

@@ -8,7 +8,8 @@
  * the file system still takes writes and whether the lock is free, so
  * /healthz tells the truth without waiting for a write to fail.
  */
-import { accessSync, closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statfsSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, readSync, readlinkSync, realpathSync, statfsSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { endianness } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "../log.ts";
 import type { HubDb } from "./open.ts";
@@ -30,6 +31,9 @@ const FIRST_RETRY_MS = 1;
  */
 export const LOCK_REPORT_MS = 50;
 const LOG_INTERVAL_MS = 60_000;
+/** SQLite's write-ahead log index: a 48-byte header written twice, then the checkpoint record, whose first field is nBackfill. */
+const WAL_INDEX_HEADER_BYTES = 48;
+const WAL_INDEX_READ_BYTES = 2 * WAL_INDEX_HEADER_BYTES + 4;
 
 const DETAIL: Readonly<Record<StorageFault, string>> = {
   full: "The disk that holds the hub's database is full; nothing was changed. Retry later.",
@@ -350,12 +354,77 @@ export class Storage {
     if (changed === null) return false;
     this.missing = changed;
     for (const listener of this.missingListeners) listener();
+    if (this.onlyLogRemoved() && this.logFoldedIn()) {
+      // Its every commit is in the database file already: putting it back would only let a stale log replay over newer pages.
+      this.options.log.error("the write-ahead log was removed after SQLite had folded all of it into the database, so nothing was lost; the hub has stopped writing, since its connection would write on into the removed log: restart it", {
+        reason: changed,
+      });
+      return true;
+    }
     const rescued = this.rescueLog();
     this.options.log.error("the database's files were removed or replaced: the hub has stopped writing and checkpointing; restart it", {
       reason: changed,
       ...(rescued ? { rescued: `the removed write-ahead log, with every reading acknowledged, was put back as ${rescued}` } : {}),
     });
     return true;
+  }
+
+  /** The database file is still the one the hub opened, and nothing has taken the removed log's place. */
+  private onlyLogRemoved(): boolean {
+    const watched = this.watched;
+    if (!watched) return false;
+    const database = identityOf(this.db.path);
+    return database !== null && database.ino === watched.database.ino && database.dev === watched.database.dev && identityOf(`${this.db.path}-wal`) === null;
+  }
+
+  /**
+   * Whether every frame of the log is folded into the database: what SQLite
+   * does when a connection that believes itself the last one closes (it
+   * checkpoints, then removes the log). Read from the log's index (-shm) the
+   * hub shares with SQLite, through SQLite's own descriptor: opening the file
+   * anew and closing it would drop the locks SQLite holds on it. The index
+   * header says how many frames the log holds (mxFrame, offset 16) and its
+   * checkpoint record how many of them are in the database (nBackfill,
+   * offset 96), both in the machine's byte order; the header is written
+   * twice (offsets 0 and 48), and two copies that differ mean a commit in
+   * progress, which counts as not folded.
+   */
+  private logFoldedIn(): boolean {
+    const descriptor = this.descriptorOf(`${this.db.path}-shm`);
+    if (descriptor === null) return false;
+    const index = new Uint8Array(WAL_INDEX_READ_BYTES);
+    try {
+      if (readSync(descriptor, index, 0, index.byteLength, 0) < index.byteLength) return false;
+    } catch {
+      return false;
+    }
+    const first = index.subarray(0, WAL_INDEX_HEADER_BYTES);
+    const second = index.subarray(WAL_INDEX_HEADER_BYTES, 2 * WAL_INDEX_HEADER_BYTES);
+    if (!first.every((byte, i) => byte === second[i]) || index[12] !== 1) return false;
+    const view = new DataView(index.buffer);
+    const littleEndian = endianness() === "LE";
+    const frames = view.getUint32(16, littleEndian);
+    const folded = view.getUint32(2 * WAL_INDEX_HEADER_BYTES, littleEndian);
+    return folded >= frames;
+  }
+
+  /** A descriptor this process holds on `path` (or on the file that was there before it was removed), found without opening anything. */
+  private descriptorOf(path: string): number | null {
+    try {
+      const wanted = join(realpathSync(dirname(path)), basename(path));
+      for (const fd of readdirSync("/proc/self/fd")) {
+        let target: string;
+        try {
+          target = readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          continue;
+        }
+        if (target === wanted || target === `${wanted} (deleted)`) return Number(fd);
+      }
+    } catch {
+      return null;
+    }
+    return null;
   }
 
   /**

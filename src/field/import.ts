@@ -6,12 +6,14 @@
  * twice, even after a user has signed in and their password hash was replaced.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { isStrongEnoughHash } from "../auth/passwords.ts";
+import { judgeImportedHash, type HashVerdict } from "../auth/passwords.ts";
 import type { TotpSecrets } from "../auth/totp.ts";
 import { ROLES, type Role } from "../config/options.ts";
 import { cadenceProblem } from "../domain/cadence-expression.ts";
 import { isPlatform, parseProvider, platformOf, type Catalogue, type Provider } from "../domain/catalogue.ts";
 import { keptRefreshTime, storedReadingProblem } from "../domain/readings.ts";
+import { cutToCharacters, EMAIL_PATTERN, TEXT_LIMITS } from "../domain/text-limits.ts";
+import { characters } from "../domain/characters.ts";
 import { USERNAME_PATTERN, usernameKey } from "../db/users.ts";
 import type { FieldAgent, FieldApiKey, FieldPasskey, FieldReading, FieldSource, FieldUser } from "./source.ts";
 
@@ -26,15 +28,67 @@ export type ImportTable = (typeof IMPORT_TABLES)[number];
 /** Per table: rows to copy, and rows already here (from an earlier import, or the same row made here). */
 export type ImportCounts = Record<ImportTable, { copy: number; present: number }>;
 
+/** A user whose password hash was not kept, and why: too weak to keep, or costlier to check than a sign-in can afford. */
+export interface PasswordToReset {
+  readonly username: string;
+  readonly reason: Exclude<HashVerdict, "kept">;
+}
+
 /**
  * What an import copies, and what it leaves behind: readings an agent's post
  * would have had refused, counted per reason; users whose password hash was
- * too weak to keep, who sign in only after a reset.
+ * not kept, who sign in only after a reset; and text longer than the hub's
+ * own API takes, cut or left out, counted per kind.
  */
 export interface ImportOutcome {
   readonly counts: ImportCounts;
   readonly refusedReadings: Readonly<Record<string, number>>;
-  readonly passwordsToReset: readonly string[];
+  readonly passwordsToReset: readonly PasswordToReset[];
+  readonly shortened: Readonly<Record<string, number>>;
+}
+
+/** What a passkey's fields may hold here, as the registration API takes them. */
+const PASSKEY_LIMITS = { credentialId: 1024, publicKey: 65_536, transports: 16, transport: 32 } as const;
+/** A TOTP secret in base32, at most this long (this hub makes 32 characters). */
+const TOTP_SECRET = /^[A-Z2-7]{16,128}=*$/i;
+/** A cadence expression as the admin API takes it. */
+const CADENCE_MAX_LENGTH = 200;
+/** This hub shows the first 12 characters of a key (`hub_` and 8 more). */
+const API_KEY_PREFIX_LENGTH = 12;
+/** A provisioned agent's id, as the configuration takes it. */
+const PROVISION_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Text from the field's file, bounded as this hub's API bounds it: what
+ * people read (names, labels) is cut to the limit; a value that cannot be
+ * cut (an e-mail address, a cadence, an id) is left out. Each is counted by
+ * kind, but only for rows this import writes.
+ */
+class Bounds {
+  readonly shortened: Record<string, number> = {};
+
+  private note(what: string, counted: boolean): void {
+    if (counted) this.shortened[what] = (this.shortened[what] ?? 0) + 1;
+  }
+
+  text(value: unknown, max: number, what: string, counted: boolean): string | null {
+    if (value === null || value === undefined || value === "") return null;
+    if (typeof value !== "string") {
+      this.note(`${what} left out (not text)`, counted);
+      return null;
+    }
+    if (characters(value) <= max) return value;
+    this.note(`${what} cut to ${max} characters`, counted);
+    return cutToCharacters(value, max);
+  }
+
+  /** A value kept whole or not at all. */
+  whole(value: unknown, fits: (text: string) => boolean, what: string, counted: boolean): string | null {
+    if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) return null;
+    if (typeof value === "string" && fits(value)) return value;
+    this.note(what, counted);
+    return null;
+  }
 }
 
 type Kind = "user" | "agent" | "passkey" | "apiKey";
@@ -81,10 +135,10 @@ export interface ImportOptions {
 }
 
 interface Checked {
-  readonly users: readonly { row: FieldUser; role: Role; passwordHash: string | null; hubId: number | null }[];
-  readonly agents: readonly { row: FieldAgent; provider: Provider; hubId: number | null }[];
-  readonly passkeys: readonly { row: FieldPasskey; publicKey: Buffer; hubId: number | null }[];
-  readonly apiKeys: readonly { row: FieldApiKey; hubId: number | null }[];
+  readonly users: readonly { row: FieldUser; role: Role; passwordHash: string | null; reset: PasswordToReset["reason"] | null; name: string | null; email: string | null; hubId: number | null }[];
+  readonly agents: readonly { row: FieldAgent; provider: Provider; label: string | null; provisionId: string | null; pollMin: string | null; pollMax: string | null; hubId: number | null }[];
+  readonly passkeys: readonly { row: FieldPasskey; publicKey: Buffer; label: string | null; transports: string | null; hubId: number | null }[];
+  readonly apiKeys: readonly { row: FieldApiKey; label: string | null; prefix: string; hubId: number | null }[];
   readonly settings: readonly { key: string; value: string; present: boolean }[];
 }
 
@@ -96,19 +150,19 @@ function base64url(text: string): Buffer | null {
   return /^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, "base64url") : null;
 }
 
-/** The field stores an absent transport list as JSON `null`. */
-function transports(raw: string | null): string | null {
-  if (raw === null || raw === "" || raw === "null") return null;
+/** The field stores an absent transport list as JSON `null`; a list longer than the registration API takes is left out. */
+function transports(raw: string): string | null {
   try {
     const parsed: unknown = JSON.parse(raw);
-    return Array.isArray(parsed) && parsed.every((t) => typeof t === "string") ? JSON.stringify(parsed) : null;
+    const fits = Array.isArray(parsed) && parsed.length <= PASSKEY_LIMITS.transports && parsed.every((t) => typeof t === "string" && t.length <= PASSKEY_LIMITS.transport);
+    return fits ? JSON.stringify(parsed) : null;
   } catch {
     return null;
   }
 }
 
-function cadence(raw: string | null): string | null {
-  return raw !== null && raw.trim() !== "" && cadenceProblem(raw.trim()) === null ? raw.trim() : null;
+function isCadence(raw: string): boolean {
+  return raw.length <= CADENCE_MAX_LENGTH && cadenceProblem(raw.trim()) === null;
 }
 
 class Target {
@@ -134,7 +188,7 @@ class Target {
 }
 
 /** Every check, before anything is written: what is new, what is already here, and any conflict (a refusal). */
-function check(source: FieldSource, target: Target, catalogue: Catalogue): Checked {
+function check(source: FieldSource, target: Target, catalogue: Catalogue, bounds: Bounds): Checked {
   for (const slot of source.readingSlots()) {
     if (!isPlatform(slot.platform)) refuse(`${slot.n} readings have the platform "${slot.platform}", which this hub does not know (Windows, EGS, GRDK)`);
     if (!catalogue.hasRegion(slot.region)) {
@@ -151,14 +205,20 @@ function check(source: FieldSource, target: Target, catalogue: Catalogue): Check
     seenNames.set(key, row.username);
     const role = (ROLES as readonly string[]).includes(row.role) ? (row.role as Role) : refuse(`the field's user "${row.username}" has the role "${row.role}", which this hub does not know`);
     const passwordHash = row.password_hash === null || row.password_hash === "" ? null : row.password_hash;
-    const kept = passwordHash !== null && isStrongEnoughHash(passwordHash) ? passwordHash : null;
+    const verdict = passwordHash === null ? null : judgeImportedHash(passwordHash);
+    const kept = verdict === "kept" ? passwordHash : null;
+    const reset = verdict === null || verdict === "kept" ? null : verdict;
+    if (row.totp_secret && !TOTP_SECRET.test(row.totp_secret)) refuse(`the field's user "${row.username}" has a TOTP secret that is not base32 of 16 to 128 characters`);
     const imported = target.imported("user", row.id);
-    if (imported !== null) return { row, role, passwordHash: kept, hubId: imported };
-    const here = target.one<{ id: number; password_hash: string | null }>("SELECT id, password_hash FROM users WHERE username_key = ?", key);
+    const here = imported !== null ? null : target.one<{ id: number; password_hash: string | null }>("SELECT id, password_hash FROM users WHERE username_key = ?", key);
     if (here && (here.password_hash === null || here.password_hash !== row.password_hash)) {
       refuse(`the username "${row.username}" already exists here (user ${here.id}) with other data; rename or delete it here first, then import again`);
     }
-    return { row, role, passwordHash: kept, hubId: here?.id ?? null };
+    const hubId = imported ?? here?.id ?? null;
+    const copied = hubId === null;
+    const name = bounds.text(row.name, TEXT_LIMITS.name, "user names", copied);
+    const email = bounds.whole(row.email, (e) => e.length <= TEXT_LIMITS.email && EMAIL_PATTERN.test(e), `e-mail addresses left out (not an address of at most ${TEXT_LIMITS.email} characters)`, copied);
+    return { row, role, passwordHash: kept, reset, name, email, hubId };
   });
   const userIds = new Set(users.map((u) => u.row.id));
 
@@ -167,7 +227,13 @@ function check(source: FieldSource, target: Target, catalogue: Catalogue): Check
     if (!catalogue.hasRegion(row.region)) refuse(`the field's agent ${row.id} is in the region "${row.region}", which is not in this hub's catalogue; add it under regions in the config file`);
     if (!/^[0-9a-f]{64}$/i.test(row.token_hash)) refuse(`the field's agent ${row.id} has a token hash that is not 64 hexadecimal characters`);
     const imported = target.imported("agent", row.id);
-    if (imported !== null) return { row, provider, hubId: imported };
+    const bounded = (copied: boolean) => ({
+      label: bounds.text(row.label, TEXT_LIMITS.label, "agent labels", copied),
+      provisionId: bounds.whole(provisionId(row.provision_id), (id) => PROVISION_ID.test(id), "agents' provisioned ids left out (not 1 to 64 letters, digits, '.', '_' or '-')", copied),
+      pollMin: bounds.whole(row.poll_min, isCadence, `agent cadences left out (not a cadence of at most ${CADENCE_MAX_LENGTH} characters)`, copied),
+      pollMax: bounds.whole(row.poll_max, isCadence, `agent cadences left out (not a cadence of at most ${CADENCE_MAX_LENGTH} characters)`, copied),
+    });
+    if (imported !== null) return { row, provider, ...bounded(false), hubId: imported };
     const ownId = provisionId(row.provision_id);
     const name = row.provision_id ? `"${row.provision_id}"` : String(row.id);
     const here = target.one<{ id: number; region: string; provider: string; provision_id: string | null }>(
@@ -181,29 +247,38 @@ function check(source: FieldSource, target: Target, catalogue: Catalogue): Check
       const holder = target.one<{ id: number }>("SELECT id FROM agents WHERE provision_id = ?", ownId);
       if (holder) refuse(`the provisioned id "${row.provision_id}" of the field's agent ${row.id} is already used here by agent ${holder.id} with another token; remove or rename it here first`);
     }
-    return { row, provider, hubId: here?.id ?? null };
+    return { row, provider, ...bounded(here === null), hubId: here?.id ?? null };
   });
 
   const passkeys = source.passkeys().flatMap((row): Checked["passkeys"][number][] => {
     if (!userIds.has(row.user_id)) return [];
+    if (row.public_key.length > PASSKEY_LIMITS.publicKey) refuse(`the public key of the field's passkey ${row.id} is longer than ${PASSKEY_LIMITS.publicKey} characters`);
+    if (row.credential_id.length > PASSKEY_LIMITS.credentialId) refuse(`the credential id of the field's passkey ${row.id} is longer than ${PASSKEY_LIMITS.credentialId} characters`);
     const publicKey = base64url(row.public_key) ?? refuse(`the public key of the field's passkey ${row.id} is not base64url`);
     if (base64url(row.credential_id) === null) refuse(`the credential id of the field's passkey ${row.id} is not base64url`);
     if (row.flags !== null && !(Number.isInteger(row.flags) && row.flags >= 0 && row.flags <= 0xff)) refuse(`the flags of the field's passkey ${row.id} are not one byte (0 to 255)`);
     const imported = target.imported("passkey", row.id);
-    if (imported !== null) return [{ row, publicKey, hubId: imported }];
+    const copied = imported === null;
+    const label = bounds.text(row.label, TEXT_LIMITS.label, "passkey labels", copied);
+    const kept = bounds.whole(row.transports === "null" ? null : row.transports, (raw) => transports(raw) !== null, `passkey transport lists left out (not a list of at most ${PASSKEY_LIMITS.transports} names)`, copied);
+    const listed = kept === null ? null : transports(kept);
+    if (imported !== null) return [{ row, publicKey, label, transports: listed, hubId: imported }];
     const here = target.one<{ id: number }>("SELECT id FROM passkeys WHERE credential_id = ?", row.credential_id);
     if (here) refuse(`the field's passkey ${row.id} (credential ${row.credential_id.slice(0, 12)}…) is already registered here (passkey ${here.id}); remove it here first`);
-    return [{ row, publicKey, hubId: null }];
+    return [{ row, publicKey, label, transports: listed, hubId: null }];
   });
 
   const apiKeys = source.apiKeys().flatMap((row): Checked["apiKeys"][number][] => {
     if (!userIds.has(row.user_id)) return [];
     if (!/^[0-9a-f]{64}$/i.test(row.key_hash)) refuse(`the field's API key ${row.id} has a hash that is not 64 hexadecimal characters`);
     const imported = target.imported("apiKey", row.id);
-    if (imported !== null) return [{ row, hubId: imported }];
+    const copied = imported === null;
+    const label = bounds.text(row.label, TEXT_LIMITS.label, "API key labels", copied);
+    const prefix = bounds.text(row.prefix, API_KEY_PREFIX_LENGTH, "API key prefixes", copied) ?? "";
+    if (imported !== null) return [{ row, label, prefix, hubId: imported }];
     const here = target.one<{ id: number }>("SELECT id FROM api_keys WHERE key_hash = ?", row.key_hash.toLowerCase());
-    if (here) refuse(`the field's API key ${row.id} (${row.prefix}…) is already here (key ${here.id}) with another owner or row; remove it here first`);
-    return [{ row, hubId: null }];
+    if (here) refuse(`the field's API key ${row.id} (${prefix}…) is already here (key ${here.id}) with another owner or row; remove it here first`);
+    return [{ row, label, prefix, hubId: null }];
   });
 
   // The field's settings are copied once: after that, what an admin changes here is theirs.
@@ -233,7 +308,8 @@ function tally<T extends { hubId: number | null }>(items: readonly T[]): { copy:
  */
 export function importField(source: FieldSource, targetDb: Database, options: ImportOptions): ImportOutcome {
   const target = new Target(targetDb);
-  const checked = check(source, target, options.catalogue);
+  const bounds = new Bounds();
+  const checked = check(source, target, options.catalogue, bounds);
   const counts = emptyCounts();
   counts.users = tally(checked.users);
   counts.agents = tally(checked.agents);
@@ -241,8 +317,8 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
   counts.apiKeys = tally(checked.apiKeys);
   counts.settings = { copy: checked.settings.filter((s) => !s.present).length, present: checked.settings.filter((s) => s.present).length };
   const refusedReadings: Record<string, number> = {};
-  const passwordsToReset = checked.users.filter((u) => u.hubId === null && u.passwordHash === null && u.row.password_hash !== null && u.row.password_hash !== "").map((u) => u.row.username);
-  const outcome: ImportOutcome = { counts, refusedReadings, passwordsToReset };
+  const passwordsToReset = checked.users.flatMap((u) => (u.hubId === null && u.reset !== null ? [{ username: u.row.username, reason: u.reset }] : []));
+  const outcome: ImportOutcome = { counts, refusedReadings, passwordsToReset, shortened: bounds.shortened };
 
   const total = source.readingCount();
   const exists = targetDb.query<{ one: number }, [string, string, number, number, number]>(
@@ -281,7 +357,7 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
   const write = targetDb.transaction(() => {
     const remember = targetDb.query<unknown, [Kind, number, number, number]>("INSERT INTO field_import (kind, field_id, hub_id, imported_at) VALUES (?, ?, ?, ?)");
     const userIds = new Map<number, number>();
-    for (const { row, role, passwordHash, hubId } of checked.users) {
+    for (const { row, role, passwordHash, name, email, hubId } of checked.users) {
       if (hubId !== null) {
         userIds.set(row.id, hubId);
         if (target.imported("user", row.id) === null) remember.run("user", row.id, hubId, options.now);
@@ -295,8 +371,8 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
         .get(
           row.username,
           usernameKey(row.username),
-          row.name === "" ? null : row.name,
-          row.email === "" ? null : row.email,
+          name,
+          email,
           role,
           row.enabled ? 1 : 0,
           passwordHash,
@@ -316,7 +392,7 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
     }
 
     const agentIds = new Map<number, number>();
-    for (const { row, provider, hubId } of checked.agents) {
+    for (const { row, provider, label, provisionId: ownId, pollMin, pollMax, hubId } of checked.agents) {
       if (hubId !== null) {
         agentIds.set(row.id, hubId);
         if (target.imported("agent", row.id) === null) remember.run("agent", row.id, hubId, options.now);
@@ -332,12 +408,12 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
           provider,
           platformOf(provider),
           row.region,
-          row.label === "" ? null : row.label,
+          label,
           row.enabled ? 1 : 0,
-          row.provision_id === null ? "imported" : "provisioned",
-          provisionId(row.provision_id),
-          cadence(row.poll_min),
-          cadence(row.poll_max),
+          ownId === null ? "imported" : "provisioned",
+          ownId,
+          pollMin === null ? null : pollMin.trim(),
+          pollMax === null ? null : pollMax.trim(),
           row.created_at,
           row.updated_at,
         );
@@ -346,25 +422,25 @@ export function importField(source: FieldSource, targetDb: Database, options: Im
       remember.run("agent", row.id, id, options.now);
     }
 
-    for (const { row, publicKey, hubId } of checked.passkeys) {
+    for (const { row, publicKey, label, transports: listed, hubId } of checked.passkeys) {
       const userId = userIds.get(row.user_id);
       if (hubId !== null || userId === undefined) continue;
       const created = targetDb
         .query<{ id: number }, (string | number | Buffer | null)[]>(
           "INSERT INTO passkeys (user_id, credential_id, public_key, counter, transports, label, created_at, last_used_at, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
-        .get(userId, row.credential_id, publicKey, row.counter, transports(row.transports), row.label, row.created_at, row.last_used_at, row.flags);
+        .get(userId, row.credential_id, publicKey, row.counter, listed, label, row.created_at, row.last_used_at, row.flags);
       if (created) remember.run("passkey", row.id, created.id, options.now);
     }
 
-    for (const { row, hubId } of checked.apiKeys) {
+    for (const { row, label, prefix, hubId } of checked.apiKeys) {
       const userId = userIds.get(row.user_id);
       if (hubId !== null || userId === undefined) continue;
       const created = targetDb
         .query<{ id: number }, (string | number | null)[]>(
           "INSERT INTO api_keys (user_id, key_hash, prefix, label, enabled, created_at, last_used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
-        .get(userId, row.key_hash.toLowerCase(), row.prefix, row.label, row.enabled ? 1 : 0, row.created_at, row.last_used_at, row.expires_at);
+        .get(userId, row.key_hash.toLowerCase(), prefix, label, row.enabled ? 1 : 0, row.created_at, row.last_used_at, row.expires_at);
       if (created) remember.run("apiKey", row.id, created.id, options.now);
     }
 

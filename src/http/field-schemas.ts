@@ -5,6 +5,7 @@
  */
 import { platformOf, PROVIDERS, type Catalogue } from "../domain/catalogue.ts";
 import { listOr } from "../domain/lists.ts";
+import { EMAIL_PATTERN, TEXT_LIMITS } from "../domain/text-limits.ts";
 import { PASSWORD_LENGTH, USERNAME_PATTERN } from "../db/users.ts";
 import { text } from "./text.ts";
 
@@ -30,17 +31,17 @@ export const PasswordSchema = text({
 export const CurrentPasswordSchema = text({ maxLength: 4096, description: "The password" });
 
 export const EmailSchema = text({
-  maxLength: 254,
-  pattern: "^[^\\s@]+@[^\\s@]+$",
+  maxLength: TEXT_LIMITS.email,
+  pattern: EMAIL_PATTERN.source,
   format: "email",
-  rule: "an e-mail address of at most 254 characters",
+  rule: `an e-mail address of at most ${TEXT_LIMITS.email} characters`,
   description: "An e-mail address",
   examples: ["alice@example.org"],
 });
 
-export const NameSchema = text({ maxLength: 120, description: "A display name of at most 120 characters" });
+export const NameSchema = text({ maxLength: TEXT_LIMITS.name, description: `A display name of at most ${TEXT_LIMITS.name} characters` });
 
-export const LabelSchema = text({ maxLength: 120, description: "A label of at most 120 characters" });
+export const LabelSchema = text({ maxLength: TEXT_LIMITS.label, description: `A label of at most ${TEXT_LIMITS.label} characters` });
 
 const anyCase = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join("");
 

@@ -10,6 +10,7 @@ import { PasskeySchema, VerifiedSchema } from "../http/account-schemas.ts";
 import type { Access } from "../http/access.ts";
 import { clientIp, type SocketSource } from "../http/client-ip.ts";
 import { idParams, problems } from "../http/schemas.ts";
+import { TEXT_LIMITS } from "../domain/text-limits.ts";
 
 const Code = t.String({ maxLength: 16, description: "The 6-digit code shown by the authenticator app" });
 const RememberDevice = t.Optional(t.Boolean({ description: "Skip the second factor on this browser for 30 days (hub_device cookie)" }));
@@ -248,7 +249,7 @@ export function mfaRoutes(ctx: HubContext, access: Access, mfa: Mfa) {
       },
       {
         access: "session-partial",
-        body: t.Object({ response: RegistrationCredential, label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))) }),
+        body: t.Object({ response: RegistrationCredential, label: t.Optional(t.Nullable(t.String({ maxLength: TEXT_LIMITS.label }))) }),
         response: { 201: t.Object({ passkey: PasskeySchema }), ...problems(400, 401, 403) },
         detail: {
           tags: ["mfa"],

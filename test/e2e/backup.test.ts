@@ -5,9 +5,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
+import { encodeBackupFile } from "../../src/backup/format.ts";
+import { hubDatabase, NEWEST_SCHEMA, plainHeader, writeCrafted, zeros } from "../restore-craft.ts";
 import { compiledHub } from "./compiled.ts";
 import { postReading, runCli, startHub } from "./harness.ts";
 
@@ -121,4 +123,92 @@ describe("hub backup, all or nothing", () => {
     expect(integrity(db)).toBe("ok");
     expect(count(db, `SELECT COUNT(*) AS n FROM readings WHERE ${POSTED}`)).toBe(before.length + during.length);
   });
+});
+
+describe("hub restore trusts nothing in the file, through the binary", () => {
+  test("a zstd bomb, a trigger that makes users admins and a file without the migration table: one line each, exit 1, the database untouched; the hub's own backup restores", async () => {
+    const bin = await compiledHub();
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    expect((await runCli(["migrate", "--db", db], { cmd: [bin] })).exitCode).toBe(0);
+    const before = readFileSync(db);
+    const bomb = join(dir, "bomb.db.zst");
+    await writeCrafted(bomb, plainHeader({ schemaVersion: NEWEST_SCHEMA, databaseBytes: 4096 }), zeros(1024));
+    const trigger = join(dir, "trigger.db.zst");
+    const tampered = hubDatabase(join(dir, "tampered.db"), (sqlite) => sqlite.exec("CREATE TRIGGER promote AFTER UPDATE ON users BEGIN UPDATE users SET role = 'admin'; END"));
+    await encodeBackupFile(tampered, trigger, { schemaVersion: NEWEST_SCHEMA, createdAt: Date.now() }, null, 1000);
+    const foreign = join(dir, "foreign.db");
+    const plain = new Database(foreign, { create: true });
+    plain.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, role TEXT)");
+    plain.close();
+    const unmigrated = join(dir, "foreign.db.zst");
+    await encodeBackupFile(foreign, unmigrated, { schemaVersion: 1, createdAt: Date.now() }, null, 1000);
+    const expected: [string, RegExp][] = [
+      [bomb, /more than the 4096 bytes its header declares.*nothing was changed/],
+      [trigger, /a trigger "promote" on "users" that the hub's migrations do not make.*nothing was changed/],
+      [unmigrated, /no schema_migrations table.*nothing was changed/],
+    ];
+    for (const [file, message] of expected) {
+      const result = await runCli(["restore", file, "--db", db], { cmd: [bin] });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      expect(readFileSync(db).equals(before)).toBe(true);
+      expect(readdirSync(dir).filter((name) => name.includes(".restore-") || name.endsWith(".before-restore"))).toEqual([]);
+    }
+    const target = join(dir, "backups");
+    const made = await runCli(["backup", "--to", target, "--db", db], { cmd: [bin] });
+    expect(made.exitCode).toBe(0);
+    const [name] = readdirSync(target);
+    const restored = await runCli(["restore", join(target, name ?? ""), "--db", join(dir, "again.db")], { cmd: [bin] });
+    expect(restored.stderr).toBe("");
+    expect(restored.exitCode).toBe(0);
+    expect(restored.stdout).toContain(`schema ${NEWEST_SCHEMA}`);
+  }, 60_000);
+});
+
+describe("a one-off backup is as private as the scheduled ones (through the binary)", () => {
+  test("hub backup --to encrypts with BACKUP_ENCRYPTION_KEY_FILE; without the passphrase, a target holding encrypted backups refuses an unencrypted one unless --unencrypted", async () => {
+    const bin = await compiledHub();
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    expect((await runCli(["migrate", "--db", db], { cmd: [bin] })).exitCode).toBe(0);
+    const passphraseFile = join(dir, "passphrase");
+    await Bun.write(passphraseFile, "the passphrase of the scheduled backups\n");
+    const target = join(dir, "backups");
+    const encrypted = await runCli(["backup", "--to", target, "--db", db], { cmd: [bin], env: { BACKUP_ENCRYPTION_KEY_FILE: passphraseFile } });
+    expect(encrypted.stderr).toBe("");
+    expect(encrypted.exitCode).toBe(0);
+    expect(encrypted.stdout).toContain(", encrypted,");
+    expect(readdirSync(target).filter((name) => name.endsWith(".db.zst.enc"))).toHaveLength(1);
+
+    // A shell without the service's environment: refused, one line saying why and what to do; nothing written.
+    const refused = await runCli(["backup", "--to", target, "--db", db], { cmd: [bin] });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain("holds encrypted backups");
+    expect(refused.stderr).toContain("BACKUP_ENCRYPTION_KEY");
+    expect(refused.stderr).toContain("--unencrypted");
+    expect(readdirSync(target)).toHaveLength(1);
+
+    await Bun.sleep(5);
+    const asked = await runCli(["backup", "--to", target, "--unencrypted", "--db", db], { cmd: [bin] });
+    expect(asked.stderr).toBe("");
+    expect(asked.exitCode).toBe(0);
+    expect(asked.stdout).toContain("not encrypted");
+    expect(readdirSync(target).filter((name) => name.endsWith(".db.zst"))).toHaveLength(1);
+    expect(readdirSync(target)).toHaveLength(2);
+
+    // Into a target with no encrypted backup, an unencrypted one needs no flag.
+    const plainTarget = join(dir, "plain");
+    const plain = await runCli(["backup", "--to", plainTarget, "--db", db], { cmd: [bin] });
+    expect(plain.exitCode).toBe(0);
+    expect(plain.stdout).toContain("not encrypted");
+    // --unencrypted is for a backup to a target; a copy to FILE is never encrypted.
+    const misplaced = await runCli(["backup", join(dir, "copy.db"), "--unencrypted", "--db", db], { cmd: [bin] });
+    expect(misplaced.exitCode).toBe(1);
+    expect(misplaced.stderr).toContain("--unencrypted goes with --to TARGET");
+  }, 60_000);
 });

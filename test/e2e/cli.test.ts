@@ -6,6 +6,8 @@ import { OPTIONS, OPTION_KEYS } from "../../src/config/options.ts";
 import { MIGRATIONS } from "../../src/db/migrations.ts";
 import { HUB_VERSION } from "../../src/version.ts";
 import { scratchDirs } from "../helpers.ts";
+import { COMMANDS } from "../../src/main.ts";
+import { compiledHub } from "./compiled.ts";
 import { freePort, runCli, startHub } from "./harness.ts";
 
 const scratch = scratchDirs();
@@ -14,13 +16,16 @@ describe("hub CLI", () => {
   test("--help lists every flag with its variable and default", async () => {
     const { exitCode, stdout } = await runCli(["--help"]);
     expect(exitCode).toBe(0);
+    const lines = stdout.split("\n");
     for (const key of OPTION_KEYS) {
       const option = OPTIONS[key];
-      const line = stdout.split("\n").find((l) => l.trimStart().startsWith(option.flag));
-      expect(line ?? `missing ${option.flag}`).toContain(option.env);
-      expect(line ?? "").toContain(`default: ${option.defaultText}`);
+      const at = lines.findIndex((l) => l.startsWith(`  ${option.flag}`));
+      const block = [lines[at] ?? `missing ${option.flag}`];
+      for (let i = at + 1; (lines[i] ?? "").startsWith("      "); i++) block.push((lines[i] ?? "").trim());
+      expect(block[0]).toContain(option.env);
+      expect(block.join(" ")).toContain(`default: ${option.defaultText}`);
     }
-    for (const command of ["migrate", "openapi", "backup", "version"]) expect(stdout).toContain(`hub ${command}`);
+    for (const command of ["migrate", "openapi", "backup", "version"]) expect(stdout).toContain(`\n  ${command} `);
   });
 
   test("version", async () => {
@@ -232,4 +237,66 @@ describe("hub user", () => {
     expect(after.query("SELECT user_id FROM push_subscriptions").all()).toEqual([{ user_id: ids[1] ?? 0 }]);
     after.close();
   });
+});
+
+describe("a typo never changes a setting (through the binary)", () => {
+  test("a switch given a word that is not true or false, or a stray word, exits 2 with one line; nothing starts", async () => {
+    const bin = await compiledHub();
+    const db = join(scratch(), "hub.db");
+    const typo = await runCli(["serve", "--require-auth", "flase", "--db", db], { cmd: [bin] });
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toBe("hub: --require-auth takes true or false, not 'flase'\n");
+    expect(typo.stdout).toBe("");
+    const inline = await runCli(["serve", "--enable-api-keys=ture", "--db", db], { cmd: [bin] });
+    expect(inline.exitCode).toBe(2);
+    expect(inline.stderr).toBe("hub: --enable-api-keys takes true or false, not 'ture'\n");
+    const stray = await runCli(["serve", "maybe", "--db", db], { cmd: [bin] });
+    expect(stray.exitCode).toBe(2);
+    expect(stray.stderr).toBe(`hub: hub serve takes no words, only flags, not 'maybe'; run "hub serve --help"\n`);
+    expect(existsSync(db)).toBe(false);
+    for (const argv of [["migrate", "now", "--db", db], ["import-field", "--dry-run", "./field.db"], ["backup", "a.db", "b.db", "--db", db], ["version", "please"]]) {
+      const result = await runCli(argv, { cmd: [bin] });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+    }
+  }, 60_000);
+
+  test("a switch's word, next or after =, is read as written: --require-auth no serves reads, --require-auth=on asks for sign-in", async () => {
+    const bin = await compiledHub();
+    const off = await startHub({ cmd: [bin], args: ["--require-auth", "no", "--db", join(scratch(), "off.db")] });
+    try {
+      expect((await fetch(`${off.url}/api/v1/platforms/Windows/incentives`)).status).toBe(200);
+    } finally {
+      expect(await off.stop()).toBe(0);
+    }
+    const on = await startHub({ cmd: [bin], args: ["--require-auth=on", "--db", join(scratch(), "on.db")] });
+    try {
+      expect((await fetch(`${on.url}/api/v1/platforms/Windows/incentives`)).status).toBe(401);
+    } finally {
+      expect(await on.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("each command's --help shows its own usage and flags, never wider than 100 columns", async () => {
+    const bin = await compiledHub();
+    const serve = await runCli(["serve", "--help"], { cmd: [bin] });
+    const backup = await runCli(["backup", "--help"], { cmd: [bin] });
+    expect(serve.exitCode).toBe(0);
+    expect(backup.exitCode).toBe(0);
+    expect(serve.stdout).toStartWith("hub serve: Run the server");
+    expect(serve.stdout.replace(/\s+/g, " ")).toContain("REQUIRE_AUTH, ENABLE_API_KEYS and MFA_ENFORCED_ROLES are kept in the database");
+    expect(backup.stdout).toStartWith("hub backup: ");
+    expect(backup.stdout).toContain("  hub backup --to TARGET");
+    expect(backup.stdout).toContain("  --to TARGET");
+    expect(backup.stdout).toContain("  --backup-encryption-key-file FILE");
+    expect(backup.stdout).not.toContain("--require-auth  REQUIRE_AUTH");
+    for (const command of COMMANDS) {
+      const help = await runCli([command.name, "--help"], { cmd: [bin] });
+      expect(help.exitCode).toBe(0);
+      expect(help.stdout).toStartWith(`hub ${command.name}: `);
+      expect(help.stdout.split("\n").filter((line) => line.length > 100)).toEqual([]);
+    }
+    const global = await runCli(["--help"], { cmd: [bin] });
+    expect(global.stdout.split("\n").filter((line) => line.length > 100)).toEqual([]);
+  }, 60_000);
 });

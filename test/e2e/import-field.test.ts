@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
-import { createFieldDb, createFieldSchema, FIELD_SYNCED_PASSKEY_FLAGS, fieldToken, sha256, type FieldFixture } from "../field-fixture.ts";
+import { createFieldDb, createFieldSchema, FIELD_SYNCED_PASSKEY_FLAGS, fieldPasswordHash, fieldToken, sha256, type FieldFixture } from "../field-fixture.ts";
 import { compiledHub } from "./compiled.ts";
 import { runCli, startHub, type RunningHub } from "./harness.ts";
 
@@ -294,6 +294,53 @@ describe("hub import-field, twice and refused", () => {
       { username: "erin", reset: 1 },
       { username: "frank", reset: 0 },
     ]);
+  });
+
+  test("hashes costlier than a sign-in can afford are not imported (their users must reset), and text longer than the API takes is cut or left out, counted", async () => {
+    const path = join(scratch(), "costly.db");
+    copyFileSync(field.path, path);
+    const sqlite = new Database(path);
+    const bcrypt = Bun.password.hashSync("a password of some length", { algorithm: "bcrypt", cost: 4 });
+    const argon2 = Bun.password.hashSync("a password of some length", { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 });
+    const [, , , , salt, key] = fieldPasswordHash("a password of some length").split("$");
+    const user = sqlite.query("INSERT INTO users (username, name, email, password_hash, role, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, 'user', 1, 1, 1)");
+    // Made cheaply, then their cost raised in the string: the import judges the parameters, never runs them.
+    user.run("bcrypt16", null, null, bcrypt.replace("$04$", "$16$"));
+    user.run("argon1g", null, null, argon2.replace("m=19456", "m=1048576"));
+    user.run("argont11", null, null, argon2.replace("t=2", "t=11"));
+    user.run("argonp17", null, null, argon2.replace("p=1", "p=17"));
+    user.run("scryptn21", null, null, ["scrypt", String(1 << 21), "1", "1", salt, key].join("$"));
+    user.run("scryptrp", null, null, ["scrypt", "16384", "16", "8", salt, key].join("$"));
+    user.run("bcrypt14", "ñ".repeat(5000), `${"x".repeat(300)}@example.org`, bcrypt.replace("$04$", "$14$"));
+    sqlite.query("UPDATE agents SET label = ? WHERE id = 1").run("L".repeat(5000));
+    sqlite.query("UPDATE api_keys SET label = ? WHERE id = 1").run("k".repeat(5000));
+    sqlite.query("UPDATE webauthn_credentials SET label = ? WHERE id = 1").run("p".repeat(5000));
+    sqlite.close();
+
+    const db = join(scratch(), "hub.db");
+    const done = await runCli(["import-field", "--from", path, "--db", db], { cmd: [hubBinary] });
+    expect(done.stderr).toBe("");
+    expect(done.exitCode).toBe(0);
+    for (const line of [
+      "passwords not imported, costlier to check than a sign-in can afford (these users must reset their password): bcrypt16, argon1g, argont11, argonp17, scryptn21, scryptrp",
+      "user names cut to 120 characters: 1",
+      "e-mail addresses left out (not an address of at most 254 characters): 1",
+      "agent labels cut to 120 characters: 1",
+      "API key labels cut to 120 characters: 1",
+      "passkey labels cut to 120 characters: 1",
+    ]) {
+      expect(done.stdout).toContain(line);
+    }
+    expect(rows(db, "SELECT username, password_hash IS NULL AS reset FROM users WHERE username IN ('bcrypt16', 'argon1g', 'scryptn21', 'bcrypt14') ORDER BY username")).toEqual([
+      { username: "argon1g", reset: 1 },
+      { username: "bcrypt14", reset: 0 },
+      { username: "bcrypt16", reset: 1 },
+      { username: "scryptn21", reset: 1 },
+    ]);
+    expect(rows(db, "SELECT name, email FROM users WHERE username = 'bcrypt14'")[0]).toEqual({ name: "ñ".repeat(120), email: null });
+    expect(rows(db, "SELECT MAX(LENGTH(label)) AS n FROM agents")[0]?.n).toBe(120);
+    expect(rows(db, "SELECT MAX(LENGTH(label)) AS n FROM api_keys")[0]?.n).toBe(120);
+    expect(rows(db, "SELECT MAX(LENGTH(label)) AS n FROM passkeys")[0]?.n).toBe(120);
   });
 
   test("a dry run against an existing database prints what it would copy and changes no byte", async () => {

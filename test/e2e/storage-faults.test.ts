@@ -18,6 +18,7 @@ import { SseReader } from "../live-helpers.ts";
 import { compiledHub } from "./compiled.ts";
 import { runCli, startHub, type RunningHub } from "./harness.ts";
 import { mountLoopExt4, mustRun } from "../../scripts/support/loop-ext4.ts";
+import { createFieldDb } from "../field-fixture.ts";
 
 const scratch = scratchDirs();
 const METRICS_TOKEN = "storage-fault-metrics-token-0123456789";
@@ -258,6 +259,68 @@ describe("storage faults against the compiled hub", () => {
     reader.close();
     expect(await hub.stop()).toBe(0);
     expectJsonLines(shutdownLines(hub));
+    expect(missingFrom(db, acknowledged)).toEqual([]);
+  }, 60_000);
+
+  test("an operator's sqlite3 read beside a serving hub is harmless, after an import beside it and a sign-in that re-hashed an imported password", async () => {
+    if (!available("sqlite3", Bun.which("sqlite3") !== null)) return;
+    const dir = scratch();
+    const db = join(dir, "hub.db");
+    const hub = await startHub({ cmd: [await compiledHub()], args: ["--db", db] });
+    // The field's hub, imported while this one serves: the import runs in the hub, with a connection of its own.
+    const field = await createFieldDb(join(dir, "field.db"), { origin: hub.url, readings: 20 });
+    const imported = await runCli(["import-field", "--from", field.path, "--db", db], { cmd: [await compiledHub()] });
+    expect(imported.exitCode).toBe(0);
+    const login = await fetch(`${hub.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: field.user.username, password: field.user.password }),
+    });
+    expect(login.status).toBe(200);
+    const read = Bun.spawnSync(["sqlite3", db, "select count(*) from users"]);
+    expect(read.exitCode).toBe(0);
+    expect(read.stdout.toString().trim()).toBe("2");
+    expect(existsSync(`${db}-wal`)).toBe(true);
+    // Past the guard's next look at the files (every second).
+    await Bun.sleep(2500);
+    const reading = await fetch(`${hub.url}/api/v1/agent/readings`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${field.agents.eu}`, "content-type": "application/json" },
+      body: JSON.stringify({ region: "eu-central-1", platform: "Windows", survivor: 0, killer: 50, ratio: 1.5, isReal: true, measuredAt: new Date().toISOString() }),
+    });
+    expect(reading.status).toBe(201);
+    expect(await health(hub.url)).toMatchObject({ httpStatus: 200, storage: "ok" });
+    expect(logLines(hub).filter((line) => line.level === "error")).toEqual([]);
+    expect(await hub.stop()).toBe(0);
+    const check = new Database(db, { readonly: true });
+    try {
+      expect(check.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM readings").get()?.n).toBe(21);
+    } finally {
+      check.close();
+    }
+  }, 60_000);
+
+  test("a write-ahead log removed after everything in it was folded into the database: nothing lost, nothing put back, and the log line says so", async () => {
+    const db = join(scratch(), "hub.db");
+    const list = agents(10, "folded");
+    const hub = await startHub({ cmd: [await compiledHub()], args: ["--db", db], env: { PROVISION_AGENTS: provision(list) } });
+    const acknowledged: { agent: Agent; measuredAt: number }[] = [];
+    for (const agent of list.slice(0, 5)) {
+      const measuredAt = Date.now() - 1000;
+      expect((await post(hub.url, agent, measuredAt)).status).toBe(201);
+      acknowledged.push({ agent, measuredAt });
+    }
+    // The background checkpoints fold the log in within a second or two of the last write.
+    await Bun.sleep(2000);
+    unlinkSync(`${db}-wal`);
+    expect(await healthSays(hub.url, "file-missing", 3000)).not.toBeNull();
+    expect((await post(hub.url, list[5] as Agent, Date.now() - 1000)).status).toBe(503);
+    const errors = logLines(hub).filter((line) => line.level === "error");
+    expect(errors.length).toBe(1);
+    expect(String(errors[0]?.msg)).toContain("nothing was lost");
+    expect(errors[0]?.rescued).toBeUndefined();
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    expect(await hub.stop()).toBe(0);
     expect(missingFrom(db, acknowledged)).toEqual([]);
   }, 60_000);
 

@@ -111,6 +111,20 @@ describe("precedence: flag > env > file > default", () => {
     expect(load([], { REQUIRE_AUTH: "yes" }).requireAuth).toBe(true);
     expect(load([], { ENABLE_API_KEYS: "1" }).enableApiKeys).toBe(true);
   });
+
+  test("a switch takes only true or false: any other next word, or value after =, is an error naming the flag and the word", () => {
+    for (const [word, value] of [["true", true], ["FALSE", false], ["1", true], ["0", false], ["yes", true], ["no", false], ["on", true], ["Off", false]] as const) {
+      expect(load(["--require-auth", word]).requireAuth).toBe(value);
+      expect(load([`--require-auth=${word}`]).requireAuth).toBe(value);
+    }
+    expect(load(["--require-auth", "--port", "4000"]).requireAuth).toBe(true);
+    expect(failure(["--require-auth", "flase"])).toBe("--require-auth takes true or false, not 'flase'");
+    expect(failure(["--demo=maybe"])).toBe("--demo takes true or false, not 'maybe'");
+    const own = [{ name: "dry-run", takesValue: false, help: "x" }];
+    expect(parseArgs(["--dry-run", "no"], own).command.get("dry-run")).toBe("false");
+    expect(parseArgs(["--dry-run=on"], own).command.get("dry-run")).toBe("true");
+    expect(() => parseArgs(["--dry-run", "./field.db"], own)).toThrow("--dry-run takes true or false, not './field.db'");
+  });
 });
 
 describe("config file", () => {
@@ -479,8 +493,8 @@ describe("secrets from files (_FILE variants)", () => {
 describe("argument parsing", () => {
   test("setting flags, command flags and positionals are told apart", () => {
     const args = parseArgs(["backup.db", "--port", "1", "--yaml", "--label", "x y"], [
-      { name: "yaml", takesValue: false },
-      { name: "label", takesValue: true },
+      { name: "yaml", takesValue: false, help: "YAML" },
+      { name: "label", takesValue: true, help: "a label" },
     ]);
     expect(args.positionals).toEqual(["backup.db"]);
     expect(args.settings.get("port")).toBe("1");

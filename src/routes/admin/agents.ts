@@ -10,6 +10,7 @@ import { LabelSchema, ProviderSchema, regionSchema } from "../../http/field-sche
 import { stringOf, idParams, integerQuery, PlatformRegionParams, problems, queryInteger, requirePlatform, requireRegion } from "../../http/schemas.ts";
 import { agentSourceSchema, eventReportModeSchema, platformSchema, providerSchema } from "../../http/vocabularies.ts";
 import { text } from "../../http/text.ts";
+import { TEXT_LIMITS } from "../../domain/text-limits.ts";
 
 const IdParams = idParams("Agent");
 const DryRun = t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { description: "true: count what would be deleted and delete nothing" }));
@@ -75,7 +76,7 @@ const ImportRowSchema = t.Object(
     provider: stringOf(providerSchema()),
     platform: t.Optional(stringOf(platformSchema(), "If given, must match the provider")),
     provisionId: t.Optional(t.Nullable(t.String())),
-    label: t.Optional(t.Nullable(t.String({ maxLength: 120 }))),
+    label: t.Optional(t.Nullable(t.String({ maxLength: TEXT_LIMITS.label }))),
     enabled: t.Optional(t.Boolean()),
     source: t.Optional(stringOf(agentSourceSchema(), "imported when not given")),
     pollMin: t.Optional(t.Nullable(t.String())),
