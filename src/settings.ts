@@ -92,3 +92,14 @@ export class RuntimeSettings {
     return this.values;
   }
 }
+
+/**
+ * Records the MFA policy as chosen in a database no hub serves yet: the
+ * demo's, whose admin signs in on a password alone and is sent to the console,
+ * not to a setup step asking for the choice again.
+ */
+export function markMfaPolicyChosen(db: HubDb, at: number): void {
+  db.sqlite
+    .query<unknown, [string, string, number]>("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
+    .run(POLICY_CHOSEN, "true", at);
+}

@@ -9,7 +9,7 @@ import { webNotFoundPage, webRoutes } from "../http/web.ts";
 import { createHub } from "../hub.ts";
 import { captureConsole, createLogger, type Logger } from "../log.ts";
 import { drain, listen } from "../server.ts";
-import { DEMO_ADMIN, DEMO_DAYS, demoDirectory, demoKey, playDemoAgents, seedDemo, type DemoWorld } from "../sim/demo.ts";
+import { DEMO_ADMIN, DEMO_DAYS, DEMO_LANDING, demoDirectory, demoKey, playDemoAgents, seedDemo, type DemoWorld } from "../sim/demo.ts";
 import { isFieldDatabase } from "../field/source.ts";
 import { HUB_VERSION } from "../version.ts";
 import { CommandError, type Command } from "./command.ts";
@@ -115,7 +115,7 @@ export const serve: Command = {
     }
     // The one line for people (the JSON log above is for machines). The demo's password is shown here only, never in the log.
     process.stdout.write(`Hub ready: open ${config.origin}/\n`);
-    if (world) process.stdout.write(`Demo admin: sign in at ${config.origin}/login as "${DEMO_ADMIN}" with the one-time password ${world.password} (this demo only; no second factor).\n`);
+    if (world) process.stdout.write(`Demo admin: sign in at ${config.origin}/login?next=${DEMO_LANDING} as "${DEMO_ADMIN}" with the one-time password ${world.password} (this demo only; no second factor).\n`);
     const received = await signal;
     log.info("shutting down", { signal: received });
     agents.abort();

@@ -149,6 +149,9 @@ const PatternsSchema = t.Object(
     platform: t.String(),
     region: t.String(),
     weeks: t.Integer({ minimum: PATTERN_WEEKS.min, maximum: PATTERN_WEEKS.max, description: "The weeks the cells summarise (after clamping)" }),
+    firstAt: t.Nullable(
+      epochMs("The oldest reading the cells summarise; later than the window's start when the region's readings do not go back that far (a new hub, the demo), null when there are none"),
+    ),
     timeZone: t.Literal("UTC", { description: "The cells' time zone; clients shift them to the viewer's" }),
     cells: t.Array(
       t.Object({
@@ -170,6 +173,7 @@ const PatternsSchema = t.Object(
         platform: "Windows",
         region: "eu-west-1",
         weeks: 4,
+        firstAt: 1_761_000_000_000,
         timeZone: "UTC",
         cells: [{ day: 0, hour: 0, readings: 240, survivorShare: 0.1, killerShare: 0.75, survivorMedian: 25, killerMedian: 75 }],
       },
@@ -272,7 +276,8 @@ export function historyRoutes(ctx: HubContext, access: Access) {
         const weeks = patternWeeks(queryInteger(query.weeks, "weeks", { minimum: PATTERN_WEEKS.min, maximum: PATTERN_WEEKS.max }), config.retentionDays);
         const now = ctx.now();
         set.headers["cache-control"] = readCacheControl(settings.get().requireAuth, 3600);
-        return { platform, region, weeks, timeZone: "UTC" as const, cells: weekHourPatterns(readings.series(platform, region, now - weeks * WEEK_MS, now)) };
+        const series = readings.series(platform, region, now - weeks * WEEK_MS, now);
+        return { platform, region, weeks, firstAt: series.length === 0 ? null : (series.t[0] ?? null), timeZone: "UTC" as const, cells: weekHourPatterns(series) };
       },
       {
         access: "public-read",
@@ -283,7 +288,7 @@ export function historyRoutes(ctx: HubContext, access: Access) {
           tags: ["incentives"],
           summary: "Region patterns (when to play)",
           description:
-            "For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks: how many readings there were, the fraction with a " +
+            "For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks (from `firstAt` when the readings start later): how many readings there were, the fraction with a " +
             "survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). " +
             "Clients shift the cells to the viewer's time zone. Cacheable for an hour.",
         },

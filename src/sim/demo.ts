@@ -12,6 +12,7 @@ import { hashPasswordSync } from "../auth/passwords.ts";
 import { randomToken } from "../domain/tokens.ts";
 import type { HubDb } from "../db/open.ts";
 import { insertUser } from "../db/users.ts";
+import { markMfaPolicyChosen } from "../settings.ts";
 import type { Region } from "../domain/catalogue.ts";
 import { PLATFORMS } from "../domain/catalogue.ts";
 import { allSlots, backfill, type BackfillResult } from "./backfill.ts";
@@ -33,6 +34,8 @@ export function demoDirectory(): DemoDirectory {
 }
 
 export const DEMO_ADMIN = "demo";
+/** Where the printed sign-in address sends the demo admin once signed in: the console. */
+export const DEMO_LANDING = "/admin";
 
 /**
  * The key the demo's secrets are derived from, held in memory only: nothing
@@ -71,6 +74,8 @@ export function seedDemo(db: HubDb, regions: readonly Region[], end: number): De
   });
   const password = randomToken(12);
   insertUser(db.orm, { username: DEMO_ADMIN, role: "admin", passwordHash: hashPasswordSync(password), email: null, name: null }, end);
+  // The demo needs no second factor (serve sets no enforced roles): the choice is made, so signing in opens the console, not setup.
+  markMfaPolicyChosen(db, end);
   return { agents, readings: seeded.rows, password };
 }
 

@@ -163,6 +163,14 @@ function Page({ meta, session }: { meta: SiteMeta; session: SessionBody | null }
 }
 
 function UserNav({ body }: { body: SessionBody | null }) {
+  // Past the password but not yet through a second factor (setting one up in setup's last step, or entering a code): who is signing in, not "Sign in".
+  if (body?.user && !body.authenticated) {
+    return (
+      <li class="nav-user" data-testid="signing-in">
+        {t("nav.signingIn", { name: body.user.username })}
+      </li>
+    );
+  }
   if (!body?.authenticated || !body.user) {
     return (
       <li>

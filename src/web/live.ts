@@ -104,7 +104,22 @@ export function openFeed(platform: Platform): LiveFeed {
   const offline = () => {
     connection.value = "offline";
   };
+  // Back online, the stream is opened again at once, rather than when the browser's own retry comes round, so "Offline" does not outlast the outage.
+  const online = () => {
+    if (closed) return;
+    // A stream that outlived a short outage is still live.
+    if (source?.readyState === EventSource.OPEN) {
+      connection.value = "live";
+      return;
+    }
+    source?.close();
+    source = null;
+    if (retry) clearTimeout(retry);
+    connection.value = "reconnecting";
+    connect();
+  };
   window.addEventListener("offline", offline);
+  window.addEventListener("online", online);
 
   return {
     payload,
@@ -117,6 +132,7 @@ export function openFeed(platform: Platform): LiveFeed {
       source?.close();
       if (retry) clearTimeout(retry);
       window.removeEventListener("offline", offline);
+      window.removeEventListener("online", online);
     },
   };
 }

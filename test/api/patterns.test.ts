@@ -21,6 +21,7 @@ interface Patterns {
   platform: string;
   region: string;
   weeks: number;
+  firstAt: number | null;
   timeZone: string;
   cells: Cell[];
 }
@@ -51,8 +52,9 @@ describe("GET …/regions/{region}/patterns", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("public, max-age=3600, stale-while-revalidate=14400");
     const body = await json<Patterns>(response);
-    expect(Object.keys(body).sort()).toEqual(["cells", "platform", "region", "timeZone", "weeks"]);
-    expect(body).toMatchObject({ platform: "Windows", region: "eu-west-1", weeks: 4, timeZone: "UTC" });
+    expect(Object.keys(body).sort()).toEqual(["cells", "firstAt", "platform", "region", "timeZone", "weeks"]);
+    // The oldest reading of this slot, not the window's start: the grid covers from there.
+    expect(body).toMatchObject({ platform: "Windows", region: "eu-west-1", weeks: 4, firstAt: Date.parse("2026-11-23T00:10:00.000Z"), timeZone: "UTC" });
     expect(body.cells).toHaveLength(168);
     expect(body.cells.map((c) => c.day * 24 + c.hour)).toEqual(Array.from({ length: 168 }, (_, i) => i));
     expect(body.cells[2 * 24 + 14]).toEqual({ day: 2, hour: 14, readings: 5, survivorShare: 0.2, killerShare: 0.8, survivorMedian: 25, killerMedian: 50 });
@@ -67,8 +69,9 @@ describe("GET …/regions/{region}/patterns", () => {
     const byDefault = await json<Patterns>(await call(h, "GET", PATH));
     expect(byDefault.weeks).toBe(8);
     expect(total(byDefault)).toBe(1);
+    expect(byDefault.firstAt).toBe(NOW - 3 * WEEK + HOUR);
     const two = await json<Patterns>(await call(h, "GET", `${PATH}?weeks=2`));
-    expect([two.weeks, total(two)]).toEqual([2, 0]);
+    expect([two.weeks, total(two), two.firstAt]).toEqual([2, 0, null]);
     const many = await json<Patterns>(await call(h, "GET", `${PATH}?weeks=52`));
     expect([many.weeks, total(many)]).toEqual([12, 2]);
     expect((await json<Patterns>(await call(hub(10), "GET", `${PATH}?weeks=5`))).weeks).toBe(1);

@@ -51,8 +51,9 @@ describe("demo mode", () => {
       const origin = `http://localhost:${new URL(hub.url).port}`;
       const plain = hub.output().split("\n").filter((line) => line !== "" && !line.startsWith("{"));
       expect(plain[0]).toBe(`Hub ready: open ${origin}/`);
-      const said = /^Demo admin: sign in at (\S+)\/login as "demo" with the one-time password (\S+) \(this demo only; no second factor\)\.$/.exec(plain[1] ?? "");
-      expect(said?.[1]).toBe(origin);
+      const said = /^Demo admin: sign in at (\S+) as "demo" with the one-time password (\S+) \(this demo only; no second factor\)\.$/.exec(plain[1] ?? "");
+      // The printed address opens the console once signed in.
+      expect(said?.[1]).toBe(`${origin}/login?next=/admin`);
       const password = said?.[2] ?? "";
       expect(password.length).toBeGreaterThanOrEqual(16);
       // The password is on that line only: never in the JSON log.
@@ -77,12 +78,27 @@ describe("demo mode", () => {
         try {
           const guarded = await guardedPage(browser, { viewport: { width: 1280, height: 900 }, locale: "en-GB", colorScheme: "dark" });
           const page = guarded.page;
-          await page.goto(`${hub.url}/login`);
+          // Every path the app goes through, so a detour through the setup wizard shows even when it moves on.
+          await guarded.context.addInitScript(() => {
+            const seen = () => JSON.parse(sessionStorage.getItem("paths") ?? "[]") as string[];
+            const note = () => sessionStorage.setItem("paths", JSON.stringify([...seen(), location.pathname]));
+            for (const name of ["pushState", "replaceState"] as const) {
+              const original = window.history[name].bind(window.history);
+              window.history[name] = (...args: Parameters<History["pushState"]>) => {
+                original(...args);
+                note();
+              };
+            }
+            note();
+          });
+          const printed = new URL(said?.[1] ?? "");
+          await page.goto(`${hub.url}${printed.pathname}${printed.search}`);
           await page.getByLabel("Username").fill("demo");
           await page.getByLabel("Password", { exact: true }).fill(password);
           await page.getByRole("button", { name: "Sign in" }).click();
-          await page.getByRole("link", { name: "Admin", exact: true }).click();
-          await until(async () => new URL(page.url()).pathname, (p) => p === "/admin", "admin page");
+          await until(async () => new URL(page.url()).pathname, (p) => p === "/admin", "the console, straight after signing in");
+          expect(await page.getByText("Sign-in rule").count()).toBe(0);
+          expect((await page.evaluate(() => sessionStorage.getItem("paths") ?? "")).includes("/setup")).toBe(false);
           await until(() => page.locator("tr[data-agent]").count(), (n) => n === PAIRS, `${PAIRS} agents listed`);
           await textHas(page.locator("tr[data-agent]").first(), "Reporting");
           expect(await axeViolations(page)).toEqual([]);

@@ -72,7 +72,7 @@ export interface paths {
   "/api/v1/platforms/{platform}/regions/{region}/patterns": {
     /**
      * Region patterns (when to play)
-     * @description For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks: how many readings there were, the fraction with a survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). Clients shift the cells to the viewer's time zone. Cacheable for an hour.
+     * @description For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks (from `firstAt` when the readings start later): how many readings there were, the fraction with a survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). Clients shift the cells to the viewer's time zone. Cacheable for an hour.
      *
      * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
      */
@@ -1014,6 +1014,7 @@ export interface components {
       region: string;
       /** @description The weeks the cells summarise (after clamping) */
       weeks: number;
+      firstAt: number | null;
       /**
        * @description The cells' time zone; clients shift them to the viewer's
        * @constant
@@ -2115,7 +2116,7 @@ export interface operations {
   };
   /**
    * Region patterns (when to play)
-   * @description For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks: how many readings there were, the fraction with a survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). Clients shift the cells to the viewer's time zone. Cacheable for an hour.
+   * @description For each weekday and hour in UTC (168 cells, Monday 00 first), over the last `weeks` weeks (from `firstAt` when the readings start later): how many readings there were, the fraction with a survivor (killer) bonus above 0, and the median bonus among those (the lower middle value for an even count, so it is a level that was read). Clients shift the cells to the viewer's time zone. Cacheable for an hour.
    *
    * Who may call it: Public while requireAuth is off; otherwise a fully signed-in session or an API key.
    */

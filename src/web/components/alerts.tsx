@@ -6,9 +6,9 @@
 import { useSignal, type ReadonlySignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import type { IncentivesPayload, Platform } from "../api/client.ts";
+import { nameCollator } from "../board-model.ts";
 import { formatNumber, t } from "../i18n/index.ts";
 import { RegionOptions } from "./common.tsx";
-import { OfflineNote } from "./offline.tsx";
 import { addRule, removeRule, rules, type AlertRule, type Role } from "../notify.ts";
 import { addPushRule, PushError, pushKey, pushState, pushSupport, removePushRule, type PushRule, type PushSupport } from "../push.ts";
 
@@ -20,27 +20,40 @@ export function AlertsPanel({ platform, payload }: { platform: Platform; payload
   const mine = rules.value.filter((r) => r.platform === platform);
   const pushed = (pushState.value?.rules ?? []).filter((r) => r.platform === platform);
   return (
-    <>
-      <OfflineNote payload={payload} />
-      <details class="alerts" onToggle={(e) => (open.value = e.currentTarget.open)}>
-        <summary>
-          {t("alerts.title")}
-          {mine.length + pushed.length > 0 ? ` (${mine.length + pushed.length})` : ""}
-        </summary>
-        {open.value && payload.value ? <AlertsForm payload={payload.value} mine={mine} pushed={pushed} /> : null}
-      </details>
-    </>
+    <details class="alerts" onToggle={(e) => (open.value = e.currentTarget.open)}>
+      <summary>
+        {t("alerts.title")}
+        {mine.length + pushed.length > 0 ? ` (${mine.length + pushed.length})` : ""}
+      </summary>
+      {open.value && payload.value ? <AlertsForm payload={payload.value} mine={mine} pushed={pushed} /> : null}
+    </details>
   );
 }
 
-const SUPPORT_SENTENCES: Readonly<Record<Exclude<PushSupport, "ok">, "push.unsupported" | "push.ios" | "push.denied">> = {
+/** Why push cannot be offered here, for the cases other than a refused permission (which the panel says once, for both kinds of alert). */
+const SUPPORT_SENTENCES: Readonly<Record<Exclude<PushSupport, "ok" | "denied">, "push.unsupported" | "push.ios">> = {
   unsupported: "push.unsupported",
   ios: "push.ios",
-  denied: "push.denied",
 };
 
+/** The regions in the board's order of names (its collator), not the catalogue's. */
+function byName<R extends { displayName: string }>(regions: readonly R[]): R[] {
+  return [...regions].sort((a, b) => nameCollator().compare(a.displayName, b.displayName));
+}
+
+/**
+ * The closing line says what the rules listed do: a page-only rule needs a
+ * page of the hub open, a push rule does not. Nothing is said when every rule
+ * is a push rule; with both kinds, which ones need the page.
+ */
+function openNote(pageRules: number, pushRules: number): "alerts.openNote" | "alerts.openNoteMixed" | null {
+  if (pushRules === 0) return "alerts.openNote";
+  return pageRules > 0 ? "alerts.openNoteMixed" : null;
+}
+
 function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; mine: readonly AlertRule[]; pushed: readonly PushRule[] }) {
-  const region = useSignal(payload.regions[0]?.region ?? "");
+  const regions = byName(payload.regions);
+  const region = useSignal(regions[0]?.region ?? "");
   const role = useSignal<Role>("killer");
   const min = useSignal<number>(50);
   const problem = useSignal<string | null>(null);
@@ -50,6 +63,8 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
   const key = useSignal<string | null>(null);
   const closed = useSignal(false);
   const support = pushSupport();
+  // A refused permission, as the browser reported it on opening or on the last request: said once, in one sentence.
+  const blocked = useSignal(supported && Notification.permission === "denied");
   useEffect(() => {
     let live = true;
     void pushKey().then((found) => {
@@ -66,14 +81,19 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
     if (closed.value && key.value !== null) {
       try {
         const permission = await addPushRule({ platform: payload.platform, region: region.value as PushRule["region"], role: role.value, minBonus: min.value }, key.value);
-        if (permission !== "granted") problem.value = t("push.denied");
+        refused(permission);
       } catch (error) {
         problem.value = t("push.failed", { reason: error instanceof PushError ? error.message : String(error) });
       }
       return;
     }
-    const permission = await addRule({ platform: payload.platform, region: region.value, role: role.value, min: min.value });
-    if (permission !== "granted") problem.value = t("alerts.denied");
+    refused(await addRule({ platform: payload.platform, region: region.value, role: role.value, min: min.value }));
+  };
+
+  /** What a permission other than granted means for the viewer: blocked for the site, or a prompt closed without an answer. */
+  const refused = (permission: NotificationPermission) => {
+    blocked.value = permission === "denied";
+    if (permission === "default") problem.value = t("alerts.dismissed");
   };
 
   const removePushed = async (rule: PushRule) => {
@@ -85,6 +105,7 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
     }
   };
 
+  const note = openNote(mine.length, (pushState.value?.rules ?? []).length);
   return (
     <>
       <p class="hint">{t("alerts.intro")}</p>
@@ -95,7 +116,7 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
           <label class="field">
             <span>{t("alerts.region")}</span>
             <select value={region.value} onChange={(e) => (region.value = e.currentTarget.value)}>
-              <RegionOptions regions={payload.regions} />
+              <RegionOptions regions={regions} />
             </select>
           </label>
           <label class="field">
@@ -115,7 +136,7 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
               ))}
             </select>
           </label>
-          {key.value !== null && support === "ok" ? (
+          {key.value !== null && support === "ok" && !blocked.value ? (
             <label class="field field-check">
               <input type="checkbox" checked={closed.value} onChange={(e) => (closed.value = e.currentTarget.checked)} />
               <span>{t("push.offer")}</span>
@@ -126,8 +147,14 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
           </button>
         </form>
       )}
-      {key.value !== null && support !== "ok" ? <p class="hint push-support">{t(SUPPORT_SENTENCES[support])}</p> : null}
-      {key.value !== null && support === "ok" && closed.value ? <p class="hint">{t("push.offerHint")}</p> : null}
+      {blocked.value ? (
+        <p class="form-error push-support" role="alert">
+          {t("push.denied")}
+        </p>
+      ) : key.value !== null && support !== "ok" && support !== "denied" ? (
+        <p class="hint push-support">{t(SUPPORT_SENTENCES[support])}</p>
+      ) : null}
+      {key.value !== null && support === "ok" && !blocked.value && closed.value ? <p class="hint">{t("push.offerHint")}</p> : null}
       {problem.value ? (
         <p class="form-error" role="alert">
           {problem.value}
@@ -157,7 +184,7 @@ function AlertsForm({ payload, mine, pushed }: { payload: IncentivesPayload; min
           ))}
         </ul>
       )}
-      <p class="hint">{t("alerts.openNote")}</p>
+      {note ? <p class="hint alerts-open-note">{t(note, { mark: t("push.closedMark") })}</p> : null}
     </>
   );
 }

@@ -1,8 +1,8 @@
 /**
  * /account, for a signed-in person: who they are, their password, second
- * factors and remembered devices, API keys when the hub allows them, and
- * signing out. A viewer who is not fully signed in is sent to /login and
- * brought back here afterwards.
+ * factors and remembered devices, API keys (or, while the hub has them off,
+ * which switch turns them on), and signing out. A viewer who is not fully
+ * signed in is sent to /login and brought back here afterwards.
  */
 import { useEffect, useState } from "preact/hooks";
 import { send } from "../api/client.ts";
@@ -11,7 +11,7 @@ import { Failed, Loading } from "../components/common.tsx";
 import { FormError, Panel } from "../components/forms.tsx";
 import { formatDateTime, t } from "../i18n/index.ts";
 import { goSignIn } from "../session.ts";
-import { ApiKeysPanel } from "./account/api-keys.tsx";
+import { ApiKeysOff, ApiKeysPanel } from "./account/api-keys.tsx";
 import { FactorsPanel } from "./account/factors.tsx";
 import { PasswordPanel } from "./account/password.tsx";
 import { enterHub, useAction, useCurrentSession } from "./account/shared.tsx";
@@ -85,7 +85,7 @@ export function AccountPage() {
       <Profile user={body.user} />
       <PasswordPanel apiKeys={body.enableApiKeys} onKeysOff={() => setKeysVersion((n) => n + 1)} />
       <FactorsPanel totpEnabled={body.user.totpEnabled} />
-      {body.enableApiKeys ? <ApiKeysPanel version={keysVersion} /> : null}
+      {body.enableApiKeys ? <ApiKeysPanel version={keysVersion} /> : <ApiKeysOff admin={body.user.role === "admin"} />}
       <SignOut />
     </div>
   );

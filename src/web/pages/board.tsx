@@ -21,11 +21,12 @@ import {
   type RegionIncentive,
   type SiteMeta,
 } from "../api/client.ts";
-import { boardSearch, boardShape, FIRST_CARDS, keepShape, parseBoardQuery, SHOW, SORTS, type BoardQuery, type BoardShape } from "../board-model.ts";
+import { boardSearch, boardShape, FIRST_CARDS, keepShape, nameCollator, parseBoardQuery, SHOW, SORTS, type BoardQuery, type BoardShape } from "../board-model.ts";
 import { now } from "../clock.ts";
 import { AlertsPanel } from "../components/alerts.tsx";
 import { ConnectionBadge, Failed, Loading } from "../components/common.tsx";
 import { AnswerLine, HonestyBanner, type RegionPickerToggle } from "../components/answer.tsx";
+import { LiveState } from "../components/offline.tsx";
 import { RegionCard } from "../components/region-card.tsx";
 import { formatNumber, formatRelative, t } from "../i18n/index.ts";
 import { chooseClosest, measureAll, measurementDue, rememberClosest, rememberedClosest, type Closest } from "../latency.ts";
@@ -159,7 +160,8 @@ function YourRegion({ platform, payload, automatic, choice, choose }: { platform
     return () => controller.abort();
   }, [platform]);
   const shown = new Set(payload.regions.map((r) => r.region));
-  const all = coverage.value?.regions ?? payload.regions;
+  // In the board's order of names, like the alerts panel's list, not the catalogue's.
+  const all = [...(coverage.value?.regions ?? payload.regions)].sort((a, b) => nameCollator().compare(a.displayName, b.displayName));
   // A closed picker shows its choice on one line: the automatic one names the region by its short form, so a phone shows it whole.
   const autoEntry = automatic ? payload.regions.find((r) => r.region === automatic.region) : undefined;
   const autoName = automatic ? (autoEntry ? shortRegionName(autoEntry.region, autoEntry.displayName) : automatic.region) : null;
@@ -351,6 +353,7 @@ export function Board({ platform, meta, session }: { platform: Platform; meta: S
       picker={{ open: pickerOpen.value, toggle: () => (pickerOpen.value = !pickerOpen.value), controls: PICKER_ID }}
       regionPicker={<RegionPicker platform={platform} feed={feed} zone={zone} latency={latency} choice={choice.value} choose={choose} />}
       alerts={<AlertsPanel platform={platform} payload={feed.payload} />}
+      liveState={<LiveState connection={feed.connection.value} payload={feed.payload} />}
     />
   );
 }
@@ -374,6 +377,8 @@ export interface BoardViewProps {
   /** The region picker, built only while it is open. */
   readonly regionPicker?: ComponentChildren;
   readonly alerts: ComponentChildren;
+  /** The connection state with what the browser knows of being offline; the bare connection badge where there is no browser (the hub's first paint). */
+  readonly liveState?: ComponentChildren;
   /** True where the viewer's region cannot be known yet (the hub's first paint): the answer line keeps its place. */
   readonly viewerPending?: boolean;
 }
@@ -385,7 +390,7 @@ export interface BoardViewProps {
  * (src/share/first-paint.ts), so the app's first render finds its markup
  * already in place.
  */
-export function BoardView({ platform, meta, board, entries, everyCard, connection, query, filtersOpen, toggleFilters, filters, picker, regionPicker, alerts, viewerPending = false }: BoardViewProps) {
+export function BoardView({ platform, meta, board, entries, everyCard, connection, query, filtersOpen, toggleFilters, filters, picker, regionPicker, alerts, liveState, viewerPending = false }: BoardViewProps) {
   const eventMultiplier = board.event?.multiplier ?? null;
   const filtering = query.q !== "" || query.show !== "all" || query.sort !== "name";
   return (
@@ -403,7 +408,7 @@ export function BoardView({ platform, meta, board, entries, everyCard, connectio
       ) : null}
       <div class="board-head">
         <PlatformTabs meta={meta} current={platform} hrefOf={(p) => `/${p}`} />
-        <ConnectionBadge state={connection} />
+        {liveState ?? <ConnectionBadge state={connection} />}
         <button type="button" class={`button filters-toggle${filtering ? " filters-active" : ""}`} aria-expanded={filtersOpen} aria-controls="board-filters" onClick={toggleFilters}>
           {t("filter.button")}
         </button>

@@ -7,7 +7,7 @@
 import type { PatternsPayload, Platform } from "../api/client.ts";
 import { Empty, Failed, Loading } from "../components/common.tsx";
 import { api } from "../api/client.ts";
-import { formatBonus, formatNumber, language, t } from "../i18n/index.ts";
+import { formatBonus, formatDate, formatNumber, language, t } from "../i18n/index.ts";
 import { bestHours, localCells, type LocalCell } from "../region-model.ts";
 import { useLoad } from "../use-load.ts";
 
@@ -61,6 +61,20 @@ function RoleGrid({ cells, role }: { cells: PatternsPayload["cells"]; role: "sur
   );
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The span the grid summarises, as the data covers it: the weeks asked for
+ * when the readings go back that far (a day's slack for the first reading of
+ * the window), else the date of the oldest reading, so a hub with 14 days of
+ * readings never says "the last 8 weeks".
+ */
+function spanSentence(data: PatternsPayload): string {
+  const windowStart = Date.now() - data.weeks * 7 * DAY_MS;
+  if (data.firstAt === null || data.firstAt <= windowStart + DAY_MS) return t("region.patternsLead", { weeks: data.weeks });
+  return t("region.patternsLeadSince", { date: formatDate(data.firstAt) });
+}
+
 export function WhenToPlay({ platform, region }: { platform: Platform; region: string }) {
   const patterns = useLoad((signal) => api.patterns(platform, region, signal), [platform, region]);
   return (
@@ -74,7 +88,7 @@ export function WhenToPlay({ platform, region }: { platform: Platform; region: s
         <Empty>{t("region.patternsNone")}</Empty>
       ) : (
         <>
-          <p class="hint">{t("region.patternsLead", { weeks: patterns.data.weeks })}</p>
+          <p class="hint">{spanSentence(patterns.data)}</p>
           <RoleGrid cells={patterns.data.cells} role="survivor" />
           <RoleGrid cells={patterns.data.cells} role="killer" />
         </>

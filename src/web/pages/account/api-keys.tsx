@@ -178,3 +178,32 @@ export function ApiKeysPanel({ version }: { version: number }) {
     </Panel>
   );
 }
+
+type AdminSettings = components["schemas"]["AdminSettings"];
+
+/**
+ * Where the keys would be while the hub has them off: which switch turns them
+ * on, and who may use it. An admin's page reads the settings, so it names the
+ * console switch only when the operator has not locked it at start-up.
+ */
+export function ApiKeysOff({ admin }: { admin: boolean }) {
+  const settings = useLoad((signal) => (admin ? getPrivate<AdminSettings>("/api/v1/admin/settings", signal) : Promise.resolve(null)), [admin]);
+  const names = { switch: t("admin.settings.enableApiKeys"), settings: t("admin.settings.title"), variable: "ENABLE_API_KEYS" };
+  const locked = settings.data?.locked.includes("enableApiKeys") ?? false;
+  return (
+    <Panel title={t("account.keys.title")} id="account-keys">
+      {admin && settings.loading ? (
+        <Loading />
+      ) : (
+        <div class="stack" data-testid="api-keys-off">
+          <p>{t(locked ? "account.keys.offLocked" : admin ? "account.keys.offAdmin" : "account.keys.offUser", names)}</p>
+          {admin && !locked ? (
+            <p>
+              <a href="/admin/settings">{t("account.keys.openSettings", names)}</a>
+            </p>
+          ) : null}
+        </div>
+      )}
+    </Panel>
+  );
+}
