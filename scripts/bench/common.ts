@@ -109,6 +109,40 @@ export function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
+const SETTLE_SAMPLE_MS = 500;
+/** Samples (3 s) that must lie within SETTLE_SPREAD_BYTES of one another. */
+const SETTLE_SAMPLES = 6;
+const SETTLE_SPREAD_BYTES = 512 * 1024;
+const SETTLE_MIN_MS = 5_000;
+const SETTLE_MAX_MS = 30_000;
+
+/**
+ * A process's resident memory once it has settled: sampled every half
+ * second, the last sample once six in a row (3 s) lie within 0.5 MB of one
+ * another, at least 5 s after the call, at most 30 s. Start-up's garbage
+ * (and the allocator's freed pages) take a few seconds to be given back, so
+ * an early sample reports start-up, not idling.
+ */
+export async function settledRssBytes(pid: number): Promise<number> {
+  const started = performance.now();
+  const samples: number[] = [];
+  for (;;) {
+    await Bun.sleep(SETTLE_SAMPLE_MS);
+    samples.push(rssBytes(pid));
+    const recent = samples.slice(-SETTLE_SAMPLES);
+    const elapsed = performance.now() - started;
+    const steady = recent.length === SETTLE_SAMPLES && Math.max(...recent) - Math.min(...recent) <= SETTLE_SPREAD_BYTES;
+    if ((steady && elapsed >= SETTLE_MIN_MS) || elapsed >= SETTLE_MAX_MS) return samples.at(-1) ?? 0;
+  }
+}
+
+/** The product is the binary, so a bench that measures it compiles it the way a release does. */
+export async function buildHub(outfile: string): Promise<void> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", outfile], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`the hub did not build (exit ${code}):\n${out}${err}`);
+}
+
 export function hasWrk(): boolean {
   return Bun.which("wrk") !== null;
 }

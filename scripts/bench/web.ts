@@ -16,7 +16,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
-import { checkLatencies, fmt, freePort, median, percentile, printBenchRows, ROOT, scratch, startProcess, type BenchRow, type Running } from "./common.ts";
+import { buildHub, checkLatencies, fmt, freePort, median, percentile, printBenchRows, scratch, startProcess, type BenchRow, type Running } from "./common.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const EXTRA_REGIONS = 30;
@@ -54,13 +54,6 @@ function configYaml(): string {
     ...AGENTS.map((a) => `  - { id: ${q(a.id)}, token: ${q(a.token)}, region: ${q(a.region)}, provider: steam }`),
     "",
   ].join("\n");
-}
-
-/** The product is the binary, so the bench compiles it the way a release does. */
-async function buildHub(outfile: string): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", outfile], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`the hub did not build (exit ${code}):\n${out}${err}`);
 }
 
 async function seedReadings(url: string): Promise<void> {

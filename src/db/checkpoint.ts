@@ -20,7 +20,16 @@
  * is what arrived since the worker's last round, so short rounds keep that
  * stall small: at 2,000 readings/s, rounds 500 ms apart left tens of
  * megabytes of frames a second to fold back in large steps.
+ *
+ * The worker is started with the hub's first writes after start-up (the log
+ * grown by START_GROWTH_FRAMES, two readings' worth), or at once when the log
+ * already holds START_FRAMES (left by a hub that stopped without folding it
+ * back), not with the server: a thread with its own JavaScript heap costs a
+ * few megabytes, which a hub that writes nothing (an idle one) does not need
+ * to carry. Until then SQLite checkpoints on commit at its default 1,000
+ * frames, as it does when the worker cannot start.
  */
+import { statSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { HubDb } from "./open.ts";
 import type { WatchedFiles } from "./storage.ts";
@@ -39,11 +48,20 @@ export const CHECKPOINT_INTERVAL_MS = 500;
 export const CHECKPOINT_BUSY_MS = 50;
 /** Frames in the write-ahead log past which the writer's commit checkpoints too, so the log starts over: 16 MiB at 4 KiB pages. */
 export const WRITER_FRAMES = 4096;
+/** Frames the write-ahead log grows by after start-up that start the worker: two readings' worth; an idle hub adds one at most. */
+export const START_GROWTH_FRAMES = 8;
+/** Frames a write-ahead log holds at start-up that start the worker at once: over twice what a new database's migrations write. */
+export const START_FRAMES = 400;
+/** The write-ahead log's header, and each frame's header before its page (the SQLite file format). */
+const WAL_HEADER_BYTES = 32;
+const FRAME_HEADER_BYTES = 24;
 
 export interface CheckpointTuning {
   readonly intervalMs: number;
   readonly busyMs: number;
   readonly writerFrames: number;
+  readonly startFrames: number;
+  readonly startGrowthFrames: number;
 }
 
 /** What `PRAGMA wal_checkpoint` answers: frames in the log, and how many of them are folded back. */
@@ -66,13 +84,16 @@ const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 
 export class BackgroundCheckpoints {
   private worker: Worker | null = null;
+  /** Looks at the log's size every intervalMs until the worker is started. */
+  private watch: ReturnType<typeof setInterval> | null = null;
+  private halted = false;
 
   constructor(
     private readonly db: HubDb,
     private readonly log: Logger,
     private readonly script: URL = new URL("./checkpointer.ts", import.meta.url),
     private readonly files: WatchedFiles | null = null,
-    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS, writerFrames: WRITER_FRAMES },
+    private readonly tuning: CheckpointTuning = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS, writerFrames: WRITER_FRAMES, startFrames: START_FRAMES, startGrowthFrames: START_GROWTH_FRAMES },
   ) {}
 
   private automatic(pages: number): void {
@@ -83,8 +104,38 @@ export class BackgroundCheckpoints {
     }
   }
 
+  /** Starts the worker at once if the log holds startFrames frames, else once it has grown by startGrowthFrames. */
   start(): void {
-    if (this.worker || this.db.path === ":memory:") return;
+    if (this.worker || this.watch || this.halted || this.db.path === ":memory:") return;
+    const pageSize = this.db.sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 4096;
+    const frames = (): number => {
+      try {
+        return Math.max(0, Math.floor((statSync(`${this.db.path}-wal`).size - WAL_HEADER_BYTES) / (FRAME_HEADER_BYTES + pageSize)));
+      } catch {
+        // no log yet (or its files are gone, which Storage reports): nothing to fold back
+        return 0;
+      }
+    };
+    // The log's file keeps its size when SQLite starts it over, so it grows only with frames past the most it held.
+    const before = frames();
+    if (before >= this.tuning.startFrames) {
+      this.startWorker();
+      return;
+    }
+    this.watch = setInterval(() => {
+      if (frames() - before < this.tuning.startGrowthFrames) return;
+      this.stopWatching();
+      this.startWorker();
+    }, this.tuning.intervalMs);
+    this.watch.unref?.();
+  }
+
+  private stopWatching(): void {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = null;
+  }
+
+  private startWorker(): void {
     try {
       const worker = new Worker(this.script);
       worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
@@ -108,6 +159,8 @@ export class BackgroundCheckpoints {
    * write into a file that is no longer the hub's (or from a log that is gone).
    */
   halt(): void {
+    this.halted = true;
+    this.stopWatching();
     this.automatic(0);
     this.worker?.terminate();
     this.worker = null;
@@ -115,6 +168,7 @@ export class BackgroundCheckpoints {
 
   /** Stops the worker and gives checkpointing back to SQLite. */
   async stop(): Promise<void> {
+    this.stopWatching();
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;

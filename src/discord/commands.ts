@@ -45,12 +45,12 @@ function named(what: Named) {
   };
 }
 
-const platformOption: APIApplicationCommandOption = {
+const platformOption = (): APIApplicationCommandOption => ({
   type: ApplicationCommandOptionType.String,
   ...named("platform"),
   required: false,
   choices: PLATFORMS.map((platform) => ({ name: PLATFORM_LABELS[platform], value: platform })),
-};
+});
 
 const regionOption = (required: boolean): APIApplicationCommandOption => ({
   type: ApplicationCommandOptionType.String,
@@ -59,7 +59,7 @@ const regionOption = (required: boolean): APIApplicationCommandOption => ({
   autocomplete: true,
 });
 
-const roleOption: APIApplicationCommandOption = {
+const roleOption = (): APIApplicationCommandOption => ({
   type: ApplicationCommandOptionType.String,
   ...named("role"),
   required: false,
@@ -68,14 +68,14 @@ const roleOption: APIApplicationCommandOption = {
     name_localizations: localizations((language) => word(language, `role.${role}`)),
     value: role,
   })),
-};
+});
 
 /** What PUT /applications/{id}/commands receives: the whole set, so putting it again changes nothing. */
 export function commandSet(): RESTPutAPIApplicationCommandsJSONBody {
   return [
-    { type: ApplicationCommandType.ChatInput, ...named("bonus"), options: [platformOption, regionOption(false)] },
+    { type: ApplicationCommandType.ChatInput, ...named("bonus"), options: [platformOption(), regionOption(false)] },
     // Required options come first, as Discord requires.
-    { type: ApplicationCommandType.ChatInput, ...named("when"), options: [regionOption(true), roleOption] },
+    { type: ApplicationCommandType.ChatInput, ...named("when"), options: [regionOption(true), roleOption()] },
     { type: ApplicationCommandType.ChatInput, ...named("events") },
   ];
 }

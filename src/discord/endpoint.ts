@@ -10,6 +10,7 @@ import { listEvents } from "../domain/events.ts";
 import { patternWeeks, WEEK_MS, weekHourPatterns, type PatternCell } from "../domain/patterns.ts";
 import type { View } from "./answers.ts";
 import { answer, type Answer } from "./interactions.ts";
+import { loadWords } from "./words.ts";
 
 /** Discord's requests older or newer than this are refused, so a captured one cannot be replayed later. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
@@ -54,6 +55,7 @@ function hubView(ctx: HubContext, patterns: Map<string, { hour: number; cells: P
 }
 
 export async function createDiscordEndpoint(ctx: HubContext, publicKeyHex: string): Promise<DiscordEndpoint> {
+  await loadWords();
   // Imported once, not on every request: verifyKey takes the CryptoKey as well as the hex.
   const key = await crypto.subtle.importKey("raw", Buffer.from(publicKeyHex, "hex"), { name: "Ed25519" }, false, ["verify"]);
   const patterns = new Map<string, { hour: number; cells: PatternCell[] }>();

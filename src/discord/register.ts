@@ -6,6 +6,7 @@
 import { Routes, type RESTPutAPIApplicationCommandsResult } from "discord-api-types/v10";
 import { HUB_NAME, HUB_VERSION } from "../version.ts";
 import { commandSet } from "./commands.ts";
+import { loadWords } from "./words.ts";
 
 /** Discord answers within seconds; past this the command gives up and says so. */
 const TIMEOUT_MS = 15_000;
@@ -37,6 +38,7 @@ async function reason(response: Response): Promise<string> {
 }
 
 export async function registerCommands(input: RegisterInput): Promise<string[]> {
+  await loadWords();
   const route = input.guildId === null ? Routes.applicationCommands(input.applicationId) : Routes.applicationGuildCommands(input.applicationId, input.guildId);
   let response: Response;
   try {

@@ -7,10 +7,29 @@
  */
 import { plain } from "../alerts/formats/discord.ts";
 import type { Region } from "../domain/catalogue.ts";
-import { messagesFor } from "../share/languages.ts";
-import type { MessageKey } from "../web/i18n/messages/en.ts";
+import { LANGUAGE_CODES, loadMessages } from "../share/languages.ts";
+import type { MessageKey, Messages } from "../web/i18n/messages/en.ts";
 
 export type Params = Readonly<Record<string, string | number>>;
+
+const catalogues = new Map<string, Messages>();
+
+/**
+ * Loads every language's words once. Discord asks in any language at any time and the answers are
+ * synchronous, so a hub that answers Discord (or registers its commands) holds all fifteen; a hub
+ * without Discord never loads this file.
+ */
+export async function loadWords(): Promise<void> {
+  if (catalogues.size === LANGUAGE_CODES.length) return;
+  const loaded = await Promise.all(LANGUAGE_CODES.map(async (code) => [code, await loadMessages(code)] as const));
+  for (const [code, messages] of loaded) catalogues.set(code, messages);
+}
+
+function messagesFor(language: string): Messages {
+  const messages = catalogues.get(language) ?? catalogues.get("en");
+  if (!messages) throw new Error("the Discord words are used before loadWords() finished");
+  return messages;
+}
 
 /** A catalogue message with its placeholders filled, as raw text (escape it with `plain` before it reaches Discord). */
 export function word(language: string, key: MessageKey, params: Params = {}): string {

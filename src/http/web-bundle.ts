@@ -6,7 +6,8 @@
  * by Bun's own HTML route, because the hub decides their headers: hashed files
  * cached for a year, the HTML revalidated every time under a strict CSP, and
  * gzip or brotli chosen from Accept-Encoding, each compressed once, off the
- * main thread.
+ * main thread, when first asked for. The compiled binary's files stay in the
+ * binary and are read from it when their bytes are needed.
  */
 import { basename } from "node:path";
 import { promisify } from "node:util";
@@ -26,40 +27,72 @@ type Encoding = "br" | "gzip";
 const QUICK_BROTLI = 5;
 const QUICK_GZIP = 6;
 
-export class WebFile {
+/**
+ * A file the app serves, with its compressed copies: each made once, off the
+ * main thread, when a request first accepts it, and kept (they cannot be read
+ * from anywhere else).
+ */
+export abstract class ServedFile {
   private readonly encoded = new Map<Encoding, Promise<Uint8Array<ArrayBuffer>>>();
 
   constructor(
     readonly path: string,
     readonly type: string,
-    readonly body: Uint8Array<ArrayBuffer>,
     readonly etag: string,
+    private readonly size: number,
     /** Compressed quickly rather than smallest: a page rendered per payload is compressed many times, a bundled file once. */
-    private readonly quick = false,
+    private readonly quick: boolean,
   ) {}
+
+  /** The file's bytes. */
+  abstract bytes(): Promise<Uint8Array<ArrayBuffer>>;
 
   compressed(encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
     let pending = this.encoded.get(encoding);
     if (!pending) {
-      const compressing =
-        encoding === "br"
-          ? brotli(this.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: this.quick ? QUICK_BROTLI : 11, [zlib.BROTLI_PARAM_SIZE_HINT]: this.body.byteLength } })
-          : gzipped(this.body, { level: this.quick ? QUICK_GZIP : 9 });
-      pending = compressing.then((bytes) => new Uint8Array(bytes));
+      pending = this.bytes()
+        .then((body) =>
+          encoding === "br"
+            ? brotli(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: this.quick ? QUICK_BROTLI : 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+            : gzipped(body, { level: this.quick ? QUICK_GZIP : 9 }),
+        )
+        .then((bytes) => new Uint8Array(bytes));
       this.encoded.set(encoding, pending);
     }
     return pending;
   }
 
   get compressible(): boolean {
-    return this.body.byteLength >= MIN_COMPRESS_BYTES && !this.type.startsWith("image/");
+    return this.size >= MIN_COMPRESS_BYTES && !this.type.startsWith("image/");
+  }
+}
+
+/** A file whose bytes the hub holds: a page it made, a file it built or read from a folder. */
+export class WebFile extends ServedFile {
+  constructor(path: string, type: string, readonly body: Uint8Array<ArrayBuffer>, etag: string, quick = false) {
+    super(path, type, etag, body.byteLength, quick);
+  }
+
+  bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return Promise.resolve(this.body);
+  }
+}
+
+/** A file embedded in the binary, read from it each time its bytes are needed rather than held. */
+class EmbeddedFile extends ServedFile {
+  constructor(path: string, type: string, private readonly embedded: string, etag: string, size: number) {
+    super(path, type, etag, size, false);
+  }
+
+  bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return Bun.file(this.embedded).bytes();
   }
 }
 
 export interface WebBundle {
   readonly html: WebFile;
   /** Every other file, by the path the page asks for it under (such as /chunk-1a2b3c.js). */
-  readonly assets: ReadonlyMap<string, WebFile>;
+  readonly assets: ReadonlyMap<string, ServedFile>;
 }
 
 export function etagOf(bytes: Uint8Array): string {
@@ -75,30 +108,34 @@ function typeOf(path: string, declared: string | undefined): string {
 }
 
 /** The page with a modulepreload for every chunk its entry imports statically, so they load beside the entry, not after it. */
-function withPreloads(html: WebFile, assets: ReadonlyMap<string, WebFile>): WebFile {
+async function withPreloads(html: WebFile, assets: ReadonlyMap<string, ServedFile>): Promise<WebFile> {
   const decoder = new TextDecoder();
   const text = decoder.decode(html.body);
-  const preloaded = withModulePreloads(text, (path) => {
-    const file = assets.get(path);
-    return file?.type.startsWith("text/javascript") ? decoder.decode(file.body) : undefined;
-  });
+  const scripts = new Map<string, string>();
+  for (const [path, file] of assets) if (file.type.startsWith("text/javascript")) scripts.set(path, decoder.decode(await file.bytes()));
+  const preloaded = withModulePreloads(text, (path) => scripts.get(path));
   if (preloaded === text) return html;
   const body = new TextEncoder().encode(preloaded);
   return new WebFile(html.path, html.type, body, etagOf(body));
 }
 
-/** The files `bun build --compile` embedded. */
+/**
+ * The files `bun build --compile` embedded: each read once now for its ETag,
+ * then read from the binary again whenever its bytes are needed. Only the
+ * page, which the hub rewrites, is held.
+ */
 async function embeddedBundle(files: NonNullable<typeof page.files>): Promise<WebBundle> {
   let html: WebFile | null = null;
-  const assets = new Map<string, WebFile>();
+  const assets = new Map<string, ServedFile>();
   for (const file of files) {
     const body = await Bun.file(file.path).bytes();
-    const served = new WebFile(`/${basename(file.path)}`, typeOf(file.path, file.headers["content-type"]), body, etagOf(body));
-    if (file.loader === "html") html = served;
-    else assets.set(served.path, served);
+    const path = `/${basename(file.path)}`;
+    const type = typeOf(file.path, file.headers["content-type"]);
+    if (file.loader === "html") html = new WebFile(path, type, body, etagOf(body));
+    else assets.set(path, new EmbeddedFile(path, type, file.path, etagOf(body), body.byteLength));
   }
   if (!html) throw new Error("the embedded web app has no HTML page");
-  return { html: withPreloads(html, assets), assets };
+  return { html: await withPreloads(html, assets), assets };
 }
 
 /** Where a from-source build puts its files; the compiled bundle keeps Bun's own root paths. */
@@ -109,7 +146,7 @@ async function builtBundle(entry: string): Promise<WebBundle> {
   const result = await Bun.build({ entrypoints: [entry], target: "browser", splitting: true, minify: true, publicPath: BUILT_PREFIX });
   if (!result.success) throw new Error(`the web app did not build: ${result.logs.map(String).join("; ")}`);
   let html: WebFile | null = null;
-  const assets = new Map<string, WebFile>();
+  const assets = new Map<string, ServedFile>();
   for (const output of result.outputs) {
     const body = new Uint8Array(await output.arrayBuffer());
     const served = new WebFile(`${BUILT_PREFIX}${basename(output.path)}`, typeOf(output.path, output.type), body, etagOf(body));
@@ -117,7 +154,7 @@ async function builtBundle(entry: string): Promise<WebBundle> {
     else assets.set(served.path, served);
   }
   if (!html) throw new Error("the web app's build has no HTML page");
-  return { html: withPreloads(html, assets), assets };
+  return { html: await withPreloads(html, assets), assets };
 }
 
 /** The files the compiled binary embedded; null when running from source. */
@@ -137,16 +174,10 @@ function acceptedEncoding(request: Request): Encoding | null {
   return null;
 }
 
-export async function serveFile(file: WebFile, request: Request, headers: Record<string, string>): Promise<Response> {
+export async function serveFile(file: ServedFile, request: Request, headers: Record<string, string>): Promise<Response> {
   const base: Record<string, string> = { ...headers, "content-type": file.type, etag: file.etag, vary: "Accept-Encoding" };
   if (etagMatches(request.headers.get("if-none-match"), file.etag)) return new Response(null, { status: 304, headers: base });
   const encoding = file.compressible ? acceptedEncoding(request) : null;
-  if (encoding === null) return new Response(file.body, { headers: base });
+  if (encoding === null) return new Response(await file.bytes(), { headers: base });
   return new Response(await file.compressed(encoding), { headers: { ...base, "content-encoding": encoding } });
-}
-
-/** Compresses every file now, off the main thread, so the first visitors already get the small copies. */
-export async function warm(): Promise<void> {
-  const web = await webBundle();
-  await Promise.all([web.html, ...web.assets.values()].filter((f) => f.compressible).flatMap((f) => [f.compressed("br"), f.compressed("gzip")]));
 }

@@ -11,7 +11,7 @@ import { wantsHtmlPage } from "./addresses.ts";
 import { fieldAddressRoutes } from "./field-addresses.ts";
 import { SECURITY_HEADERS } from "./security.ts";
 import { serviceWorkerRoute } from "./service-worker.ts";
-import { BUILT_PREFIX, embedded, etagOf, serveFile, warm, webBundle, WebFile } from "./web-bundle.ts";
+import { BUILT_PREFIX, embedded, etagOf, serveFile, webBundle, WebFile } from "./web-bundle.ts";
 
 /** Client routes (SPEC §17): every one answers with the app's page. */
 export const CLIENT_ROUTES = [
@@ -153,9 +153,7 @@ export function webRoutes(https: boolean, csp: string, regions: readonly string[
   } else {
     routes[`${BUILT_PREFIX}*`] = { GET: asset };
   }
-  // The embedded files are compressed now, in the background; from source the bundle is built on the first
-  // request instead, since Bun.build would add its memory to every development hub that serves no page.
-  // A bundle that cannot be loaded fails the requests for it, where it can be seen, not the start-up.
-  if (embedded) warm().catch(() => undefined);
+  // Nothing of the app is read, built or compressed before a request asks for it: a hub nobody visits holds none
+  // of it. A bundle that cannot be loaded fails the requests for it, where it can be seen, not the start-up.
   return routes;
 }

@@ -1,19 +1,19 @@
 /**
  * What a push says, in the subscriber's language, from the web app's own
  * catalogues (never a second copy of the words): the region and platform,
- * the role and its bonus, and the page to open.
+ * the role and its bonus, and the page to open. `words` is the catalogue of
+ * `lang` (share/languages.ts loads it), `lang` the tag for numbers and times.
  */
 import { EVENT_ALERT_LIMIT } from "../alerts/event-rate.ts";
 import { PLATFORM_LABELS, isPlatform, type Catalogue } from "../domain/catalogue.ts";
 import type { PublicEvent } from "../domain/events.ts";
 import type { ForecastContent } from "../domain/forecast.ts";
-import { messagesFor } from "../share/languages.ts";
-import type { MessageKey } from "../web/i18n/messages/en.ts";
+import type { MessageKey, Messages } from "../web/i18n/messages/en.ts";
 import type { PushMessage } from "./model.ts";
 import type { AlertRole } from "../domain/alerts.ts";
 
-function fill(lang: string, key: MessageKey, values: Readonly<Record<string, string | number>>): string {
-  const template = messagesFor(lang)[key];
+function fill(words: Messages, key: MessageKey, values: Readonly<Record<string, string | number>>): string {
+  const template = words[key];
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 
@@ -53,6 +53,7 @@ function clock(lang: string, ms: number, timeZone: string): string {
 
 export function bonusMessage(
   lang: string,
+  words: Messages,
   catalogue: Catalogue,
   origin: string,
   reading: { platform: string; region: string; role: AlertRole; bonus: number; until: number | null },
@@ -60,22 +61,22 @@ export function bonusMessage(
   const { platform, region, role, bonus, until } = reading;
   const entry = catalogue.region(region);
   const regionName = entry?.name ?? region;
-  const roleName = messagesFor(lang)[`role.${role}`];
-  const body = fill(lang, "alerts.notifyBody", { role: roleName, multiplier: `×${number(lang, 1 + bonus / 100, 2)}` });
+  const roleName = words[`role.${role}`];
+  const body = fill(words, "alerts.notifyBody", { role: roleName, multiplier: `×${number(lang, 1 + bonus / 100, 2)}` });
   return {
-    title: fill(lang, "alerts.notifyTitle", { region: `${regionName}, ${platformLabel(platform)}`, role: roleName, bonus: number(lang, bonus, 0) }),
-    body: until === null ? body : `${body} ${fill(lang, "push.until", { time: clock(lang, until, entry?.tz ?? "UTC") })}`,
+    title: fill(words, "alerts.notifyTitle", { region: `${regionName}, ${platformLabel(platform)}`, role: roleName, bonus: number(lang, bonus, 0) }),
+    body: until === null ? body : `${body} ${fill(words, "push.until", { time: clock(lang, until, entry?.tz ?? "UTC") })}`,
     url: `${origin}/${platform}/${encodeURIComponent(region)}`,
     tag: topicOf(platform, region, role),
   };
 }
 
 /** An event's push; `heldBack`: how many event pushes to this subscription were held back before it (SPEC §16.3), said after the body. */
-export function eventMessage(lang: string, origin: string, platform: string, event: PublicEvent, heldBack: number | null = null): PushMessage {
-  const body = fill(lang, "push.eventBody", { multiplier: number(lang, event.multiplier, 2) });
+export function eventMessage(lang: string, words: Messages, origin: string, platform: string, event: PublicEvent, heldBack: number | null = null): PushMessage {
+  const body = fill(words, "push.eventBody", { multiplier: number(lang, event.multiplier, 2) });
   return {
-    title: fill(lang, "push.eventTitle", { label: event.label, platform: platformLabel(platform) }),
-    body: heldBack === null ? body : `${body} ${fill(lang, "push.heldBack", { count: number(lang, heldBack, 0), limit: number(lang, EVENT_ALERT_LIMIT.count, 0) })}`,
+    title: fill(words, "push.eventTitle", { label: event.label, platform: platformLabel(platform) }),
+    body: heldBack === null ? body : `${body} ${fill(words, "push.heldBack", { count: number(lang, heldBack, 0), limit: number(lang, EVENT_ALERT_LIMIT.count, 0) })}`,
     url: `${origin}/${platform}`,
     tag: topicOf(platform, "", "event"),
   };

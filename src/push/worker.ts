@@ -16,6 +16,8 @@ import { deliver, type Fetcher, type Outcome } from "../alerts/transport.ts";
 import type { Catalogue } from "../domain/catalogue.ts";
 import type { HubDb } from "../db/open.ts";
 import type { Logger } from "../log.ts";
+import { loadMessages } from "../share/languages.ts";
+import { en, type Messages } from "../web/i18n/messages/en.ts";
 import { bonusMessage, eventMessage, topicOf } from "./messages.ts";
 import type { PushMessage, StoredSubscription } from "./model.ts";
 import { FAILING_DELETE_AFTER_MS, PUSH_TTL_SECONDS } from "./model.ts";
@@ -118,6 +120,9 @@ export class PushWorker {
   private lastSweep = Number.NEGATIVE_INFINITY;
   /** The batch being expanded: who it reaches and the messages made for it so far. */
   private expanding: { batchId: number; fired: readonly Fired[]; messages: Map<string, { json: string; topic: string }> } | null = null;
+  /** The catalogue of each language pushes were written in so far, loaded when the first push in it is made. */
+  private readonly words = new Map<string, Messages>([["en", en]]);
+  private loadingWords: Promise<void> | null = null;
   private readonly queries;
 
   constructor(private readonly deps: PushWorkerDeps) {
@@ -251,6 +256,7 @@ export class PushWorker {
     const pending = fired.filter((f) => f.subscriptionId > data.doneUpTo);
     const chunk = pending.slice(0, EXPAND_CHUNK);
     const last = chunk.at(-1)?.subscriptionId ?? data.doneUpTo;
+    if (!this.wordsReady(chunk.map((f) => this.deps.subscriptions.get(f.subscriptionId)?.lang ?? "en"))) return false;
     // An event push over its subscription's hourly limit is held back; the next one sent says how many were. Kept only once written.
     const rate = data.kind === "event" ? this.deps.eventRate.begin(now) : null;
     this.deps.db.sqlite.transaction(() => {
@@ -286,6 +292,26 @@ export class PushWorker {
     return true;
   }
 
+  /** True when the catalogue of every language in `langs` is at hand; otherwise loads the missing ones and looks at the outbox again once they are. */
+  private wordsReady(langs: readonly string[]): boolean {
+    const missing = [...new Set(langs)].filter((lang) => !this.words.has(lang));
+    if (missing.length === 0) return true;
+    this.loadingWords ??= Promise.all(
+      missing.map(async (lang) => {
+        try {
+          this.words.set(lang, await loadMessages(lang));
+        } catch (error) {
+          this.deps.log.error("a language's words could not be loaded; its pushes are written in English", { lang, error });
+          this.words.set(lang, en);
+        }
+      }),
+    ).then(() => {
+      this.loadingWords = null;
+      this.kick();
+    });
+    return false;
+  }
+
   private messageFor(
     subscription: StoredSubscription,
     platform: string,
@@ -294,13 +320,14 @@ export class PushWorker {
     untilOf: (role: "survivor" | "killer", bonus: number) => number | null,
     heldBack: number | null = null,
   ): { message: PushMessage; topic: string } {
+    const words = this.words.get(subscription.lang) ?? en;
     if (data.kind === "event") {
-      const message = eventMessage(subscription.lang, this.deps.origin, platform, data.event, heldBack);
+      const message = eventMessage(subscription.lang, words, this.deps.origin, platform, data.event, heldBack);
       return { message, topic: message.tag };
     }
     const chosen = role ?? "killer";
     const bonus = chosen === "survivor" ? data.survivor : data.killer;
-    const message = bonusMessage(subscription.lang, this.deps.catalogue, this.deps.origin, { platform, region: data.region, role: chosen, bonus, until: untilOf(chosen, bonus) });
+    const message = bonusMessage(subscription.lang, words, this.deps.catalogue, this.deps.origin, { platform, region: data.region, role: chosen, bonus, until: untilOf(chosen, bonus) });
     return { message, topic: topicOf(platform, data.region, chosen) };
   }
 

@@ -11,6 +11,7 @@ import { FEED_DEFAULT_MIN, FEED_MAX_MIN, Feeds, type FeedAnswer } from "../share
 import { defaultPlatform } from "../share/head.ts";
 import { EMBED_CSS, EMBED_JS, embedCsp, embedHtml, embedLanguage } from "../share/embed.ts";
 import { ICON_SIZES, iconPng, iconSvg, manifest, type IconSize } from "../share/icons.ts";
+import { loadMessages } from "../share/languages.ts";
 import { OgImages, platformSvg, regionSvg } from "../share/og.ts";
 import { robotsTxt, sitemapXml } from "../share/seo.ts";
 
@@ -64,16 +65,11 @@ export function shareRoutes(ctx: HubContext, access: Access) {
   });
 
   const ICON_CACHE = "public, max-age=86400";
-  const embedPage = (platform: Platform, region: string | null, query: { theme?: string; lang?: string }) => {
+  const embedPage = async (platform: Platform, region: string | null, query: { theme?: string; lang?: string }) => {
     if (region !== null) regionOf(platform, region);
-    const html = embedHtml({
-      platform,
-      region,
-      regions: live.current(platform).content.regions,
-      theme: query.theme === "light" ? "light" : "dark",
-      lang: embedLanguage(query.lang),
-      origin: config.origin,
-    });
+    const lang = embedLanguage(query.lang);
+    const words = await loadMessages(lang);
+    const html = embedHtml({ platform, region, regions: live.current(platform).content.regions, theme: query.theme === "light" ? "light" : "dark", lang, origin: config.origin }, words);
     return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", "content-security-policy": embedCsp(config.embedAncestors) } });
   };
   const EmbedQuery = t.Object({

@@ -7,7 +7,8 @@
  */
 import { PLATFORM_LABELS, type Platform } from "../domain/catalogue.ts";
 import type { RegionIncentive } from "../domain/incentives.ts";
-import { LANGUAGE_CODES, messagesFor } from "./languages.ts";
+import type { Messages } from "../web/i18n/messages/en.ts";
+import { LANGUAGE_CODES } from "./languages.ts";
 import { escapeMarkup } from "./escape.ts";
 import { bonusText, leadingRole } from "./words.ts";
 
@@ -36,11 +37,11 @@ export function embedCsp(ancestors: string): string {
 }
 
 export function embedLanguage(requested: string | undefined): string {
-  return requested !== undefined && (LANGUAGE_CODES as readonly string[]).includes(requested) ? requested : "en";
+  return requested !== undefined && LANGUAGE_CODES.includes(requested) ? requested : "en";
 }
 
-export function embedHtml(page: EmbedPage): string {
-  const words = messagesFor(page.lang);
+/** The page, in the words of `page.lang`'s catalogue (`words`). */
+export function embedHtml(page: EmbedPage, words: Messages): string {
   const answer = (region: RegionIncentive): { text: string; role: string } => {
     if (!region.isReal) return { text: words["card.noReading"], role: "none" };
     if (region.stale) return { text: words["card.stale"], role: "stale" };

@@ -1,11 +1,40 @@
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { BackgroundCheckpoints, CHECKPOINT_BUSY_MS, CHECKPOINT_INTERVAL_MS, nextCheckpointDelay, WRITER_FRAMES } from "../../src/db/checkpoint.ts";
+import { BackgroundCheckpoints, CHECKPOINT_BUSY_MS, CHECKPOINT_INTERVAL_MS, nextCheckpointDelay, START_FRAMES, START_GROWTH_FRAMES, WRITER_FRAMES } from "../../src/db/checkpoint.ts";
 import { migrate, openDatabase } from "../../src/db/open.ts";
 import { memoryLog, tempDir } from "../helpers.ts";
 
 const autocheckpoint = (db: ReturnType<typeof openDatabase>) => db.sqlite.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint;
+
+/** The hub's spacing and bounds, with the worker started at once rather than when the log has grown. */
+const AT_ONCE = { intervalMs: CHECKPOINT_INTERVAL_MS, busyMs: CHECKPOINT_BUSY_MS, writerFrames: WRITER_FRAMES, startFrames: 0, startGrowthFrames: START_GROWTH_FRAMES };
+
+function walFrames(db: ReturnType<typeof openDatabase>): number {
+  const pageSize = db.sqlite.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 4096;
+  return Math.max(0, (statSync(`${db.path}-wal`).size - 32) / (pageSize + 24));
+}
+
+/** A migrated database in a scratch folder, closed and removed after `use`. */
+async function withDatabase(use: (db: ReturnType<typeof openDatabase>) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  try {
+    const db = openDatabase(join(dir.path, "hub.db"));
+    migrate(db);
+    try {
+      await use(db);
+    } finally {
+      db.sqlite.close();
+    }
+  } finally {
+    dir.cleanup();
+  }
+}
+
+/** One reading a commit, at the measured time given. */
+function readingInsert(db: ReturnType<typeof openDatabase>) {
+  return db.sqlite.query<unknown, [number]>("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, 0)");
+}
 
 async function until(condition: () => boolean, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -13,13 +42,68 @@ async function until(condition: () => boolean, ms = 3000): Promise<void> {
 }
 
 describe("background checkpoints", () => {
+  test("the worker starts with the first writes after start, not at start: a hub that writes nothing runs no thread for it", async () => {
+    await withDatabase(async (db) => {
+      // A new database's migrations leave the log below the count that would start the worker at once.
+      expect(walFrames(db)).toBeLessThan(START_FRAMES / 2);
+      const { log, lines } = memoryLog("warn");
+      const startGrowthFrames = 20;
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames: START_FRAMES, startGrowthFrames });
+      const before = walFrames(db);
+      checkpoints.start();
+      await Bun.sleep(300);
+      expect(autocheckpoint(db)).toBe(1000);
+      const insert = readingInsert(db);
+      for (let i = 0; walFrames(db) < before + startGrowthFrames / 2; i++) insert.run(i);
+      await Bun.sleep(300);
+      expect(autocheckpoint(db)).toBe(1000);
+      for (let i = 0; walFrames(db) < before + startGrowthFrames; i++) insert.run(10_000 + i);
+      await until(() => autocheckpoint(db) === WRITER_FRAMES);
+      expect(autocheckpoint(db)).toBe(WRITER_FRAMES);
+      await checkpoints.stop();
+      expect(autocheckpoint(db)).toBe(1000);
+      expect(lines).toEqual([]);
+    });
+  });
+
+  test("a log left holding startFrames frames starts the worker at once", async () => {
+    await withDatabase(async (db) => {
+      const { log, lines } = memoryLog("warn");
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 5000, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames: walFrames(db), startGrowthFrames: 1_000_000 });
+      checkpoints.start();
+      await until(() => autocheckpoint(db) === WRITER_FRAMES);
+      expect(autocheckpoint(db)).toBe(WRITER_FRAMES);
+      await checkpoints.stop();
+      expect(lines).toEqual([]);
+    });
+  });
+
+  test("stopped or halted before the log grew, it never starts the worker", async () => {
+    await withDatabase(async (db) => {
+      const { log } = memoryLog("warn");
+      const tuning = { intervalMs: 20, busyMs: 20, writerFrames: WRITER_FRAMES, startFrames: START_FRAMES, startGrowthFrames: 10 };
+      const before = walFrames(db);
+      const stopped = new BackgroundCheckpoints(db, log, undefined, null, tuning);
+      stopped.start();
+      await stopped.stop();
+      const halted = new BackgroundCheckpoints(db, log, undefined, null, tuning);
+      halted.start();
+      halted.halt();
+      halted.start();
+      const insert = readingInsert(db);
+      for (let i = 0; walFrames(db) < before + 20; i++) insert.run(i);
+      await Bun.sleep(300);
+      expect(autocheckpoint(db)).toBe(0);
+    });
+  });
+
   test("a worker takes checkpoints over, keeps the WAL from growing, and hands them back when stopped", async () => {
     const dir = tempDir();
     try {
       const db = openDatabase(join(dir.path, "hub.db"));
       migrate(db);
       const { log, lines } = memoryLog("warn");
-      const checkpoints = new BackgroundCheckpoints(db, log);
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, AT_ONCE);
       checkpoints.start();
       await until(() => autocheckpoint(db) === WRITER_FRAMES);
       expect(autocheckpoint(db)).toBe(WRITER_FRAMES);
@@ -47,7 +131,7 @@ describe("background checkpoints", () => {
       migrate(db);
       const { log, lines } = memoryLog("warn");
       const writerFrames = 200;
-      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames });
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 20, busyMs: 20, writerFrames, startFrames: 0, startGrowthFrames: START_GROWTH_FRAMES });
       checkpoints.start();
       await until(() => autocheckpoint(db) === writerFrames);
       const insert = db.sqlite.query("INSERT INTO readings (platform, region, survivor, killer, ratio, measured_at, received_at) VALUES ('Windows', 'eu-west-1', 0, 50, 1, ?, ?)");
@@ -100,7 +184,7 @@ describe("background checkpoints", () => {
       migrate(db);
       const { log, lines } = memoryLog("warn");
       // The writer's own checkpoint is kept out of the way, so only the worker moves pages into the database file.
-      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 1500, busyMs: 20, writerFrames: 1_000_000 });
+      const checkpoints = new BackgroundCheckpoints(db, log, undefined, null, { intervalMs: 1500, busyMs: 20, writerFrames: 1_000_000, startFrames: 0, startGrowthFrames: START_GROWTH_FRAMES });
       checkpoints.start();
       await until(() => autocheckpoint(db) === 1_000_000);
       // Two quiet rounds: the worker is at its idle spacing when the commits begin.
@@ -130,7 +214,7 @@ describe("background checkpoints", () => {
       const db = openDatabase(join(dir.path, "hub.db"));
       migrate(db);
       const { log, lines } = memoryLog("warn");
-      const checkpoints = new BackgroundCheckpoints(db, log, new URL("file:///nonexistent/checkpointer.ts"));
+      const checkpoints = new BackgroundCheckpoints(db, log, new URL("file:///nonexistent/checkpointer.ts"), null, AT_ONCE);
       checkpoints.start();
       await until(() => lines.length > 0);
       expect(String(lines[0]?.msg)).toContain("background checkpoints are unavailable");

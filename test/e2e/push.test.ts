@@ -3,13 +3,16 @@
  * off, says what to set at /api/v1/push/key and warns once in the start log;
  * `hub push rotate-key` makes a new key beside a serving hub (through its
  * control socket) and on a stopped hub's file, and says what it costs;
- * /sw.js is served from inside the binary with the build's files.
+ * /sw.js is served from inside the binary with the build's files; a push
+ * is written in its subscriber's language, whose words the binary loads with
+ * the first push in it.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { scratchDirs } from "../helpers.ts";
+import { PushService } from "../push-service.ts";
 import { compiledHub } from "./compiled.ts";
-import { runCli, startHub } from "./harness.ts";
+import { eventually, postReading, runCli, startHub } from "./harness.ts";
 
 const scratch = scratchDirs();
 
@@ -73,6 +76,48 @@ describe("push through the binary", () => {
       expect(after.key).not.toBe(current);
     } finally {
       await again.stop();
+    }
+  }, 120_000);
+
+  test("each subscriber's push is in their language: the binary loads a language's words with the first push in it", async () => {
+    const dir = scratch();
+    const service = await PushService.start(dir);
+    const token = "push-language-token-0123456789abcdef";
+    const hub = await startHub({
+      cmd: [await compiledHub()],
+      cwd: dir,
+      args: ["--db", join(dir, "hub.db")],
+      env: { CONTACT_EMAIL: "ops@example.org", PUSH_SERVICE_HOSTS: "localhost", WEBHOOK_ALLOW_PRIVATE: "true", NODE_EXTRA_CA_CERTS: service.certPath, PROVISION_AGENTS: `p0:${token}:eu-west-1:steam` },
+    });
+    try {
+      const { key } = await publicKey(hub.url);
+      const subscribers = await Promise.all(
+        ["ja", "fr", "en"].map(async (lang) => {
+          const subscription = await service.subscribe(key ?? "");
+          const response = await fetch(`${hub.url}/api/v1/push/subscriptions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ subscription: { endpoint: subscription.endpoint, keys: subscription.keys }, lang, rules: [{ platform: "Windows", region: "eu-west-1", role: "killer", minBonus: 75 }] }),
+          });
+          expect(response.status).toBe(201);
+          return { lang, subscription };
+        }),
+      );
+      expect(await postReading(hub.url, token, Date.now() - 1000, { killer: 100 })).toBe(201);
+      const titles = new Map<string, string>();
+      await eventually(async () => {
+        for (const { lang, subscription } of subscribers) {
+          const [text] = await service.messages(subscription.clientHash);
+          if (text) titles.set(lang, (JSON.parse(text) as { title: string }).title);
+        }
+        return titles.size === subscribers.length;
+      });
+      expect(titles.get("ja")).toBe("EU West (Ireland), Steam: キラーボーナス +100%");
+      expect(titles.get("fr")).toBe("EU West (Ireland), Steam : bonus Tueur +100 %");
+      expect(titles.get("en")).toBe("EU West (Ireland), Steam: Killer bonus +100%");
+    } finally {
+      await hub.stop();
+      service.stop();
     }
   }, 120_000);
 });

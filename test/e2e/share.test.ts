@@ -163,6 +163,27 @@ describe("link previews through dist/hub", () => {
     }
   }, 60_000);
 
+  test("embeds in the language asked for: each catalogue is loaded when an embed first asks for it", async () => {
+    const hub = await start();
+    try {
+      await postReading(hub, 75);
+      const embed = async (lang: string) => await (await fetch(`${hub.url}/embed/Windows/eu-central-1?lang=${lang}`)).text();
+      const japanese = await embed("ja");
+      expect(japanese).toContain('<html lang="ja"');
+      expect(japanese).toContain("キラー +75");
+      expect(japanese).toContain("ブラッドポイントボーナス");
+      const french = await embed("fr");
+      expect(french).toContain('<html lang="fr"');
+      expect(french).toContain("Tueur +75");
+      expect(await embed("ja")).toBe(japanese);
+      const unknown = await embed("xx");
+      expect(unknown).toContain('<html lang="en"');
+      expect(unknown).toContain("Killer +75");
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
+
   test("icons: the SVG favicon, PNGs of 32, 180, 192 and 512 px from the same drawing, theme colours and the manifest", async () => {
     const hub = await start();
     try {

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { becameTrue } from "../../src/alerts/rules.ts";
 import { endpointProblem } from "../../src/push/endpoint.ts";
 import { bonusMessage, bonusUntil } from "../../src/push/messages.ts";
+import { loadMessages } from "../../src/share/languages.ts";
 import { testConfig } from "../helpers.ts";
 import { pushOffReason, vapidSubject } from "../../src/push/vapid.ts";
 
@@ -53,16 +54,17 @@ describe("until about …", () => {
     expect(bonusUntil({ confidence: "high", points: [point(now + HOUR, 100)] }, "killer", 100, now)).toBeNull();
   });
 
-  test("the message says it in the subscriber's language and the region's time", () => {
+  test("the message says it in the subscriber's language and the region's time", async () => {
     const catalogue = testConfig().catalogue;
     const until = Date.UTC(2026, 10, 28, 17, 40);
-    const english = bonusMessage("en", catalogue, "https://hub.example.org", { platform: "Windows", region: "eu-central-1", role: "killer", bonus: 100, until });
+    const english = bonusMessage("en", await loadMessages("en"), catalogue, "https://hub.example.org", { platform: "Windows", region: "eu-central-1", role: "killer", bonus: 100, until });
     expect(english.title).toBe("EU Central (Frankfurt), Steam: Killer bonus +100%");
     expect(english.body).toBe("Queue as Killer now for ×2 bloodpoints. Until about 6:40 PM.");
     expect(english.url).toBe("https://hub.example.org/Windows/eu-central-1");
     expect(english.tag).toHaveLength(32);
-    const german = bonusMessage("de", catalogue, "https://hub.example.org", { platform: "Windows", region: "eu-central-1", role: "killer", bonus: 100, until: null });
-    expect(german.body).not.toContain("Bis etwa");
+    const german = bonusMessage("de", await loadMessages("de"), catalogue, "https://hub.example.org", { platform: "Windows", region: "eu-central-1", role: "killer", bonus: 100, until: null });
+    expect(german.title).toBe("EU Central (Frankfurt), Steam: Bonus als Killer +100 %");
+    expect(german.body).toBe("Geh jetzt als Killer in die Warteschlange für ×2 Blutpunkte.");
     expect(german.tag).toBe(english.tag);
   });
 });
