@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { renderSettingsTable } from "../src/config/help.ts";
+import { renderSettingsTable, usageForms } from "../src/config/help.ts";
 import { CONFIG_OPTION, fileVariant, OPTIONS, OPTION_KEYS } from "../src/config/options.ts";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../src/http/errors.ts";
 import { STATUS_TITLES } from "../src/domain/problem.ts";
@@ -52,20 +52,7 @@ export function settingsReference(): string {
 
 /** The forms of a command, as its usage string lists them (`hub agent create … | hub agent list`). */
 export function commandForms(usage: string, name: string): string[] {
-  const forms: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < usage.length; i++) {
-    const char = usage[i];
-    if (char === "(" || char === "[") depth++;
-    if (char === ")" || char === "]") depth--;
-    if (depth === 0 && usage.startsWith(" | ", i)) {
-      forms.push(usage.slice(start, i));
-      start = i + 3;
-    }
-  }
-  forms.push(usage.slice(start));
-  return forms.map((form) => form.trim().replace(/\s+/g, " ")).map((form) => (form.startsWith("hub") ? form : `hub ${name} ${form}`));
+  return usageForms(usage).map((form) => form.replace(/\s+/g, " ")).map((form) => (form.startsWith("hub") ? form : `hub ${name} ${form}`));
 }
 
 export function cliReference(): string {

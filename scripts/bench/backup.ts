@@ -9,10 +9,7 @@
  * than 100 ms.
  */
 import { mkdirSync, statSync } from "node:fs";
-import { sha256Hex } from "../../src/domain/tokens.ts";
-import { migrate, openDatabase } from "../../src/db/open.ts";
-import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
-import { checkLatencies, fmt, MAIN, percentile, printBenchRows, scratch, startHubProcess, type BenchRow } from "./common.ts";
+import { checkLatencies, createBenchAgents, type BenchAgent, fmt, MAIN, percentile, printBenchRows, scratch, startHubProcess, type BenchRow } from "./common.ts";
 
 const DAYS = Number(process.env.BENCH_BACKUP_DAYS ?? 365);
 const RATE = 100;
@@ -20,32 +17,10 @@ const BASELINE_SECONDS = 5;
 const MAX_BACKUP_SECONDS = 600;
 const ADMIN = { username: "bench-admin", password: "bench admin password" };
 
-interface Agent {
-  readonly token: string;
-  readonly region: string;
-  readonly platform: string;
-}
 
-function createAgents(path: string, count: number): Agent[] {
-  const db = openDatabase(path);
-  migrate(db);
-  const insert = db.sqlite.query("INSERT INTO agents (token_hash, provider, platform, region, source, created_at, updated_at) VALUES (?, ?, ?, ?, 'manual', 0, 0)");
-  const agents: Agent[] = [];
-  db.sqlite.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const provider = PROVIDERS[i % PROVIDERS.length] ?? "steam";
-      const region = BUILT_IN_REGIONS[Math.floor(i / PROVIDERS.length) % BUILT_IN_REGIONS.length]?.id ?? "eu-west-1";
-      const token = `backup-bench-agent-${i}-${crypto.randomUUID()}`;
-      insert.run(sha256Hex(token), provider, platformOf(provider), region);
-      agents.push({ token, region, platform: platformOf(provider) });
-    }
-  })();
-  db.sqlite.close();
-  return agents;
-}
 
 /** Posts RATE readings a second, one agent each, until `until` resolves; returns every latency in ms. */
-async function drive(url: string, agents: Agent[], until: Promise<unknown>): Promise<{ latencies: number[]; failed: number }> {
+async function drive(url: string, agents: BenchAgent[], until: Promise<unknown>): Promise<{ latencies: number[]; failed: number }> {
   let done = false;
   void until.then(() => (done = true));
   const latencies: number[] = [];
@@ -134,7 +109,7 @@ export async function backupBench(): Promise<BenchRow[]> {
     mkdirSync(target);
     const fill = Bun.spawnSync([process.execPath, MAIN, "simulate", "--db", db, "--backfill-days", String(DAYS)], { stdout: "ignore", stderr: "pipe" });
     if (fill.exitCode !== 0) throw new Error(`backfill failed: ${fill.stderr.toString()}`);
-    const agents = createAgents(db, RATE * (2 * BASELINE_SECONDS + 2 * MAX_BACKUP_SECONDS + 10));
+    const agents = createBenchAgents(db, RATE * (2 * BASELINE_SECONDS + 2 * MAX_BACKUP_SECONDS + 10), "backup");
     const hub = await startHubProcess(["--db", db, "--retention-days", String(DAYS + 1)], {
       BACKUP_TARGET: target,
       BACKUP_ENCRYPTION_KEY: "bench passphrase for the backups",

@@ -9,6 +9,8 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFrom } from "../../src/config/load.ts";
 import { migrate, openDatabase, type HubDb } from "../../src/db/open.ts";
+import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
+import { sha256Hex } from "../../src/domain/tokens.ts";
 import { createHub, type Hub } from "../../src/hub.ts";
 import { createLogger } from "../../src/log.ts";
 import { freePort } from "../support/ports.ts";
@@ -312,4 +314,30 @@ export function delaysSince(sentMs: number, arrivalsMs: readonly number[], what:
   const early = delays.filter((delay) => delay < 0);
   if (early.length > 0) throw new BenchFault(`${what}: ${early.length} arrived before the change was sent (${Math.min(...early).toFixed(3)} ms)`);
   return delays;
+}
+
+/** An agent a bench made straight in the database: its token (for posting), region and platform. */
+export interface BenchAgent {
+  readonly token: string;
+  readonly region: string;
+  readonly platform: string;
+}
+
+/** `count` agents spread over every (platform, region), written into the database at `path` (migrated first). */
+export function createBenchAgents(path: string, count: number, label: string): BenchAgent[] {
+  const db = openDatabase(path);
+  migrate(db);
+  const agents: BenchAgent[] = [];
+  const insert = db.sqlite.query("INSERT INTO agents (token_hash, provider, platform, region, source, created_at, updated_at) VALUES (?, ?, ?, ?, 'manual', 0, 0)");
+  db.sqlite.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const provider = PROVIDERS[i % PROVIDERS.length] ?? "steam";
+      const region = BUILT_IN_REGIONS[Math.floor(i / PROVIDERS.length) % BUILT_IN_REGIONS.length]?.id ?? "eu-west-1";
+      const token = `${label}-bench-agent-${i}-${crypto.randomUUID()}`;
+      insert.run(sha256Hex(token), provider, platformOf(provider), region);
+      agents.push({ token, region, platform: platformOf(provider) });
+    }
+  })();
+  db.sqlite.close();
+  return agents;
 }

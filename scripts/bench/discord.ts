@@ -9,10 +9,8 @@
  * Requests are signed before the run, so the client's signing is not timed.
  */
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { sha256Hex } from "../../src/domain/tokens.ts";
-import { migrate, openDatabase } from "../../src/db/open.ts";
-import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
-import { checkLatencies, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
+import { BUILT_IN_REGIONS } from "../../src/domain/catalogue.ts";
+import { checkLatencies, createBenchAgents, type BenchAgent, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 import { RawPoster, type PostResult } from "./raw-post.ts";
 
 const DISCORD_RATE = Number(process.env.BENCH_DISCORD_RATE ?? 100);
@@ -23,29 +21,7 @@ const TICK_MS = 5;
 const APPLICATION_ID = "1300000000000000001";
 const LOCALES = ["en-US", "de", "fr", "ja", "pt-BR", "es-419"];
 
-interface Agent {
-  readonly token: string;
-  readonly region: string;
-  readonly platform: string;
-}
 
-function createAgents(path: string, count: number): Agent[] {
-  const db = openDatabase(path);
-  migrate(db);
-  const agents: Agent[] = [];
-  const insert = db.sqlite.query("INSERT INTO agents (token_hash, provider, platform, region, source, created_at, updated_at) VALUES (?, ?, ?, ?, 'manual', 0, 0)");
-  db.sqlite.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const provider = PROVIDERS[i % PROVIDERS.length] ?? "steam";
-      const region = BUILT_IN_REGIONS[Math.floor(i / PROVIDERS.length) % BUILT_IN_REGIONS.length]?.id ?? "eu-west-1";
-      const token = `discord-bench-agent-${i}-${crypto.randomUUID()}`;
-      insert.run(sha256Hex(token), provider, platformOf(provider), region);
-      agents.push({ token, region, platform: platformOf(provider) });
-    }
-  })();
-  db.sqlite.close();
-  return agents;
-}
 
 interface Signed {
   readonly headers: Record<string, string>;
@@ -103,7 +79,7 @@ async function drive(rate: number, seconds: number, send: (i: number) => Promise
   return { latencies, failures };
 }
 
-const reading = (agent: Agent) => JSON.stringify({ region: agent.region, platform: agent.platform, survivor: 0, killer: 25 + (agent.token.length % 4) * 25, ratio: 1.2, isReal: true, measuredAt: new Date().toISOString() });
+const reading = (agent: BenchAgent) => JSON.stringify({ region: agent.region, platform: agent.platform, survivor: 0, killer: 25 + (agent.token.length % 4) * 25, ratio: 1.2, isReal: true, measuredAt: new Date().toISOString() });
 
 export async function discordBench(): Promise<BenchRow[]> {
   const dir = scratch("discord");
@@ -112,7 +88,7 @@ export async function discordBench(): Promise<BenchRow[]> {
   const perPhase = Math.floor(INGEST_RATE * (SECONDS + WARMUP_SECONDS));
   try {
     const dbPath = `${dir.path}/hub.db`;
-    const agents = createAgents(dbPath, perPhase * 2);
+    const agents = createBenchAgents(dbPath, perPhase * 2, "discord");
     const alone = agents.slice(0, perPhase);
     const beside = agents.slice(perPhase);
     const bonuses = signedBonuses(privateKey, Math.floor(DISCORD_RATE * (SECONDS + WARMUP_SECONDS)));
@@ -125,12 +101,12 @@ export async function discordBench(): Promise<BenchRow[]> {
       const discord = RawPoster.fromUrl(`${hub.url}/api/v1/discord/interactions`);
       try {
         const split = INGEST_RATE * WARMUP_SECONDS;
-        await drive(INGEST_RATE, WARMUP_SECONDS, (i) => ingest.post(alone[i]?.token ?? "", reading(alone[i] as Agent)), 201);
-        ingestAlone = await drive(INGEST_RATE, SECONDS, (i) => ingest.post(alone[split + i]?.token ?? "", reading(alone[split + i] as Agent)), 201);
+        await drive(INGEST_RATE, WARMUP_SECONDS, (i) => ingest.post(alone[i]?.token ?? "", reading(alone[i] as BenchAgent)), 201);
+        ingestAlone = await drive(INGEST_RATE, SECONDS, (i) => ingest.post(alone[split + i]?.token ?? "", reading(alone[split + i] as BenchAgent)), 201);
         const discordSplit = DISCORD_RATE * WARMUP_SECONDS;
         await drive(DISCORD_RATE, WARMUP_SECONDS, (i) => discord.postWith(bonuses[i]?.headers ?? {}, bonuses[i]?.body ?? ""), 200);
         [ingestBeside, discordHub] = await Promise.all([
-          drive(INGEST_RATE, SECONDS, (i) => ingest.post(beside[split + i]?.token ?? "", reading(beside[split + i] as Agent)), 201),
+          drive(INGEST_RATE, SECONDS, (i) => ingest.post(beside[split + i]?.token ?? "", reading(beside[split + i] as BenchAgent)), 201),
           drive(DISCORD_RATE, SECONDS, (i) => discord.postWith(bonuses[discordSplit + i]?.headers ?? {}, bonuses[discordSplit + i]?.body ?? ""), 200),
         ]);
       } finally {

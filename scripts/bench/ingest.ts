@@ -15,12 +15,9 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { sha256Hex } from "../../src/domain/tokens.ts";
-import { migrate, openDatabase } from "../../src/db/open.ts";
-import { BUILT_IN_REGIONS, PROVIDERS, platformOf } from "../../src/domain/catalogue.ts";
 import { RawPoster } from "./raw-post.ts";
 import { offeredLoadFigure } from "./report.ts";
-import { checkLatencies, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
+import { checkLatencies, createBenchAgents, type BenchAgent, fmt, freePort, percentile, printBenchRows, scratch, startHubProcess, startProcess, type BenchRow } from "./common.ts";
 
 const RATE = Number(process.env.BENCH_INGEST_RATE ?? 2000);
 const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 30);
@@ -28,37 +25,7 @@ const WARMUP_SECONDS = 5;
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 100);
 const TICK_MS = 5;
 
-interface Agent {
-  readonly token: string;
-  readonly region: string;
-  readonly platform: string;
-}
 
-/** One agent per reading to send, spread over every (platform, region). */
-function createAgents(path: string, count: number): Agent[] {
-  const db = openDatabase(path);
-  migrate(db);
-  const agents: Agent[] = [];
-  const insert = db.sqlite.query("INSERT INTO agents (token_hash, provider, platform, region, source, created_at, updated_at) VALUES (?, ?, ?, ?, 'manual', 0, 0)");
-  db.sqlite.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const provider = PROVIDERS[i % PROVIDERS.length] ?? "steam";
-      const region = BUILT_IN_REGIONS[Math.floor(i / PROVIDERS.length) % BUILT_IN_REGIONS.length]?.id ?? "eu-west-1";
-      const token = `ingest-bench-agent-${i}-${crypto.randomUUID()}`;
-      insert.run(sha256Hex(token), provider, platformOf(provider), region);
-      agents.push({ token, region, platform: platformOf(provider) });
-    }
-  })();
-  // SPEC §18: ingest keeps its budget with 100 webhooks subscribed. They cover every platform, region and role at four
-  // bonus levels, so each reading is judged against all of them; their targets (TEST-NET, refused by the guard) never answer.
-  const hook = db.sqlite.query<unknown, [string, number]>(
-    "INSERT INTO webhooks (url, format, enabled, platforms, regions, roles, min_bonus, on_status, on_events, secret, created_at, updated_at) " +
-      "VALUES (?, 'slack', 1, NULL, NULL, '[\"survivor\",\"killer\"]', ?, 1, 1, '', 0, 0)",
-  );
-  for (let i = 0; i < WEBHOOKS; i++) hook.run(`http://192.0.2.1/hook/${i}`, (i % 4) * 25);
-  db.sqlite.close();
-  return agents;
-}
 
 interface Load {
   readonly sent: number;
@@ -69,7 +36,7 @@ interface Load {
 }
 
 /** Open-loop load: RATE requests per second for `seconds`, whatever the server's pace. */
-async function drive(client: RawPoster, agents: readonly Agent[], seconds: number): Promise<Load> {
+async function drive(client: RawPoster, agents: readonly BenchAgent[], seconds: number): Promise<Load> {
   const latencies: number[] = [];
   let acknowledged = 0;
   let errors = 0;
@@ -114,7 +81,7 @@ async function drive(client: RawPoster, agents: readonly Agent[], seconds: numbe
  * client's connections, so the measured one does not begin by opening
  * hundreds of them.
  */
-async function run(url: string, agents: readonly Agent[], measuring: () => Promise<void> = async () => {}): Promise<{ warmup: Load; measured: Load }> {
+async function run(url: string, agents: readonly BenchAgent[], measuring: () => Promise<void> = async () => {}): Promise<{ warmup: Load; measured: Load }> {
   const split = RATE * WARMUP_SECONDS;
   const client = RawPoster.fromUrl(url);
   try {
@@ -153,7 +120,7 @@ function bucketQuantile(before: ReadonlyMap<number, number>, after: ReadonlyMap<
   return Number.NaN;
 }
 
-async function runBare(path: string, agents: readonly Agent[], synchronous: "FULL" | "NORMAL", commits: "group" | "single"): Promise<{ warmup: Load; measured: Load; cpuMs: number }> {
+async function runBare(path: string, agents: readonly BenchAgent[], synchronous: "FULL" | "NORMAL", commits: "group" | "single"): Promise<{ warmup: Load; measured: Load; cpuMs: number }> {
   const port = await freePort();
   const bare = await startProcess([process.execPath, `${import.meta.dir}/bare-ingest.ts`, path, String(port), synchronous, commits], `http://127.0.0.1:${port}/`);
   try {
@@ -178,7 +145,7 @@ export async function ingestBench(): Promise<BenchRow[]> {
   const dir = scratch("ingest");
   try {
     const hubDb = `${dir.path}/hub.db`;
-    const agents = createAgents(hubDb, RATE * (SECONDS + WARMUP_SECONDS));
+    const agents = createBenchAgents(hubDb, RATE * (SECONDS + WARMUP_SECONDS), "ingest");
     // The one loopback client stands for tens of thousands of agents, each on its own address in the field, so the per-address cap on requests in progress is lifted.
     const metricsToken = crypto.randomUUID();
     const hub = await startHubProcess(["--db", hubDb, "--max-requests-per-client", "100000", "--metrics-token", metricsToken]);

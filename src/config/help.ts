@@ -128,7 +128,7 @@ export function renderHelp(title: string, commands: readonly CommandSummary[]): 
 }
 
 /** The usage string's forms, one a line (`hub agent create … | hub agent list`). */
-function usageForms(usage: string): string[] {
+export function usageForms(usage: string): string[] {
   const forms: string[] = [];
   let depth = 0;
   let start = 0;
