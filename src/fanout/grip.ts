@@ -161,10 +161,15 @@ class ProxyLink {
 
 /** How far ahead a Grip-Sig may expire (SPEC §16.4): Pushpin and Fastly Fanout sign for an hour. */
 export const GRIP_SIG_MAX_LIFE_SECONDS = 3600;
+/**
+ * How far a node's clock may run ahead of the hub's: a node signs with its own time in whole seconds, so even
+ * clocks NTP keeps within milliseconds differ by a second across a second's boundary.
+ */
+export const GRIP_SIG_CLOCK_ALLOWANCE_SECONDS = 5;
 
 /**
  * Whether a Grip-Sig's claims say when it expires, at most an hour ahead of
- * `nowMs`: a signature without `exp`, or good for longer, would let whoever
+ * `nowMs` (give or take the clocks' allowance): a signature without `exp`, or good for longer, would let whoever
  * once saw one claim to be the proxy for ever, so it counts as none. Whether
  * it is signed, and not yet expired, is the library's check.
  */
@@ -173,7 +178,7 @@ export function gripSigExpiresInTime(signature: string, nowMs: number): boolean 
   if (claims === undefined) return false;
   try {
     const { exp } = JSON.parse(Buffer.from(claims, "base64url").toString("utf8")) as { exp?: unknown };
-    return typeof exp === "number" && Number.isFinite(exp) && exp - Math.floor(nowMs / 1000) <= GRIP_SIG_MAX_LIFE_SECONDS;
+    return typeof exp === "number" && Number.isFinite(exp) && exp - Math.floor(nowMs / 1000) <= GRIP_SIG_MAX_LIFE_SECONDS + GRIP_SIG_CLOCK_ALLOWANCE_SECONDS;
   } catch {
     return false;
   }

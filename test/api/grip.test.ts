@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
+import { GRIP_SIG_CLOCK_ALLOWANCE_SECONDS } from "../../src/fanout/grip.ts";
 import { memoryLog, testHub } from "../helpers.ts";
 import { addAgent, post, reading } from "../live-helpers.ts";
 
@@ -178,8 +179,11 @@ describe("GRIP publishing and holds", () => {
       expect({ what, held: await isHeld(hub, { "grip-sig": sig }) }).toEqual({ what, held: false });
     }
     expect(await isHeld(hub, { "grip-sig": signature(KEY, 3600) })).toBe(true);
+    // A node whose clock runs a few seconds ahead (or signed just across a second's boundary) is still the node.
+    expect(await isHeld(hub, { "grip-sig": signature(KEY, 3600 + GRIP_SIG_CLOCK_ALLOWANCE_SECONDS) })).toBe(true);
+    expect(await isHeld(hub, { "grip-sig": signature(KEY, 3600 + GRIP_SIG_CLOCK_ALLOWANCE_SECONDS + 2) })).toBe(false);
     expect(await isHeld(hub, { "grip-sig": signature(KEY, 60) })).toBe(true);
-    expect(hub.ctx.fanout?.holds).toBe(2);
+    expect(hub.ctx.fanout?.holds).toBe(3);
   });
 
   /** Whether the stream request with these headers is answered with a hold (else it is served directly, and closed here). */
