@@ -48,7 +48,7 @@ export function streamRoutes(ctx: HubContext, access: Access) {
         summary: "Live incentives stream",
         description:
           "Server-Sent Events carrying the IncentivesPayload each time it changes. The revision in `id` grows with every change and never goes backwards, " +
-          "even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig` whose `exp` is at most an hour ahead) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. " +
+          "even across restarts. A request signed by a GRIP proxy (a valid `Grip-Sig` whose `exp` is at most an hour and five seconds ahead) is answered with hold instructions and the same first bytes; the proxy keeps the connection. Beyond MAX_STREAMS open streams in all, or MAX_STREAMS_PER_CLIENT from one client address, the hub answers 503 with Retry-After. " +
           "A client that stops reading is closed (and counted in hub_streams_dropped_total) once its unsent bytes, the connection's kernel send queue plus what the hub holds, pass 1 MiB, or that queue has not drained for STREAM_STALL_MS (60 s); reading the queue needs Linux's /proc and a TCP listener.",
         "x-media-type": "text/event-stream",
         "x-response-headers": { 200: ["Cache-Control"] },
