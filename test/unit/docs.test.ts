@@ -180,6 +180,18 @@ describe("the front door", () => {
   });
 });
 
+describe("the decisions' index", () => {
+  test("docs/decisions/README.md lists every record, by its number and file, with the record's own title", () => {
+    const index = readFileSync(join(ROOT, "docs", "decisions", "README.md"), "utf8");
+    const records = readdirSync(join(ROOT, "docs", "decisions")).filter((name) => /^\d{4}-.*\.md$/.test(name));
+    const missing = records.filter((name) => {
+      const title = readFileSync(join(ROOT, "docs", "decisions", name), "utf8").split("\n")[0]?.replace(/^# \d{4}\. /, "") ?? "";
+      return !index.includes(`| [${name.slice(0, 4)}](${name}) | ${title} |`);
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
 describe("the guides' shell blocks are marked (test/e2e/guides.test.ts runs them)", () => {
   for (const guide of readdirSync(join(ROOT, "docs", "guides"))) {
     test(`docs/guides/${guide}: every shell block says whether it is run, and why not`, () => {
