@@ -235,7 +235,7 @@ describe("the generated reference", () => {
 });
 
 describe("docs/ stands alone", () => {
-  for (const page of PAGES) {
+  for (const page of [...PAGES, join(ROOT, "docs", "performance.jsonl")]) {
     test(`${relative(ROOT, page)} cites no document outside the repository`, () => {
       const text = readFileSync(page, "utf8");
       const citations = [...text.matchAll(/[^\n]{0,40}(?:\bSPEC\b|§|ARCHITECTURE\.md|\/work\/)[^\n]{0,40}/g)].map((m) => m[0]);
