@@ -167,6 +167,24 @@ function metric(text: string, name: string): number {
   return line ? Number(line.slice(name.length + 1)) : Number.NaN;
 }
 
+/**
+ * Waits until the nodes have taken every publish of the earlier changes: the count of publishes taken holds still for
+ * half a second, then a little more for the nodes' handlers to apply the last one. Under load a publish of an earlier
+ * test's change could otherwise reach a viewer that a later test opened.
+ */
+async function publishesSettled(target = hub): Promise<void> {
+  const taken = async () => metric(await metrics(target), "hub_grip_publish_lag_seconds_count");
+  const deadline = Date.now() + 15_000;
+  let before = await taken();
+  for (;;) {
+    await Bun.sleep(500);
+    const now = await taken();
+    if (now === before || Date.now() > deadline) break;
+    before = now;
+  }
+  await Bun.sleep(300);
+}
+
 beforeAll(async () => {
   if (!enabled) return;
   binary = await compiledHub();
@@ -285,6 +303,7 @@ describe.skipIf(!enabled)("the stream through Pushpin (GRIP)", () => {
   });
 
   test("held connections outlive a hub restart and get the next change once", async () => {
+    await publishesSettled();
     const proxied = [new RawStream(await fetch(`${proxies[0]?.url}${STREAM}`)), new RawStream(await fetch(`${proxies[1]?.url}${STREAM}`))];
     for (const stream of proxied) await stream.until((text) => frames(text) === 1);
     expect(await hub?.stop()).toBe(0);
